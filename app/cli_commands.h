@@ -1,0 +1,12 @@
+// Each subcommand registers itself on the CLI11 app and sets `action`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace collviz {
+
+void addRunCommand(CLI::App& app, std::function<int()>& action);
+void addDevicesCommand(CLI::App& app, std::function<int()>& action);
+
+}  // namespace collviz

@@ -1,0 +1,48 @@
+// Options shared by the subcommands that run ops (run, export, bench).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "engine/engine.h"
+#include "engine/spec.h"
+
+namespace collviz {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;
+
+struct SpecArgs {
+  std::string op = "all_reduce";
+  int ranks = 4;
+  long long elems = 4;
+  std::string dtype = "f32";
+  std::string redop = "sum";
+  int root = 0;
+  std::string backend = "auto";
+  int deadline_ms = 5000;
+};
+
+struct ParsedSpec {
+  OpSpec spec;
+  Program program = Program::single;
+  BackendKind backend = BackendKind::automatic;
+};
+
+// `allow_program`: accept all_reduce_decomposed as --op.
+void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program = true);
+// Names the bad field and the allowed values.
+Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program = true);
+
+// Ctrl-C: set by the SIGINT handler installed by installInterruptHandler().
+extern std::atomic<bool> g_interrupted;
+void installInterruptHandler();
+
+// Wait for the snapshot answering `request`, watching for Ctrl-C.
+std::shared_ptr<const Snapshot> waitInterruptible(Engine& e, uint64_t request);
+
+}  // namespace collviz

@@ -1,0 +1,103 @@
+#include "engine/devices.h"
+
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace collviz {
+
+using json = nlohmann::json;
+
+const BackendStatus* DeviceReport::find(BackendKind k) const {
+  for (const auto& b : backends)
+    if (b.kind == k) return &b;
+  return nullptr;
+}
+
+Result<BackendKind> DeviceReport::choose(BackendKind requested, std::string* notice) const {
+  const BackendStatus* nccl = find(BackendKind::nccl);
+  const BackendStatus* gloo = find(BackendKind::gloo);
+  if (requested == BackendKind::automatic) {
+    if (nccl && nccl->available) return BackendKind::nccl;
+    if (notice)
+      *notice = "NCCL unavailable (" + (nccl ? nccl->reason : std::string("not probed")) +
+                "); using Gloo on CPU";
+    requested = BackendKind::gloo;
+  }
+  const BackendStatus* b = requested == BackendKind::nccl ? nccl : gloo;
+  if (!b || !b->available)
+    return Error{"backend " + std::string(name(requested)) + " is unavailable: " +
+                 (b ? b->reason : std::string("unknown backend"))};
+  return requested;
+}
+
+Result<DeviceReport> parseProbe(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("backends"))
+    return Error{"collviz-rank --probe printed no valid report: " + text.substr(0, 200)};
+  DeviceReport rep;
+  for (const auto& b : j["backends"]) {
+    BackendStatus s;
+    const auto kind = parseBackend(b.value("name", ""));
+    if (!kind || *kind == BackendKind::automatic) continue;
+    s.kind = *kind;
+    s.available = b.value("available", false);
+    s.reason = b.value("reason", "");
+    s.gpus = b.value("gpus", 0);
+    s.info.name = b.value("name", "");
+    s.info.version = b.value("version", "");
+    s.info.devices = b.value("devices", "");
+    s.info.transport = b.value("transport", "");
+    s.info.notes = b.value("notes", "");
+    s.caps.name = s.info.name;
+    for (const auto& d : b.value("dtypes", json::array()))
+      if (auto t = parseDType(d.get<std::string>())) s.caps.dtypes.push_back(*t);
+    for (const auto& r : b.value("redops", json::array()))
+      if (auto x = parseRedOp(r.get<std::string>())) s.caps.redops.push_back(*x);
+    s.caps.max_ranks = b.value("max_ranks", kMaxRanks);
+    s.caps.max_rank_bytes = b.value("max_rank_bytes", kMaxRankBytes);
+    s.version_code = b.value("version_code", 0);
+    rep.backends.push_back(std::move(s));
+  }
+  return rep;
+}
+
+Result<DeviceReport> probeDevices(const std::string& worker_path) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error{"pipe failed"};
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error{"fork failed"};
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    char* argv[] = {const_cast<char*>(worker_path.c_str()), const_cast<char*>("--probe"),
+                    nullptr};
+    ::execv(worker_path.c_str(), argv);
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  std::array<char, 4096> buf;
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf.data(), std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Error{"cannot run the rank worker " + worker_path +
+                 (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                      ? " (not found or not executable)"
+                      : " (probe failed)")};
+  return parseProbe(out);
+}
+
+}  // namespace collviz

@@ -1,0 +1,38 @@
+// What backends and devices this machine offers, and why any is missing.
+// Filled by probing `collviz-rank --probe` (the worker is the only binary
+// that may link CUDA/NCCL), so the engine and the app stay free of them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/snapshot.h"
+#include "engine/spec.h"
+#include "engine/status.h"
+
+namespace collviz {
+
+struct BackendStatus {
+  BackendKind kind = BackendKind::gloo;
+  bool available = false;
+  std::string reason;  // why not available
+  BackendInfo info;    // version, devices, transport, notes
+  BackendCaps caps;    // dtypes, redops, limits
+  int gpus = 0;        // visible GPUs (NCCL)
+  int version_code = 0;  // e.g. ncclGetVersion() 22809
+};
+
+struct DeviceReport {
+  std::vector<BackendStatus> backends;
+  const BackendStatus* find(BackendKind k) const;
+  // Resolve `automatic` (NCCL when available, else Gloo with a notice) and
+  // refuse an unavailable explicit choice with its reason.
+  Result<BackendKind> choose(BackendKind requested, std::string* notice) const;
+};
+
+// Parse the worker's probe JSON (see engine/protocol.h).
+Result<DeviceReport> parseProbe(const std::string& json);
+// Run `worker_path --probe` and parse what it prints.
+Result<DeviceReport> probeDevices(const std::string& worker_path);
+
+}  // namespace collviz

@@ -1,0 +1,274 @@
+#include "engine/engine.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/placement.h"
+#include "engine/provenance.h"
+#include "engine/rank_group.h"
+#include "engine/verify.h"
+
+namespace collviz {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string defaultWorkerPath() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "collviz-rank";
+  buf[n] = 0;
+  return (std::filesystem::path(buf).parent_path() / "collviz-rank").string();
+}
+
+StepResult freshStep(const OpSpec& s) {
+  StepResult step;
+  step.spec = s;
+  step.ranks.resize(s.ranks);
+  for (int r = 0; r < s.ranks; ++r) step.ranks[r].rank = r;
+  return step;
+}
+
+}  // namespace
+
+Engine::Engine(EngineOptions opts) : opts_(std::move(opts)) {
+  if (opts_.worker_path.empty()) opts_.worker_path = defaultWorkerPath();
+  thread_ = std::thread([this] { loop(); });
+}
+
+Engine::~Engine() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  cancel_ = true;
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t Engine::run(const OpSpec& spec, Program program, BackendKind backend) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Only the newest run matters to a viewer; drop queued, unstarted runs.
+  std::erase_if(queue_, [](const Request& r) { return r.kind == Request::Kind::run; });
+  Request r;
+  r.kind = Request::Kind::run;
+  r.spec = spec;
+  r.program = program;
+  r.backend = backend;
+  r.id = next_id_++;
+  queue_.push_back(r);
+  busy_ = true;
+  cv_.notify_all();
+  return r.id;
+}
+
+uint64_t Engine::reconfigure(int ranks, BackendKind backend) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Request r;
+  r.kind = Request::Kind::reconfigure;
+  r.spec.ranks = ranks;
+  r.backend = backend;
+  r.id = next_id_++;
+  queue_.push_back(r);
+  busy_ = true;
+  cv_.notify_all();
+  return r.id;
+}
+
+std::shared_ptr<const Snapshot> Engine::latest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return latest_;
+}
+
+std::shared_ptr<const Snapshot> Engine::waitFor(uint64_t request,
+                                                std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return latest_ && latest_->request >= request; });
+  return latest_ && latest_->request >= request ? latest_ : nullptr;
+}
+
+std::vector<pid_t> Engine::workerPids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pids_;
+}
+
+const DeviceReport& Engine::devices() {
+  std::lock_guard<std::mutex> lock(devices_mu_);
+  if (!devices_) {
+    auto rep = probeDevices(opts_.worker_path);
+    devices_ = std::make_unique<DeviceReport>();
+    if (rep) {
+      *devices_ = std::move(*rep);
+    } else {
+      BackendStatus gloo;
+      gloo.kind = BackendKind::gloo;
+      gloo.reason = rep.error().message;
+      devices_->backends.push_back(gloo);
+    }
+  }
+  return *devices_;
+}
+
+void Engine::loop() {
+  for (;;) {
+    Request r;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) break;
+      r = queue_.front();
+      queue_.pop_front();
+    }
+    handle(r);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = !queue_.empty();
+    }
+  }
+  group_.reset();  // ends the workers from the thread that started them
+  std::lock_guard<std::mutex> lock(mu_);
+  pids_.clear();
+}
+
+void Engine::publish(std::shared_ptr<Snapshot> s) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s->seq = next_seq_++;
+    latest_ = std::move(s);
+    pids_ = group_ ? group_->pids() : std::vector<pid_t>{};
+  }
+  cv_.notify_all();
+}
+
+Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
+  (void)notice;
+  if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend)
+    return {};
+  group_.reset();
+  GroupConfig cfg;
+  cfg.worker_path = opts_.worker_path;
+  cfg.ranks = ranks;
+  cfg.backend = backend;
+  cfg.deadline = opts_.deadline;
+  cfg.cancel = &cancel_;
+  const BackendStatus* st = devices().find(backend);
+  cfg.placement = placeRanks(ranks, backend, st ? st->gpus : 0, st ? st->version_code : 0);
+  auto g = RankGroup::start(cfg);
+  if (!g) return g.error();
+  group_ = std::move(*g);
+  return {};
+}
+
+Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Provenance& prov,
+                                   const RunOptions& opts) {
+  if (Status st = group_->run(step, opts); !st) {
+    if (!group_->healthy()) group_.reset();  // the next request starts a fresh group
+    return st.error();
+  }
+  labelAndVerify(step, p, prov);
+  return step;
+}
+
+void Engine::handle(const Request& r) {
+  const auto t0 = Clock::now();
+  auto snap = std::make_shared<Snapshot>();
+  snap->request = r.id;
+  snap->program = r.program;
+  snap->spec = r.spec;
+  if (r.program == Program::all_reduce_decomposed) snap->spec.op = Op::all_reduce;
+  auto finish = [&] {
+    snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    publish(snap);
+  };
+  auto backend = devices().choose(r.backend, &snap->notice);
+  if (!backend) {
+    snap->error = backend.error().message;
+    return finish();
+  }
+  const BackendStatus* bs = devices().find(*backend);
+  snap->backend = bs->info;
+  if (r.kind == Request::Kind::reconfigure) {
+    OpSpec probe = r.spec;
+    if (Status st = validate(probe, bs->caps); !st) snap->error = st.message();
+    else if (Status g = ensureGroup(r.spec.ranks, *backend, &snap->notice); !g)
+      snap->error = g.message();
+    else snap->backend = group_->info();
+    snap->verified = snap->error.empty();
+    return finish();
+  }
+  OpSpec first = snap->spec;
+  if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
+  if (Status st = validate(first, bs->caps); !st) {
+    snap->error = st.message();
+    return finish();
+  }
+  if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
+    snap->error = st.message();
+    return finish();
+  }
+  snap->backend = group_->info();
+  const Pattern pattern = choosePattern(first);
+  StepResult step = freshStep(first);
+  fillInputs(step, pattern);
+  auto done = runStep(std::move(step), pattern, opProvenance(first), RunOptions{});
+  if (!done) {
+    snap->error = done.error().message;
+    return finish();
+  }
+  snap->steps.push_back(std::move(*done));
+  if (r.program == Program::all_reduce_decomposed) {
+    // Step 2: all_gather whose inputs are step 1's outputs (Σᵢ on rank i).
+    OpSpec second = first;
+    second.op = Op::all_gather;
+    StepResult gather = freshStep(second);
+    for (int k = 0; k < second.ranks; ++k)
+      gather.ranks[k].input = snap->steps[0].ranks[k].output;
+    auto done2 = runStep(std::move(gather), pattern, allGatherAfterReduceScatter(first),
+                         RunOptions{});
+    if (!done2) {
+      snap->error = done2.error().message;
+      return finish();
+    }
+    snap->steps.push_back(std::move(*done2));
+    compareWithAllReduce(*snap, pattern);
+  }
+  snap->verified = !snap->steps.empty();
+  for (const auto& s : snap->steps) {
+    snap->verified = snap->verified && s.verify.verified;
+    snap->mismatches += s.verify.mismatches + s.verify.undecodable;
+    snap->time_us += s.time_us;
+  }
+  if (snap->all_reduce_compared && snap->all_reduce_diffs != 0) snap->verified = false;
+  finish();
+}
+
+// The decomposition's claim, checked for real: run all_reduce on the same
+// inputs and compare its bytes with the all-gather step's output.
+void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p) {
+  OpSpec ar = snap.steps[0].spec;
+  ar.op = Op::all_reduce;
+  StepResult step = freshStep(ar);
+  fillInputs(step, p);
+  auto done = runStep(std::move(step), p, opProvenance(ar), RunOptions{});
+  if (!done) {
+    snap.error = "comparing with all_reduce: " + done.error().message;
+    return;
+  }
+  snap.all_reduce_compared = true;
+  const StepResult& gathered = snap.steps[1];
+  const std::size_t sz = dtypeSize(ar.dtype);
+  for (int r = 0; r < ar.ranks; ++r) {
+    const auto& a = gathered.ranks[r].output.bytes;
+    const auto& b = done->ranks[r].output.bytes;
+    for (std::size_t i = 0; i + sz <= std::min(a.size(), b.size()); i += sz)
+      if (std::memcmp(a.data() + i, b.data() + i, sz) != 0) ++snap.all_reduce_diffs;
+    if (a.size() != b.size()) ++snap.all_reduce_diffs;
+  }
+}
+
+}  // namespace collviz

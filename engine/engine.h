@@ -1,0 +1,98 @@
+// Engine: one thread that owns the rank workers, takes requests from a queue
+// without blocking the caller, and publishes immutable snapshots.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/types.h>
+
+#include "engine/devices.h"
+#include "engine/snapshot.h"
+#include "engine/spec.h"
+
+namespace collviz {
+
+class RankGroup;
+struct Pattern;
+struct Provenance;
+struct RunOptions;
+
+struct EngineOptions {
+  std::string worker_path;  // collviz-rank; empty: next to this executable
+  std::chrono::milliseconds deadline{5000};  // per op, before a rank counts as hung
+};
+
+struct Request {
+  enum class Kind : uint8_t { run, reconfigure, shutdown };
+  Kind kind = Kind::run;
+  Program program = Program::single;
+  OpSpec spec;
+  BackendKind backend = BackendKind::automatic;
+  uint64_t id = 0;  // filled by the engine
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions opts = {});
+  ~Engine();  // shuts down, joins the thread, ends the workers
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Enqueue; returns at once with the request id. A newer run request
+  // replaces queued (not yet started) run requests: the UI wants the latest.
+  uint64_t run(const OpSpec& spec, Program program = Program::single,
+               BackendKind backend = BackendKind::automatic);
+  // Start (or restart) the workers for `ranks` on `backend` ahead of a run.
+  uint64_t reconfigure(int ranks, BackendKind backend);
+
+  // The newest snapshot (nullptr before the first). Never waits on an op.
+  std::shared_ptr<const Snapshot> latest() const;
+  // Block until the snapshot answering `request` (or a later one) is out.
+  std::shared_ptr<const Snapshot> waitFor(uint64_t request,
+                                          std::chrono::milliseconds timeout) const;
+  bool busy() const { return busy_.load(); }
+  const EngineOptions& options() const { return opts_; }
+
+  // Backends and devices (probes collviz-rank once, cached).
+  const DeviceReport& devices();
+  // The worker processes of the current group (for tests and diagnostics).
+  std::vector<pid_t> workerPids() const;
+
+ private:
+  void loop();
+  void handle(const Request& r);
+  void publish(std::shared_ptr<Snapshot> s);
+  Status ensureGroup(int ranks, BackendKind backend, std::string* notice);
+  Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
+                             const RunOptions& opts);
+  void compareWithAllReduce(Snapshot& snap, const Pattern& p);
+
+  EngineOptions opts_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;  // queue and publication
+  std::deque<Request> queue_;
+  uint64_t next_id_ = 1;
+  uint64_t next_seq_ = 1;
+  std::shared_ptr<const Snapshot> latest_;
+  std::atomic<bool> busy_{false};
+  bool stop_ = false;
+  std::atomic<bool> cancel_{false};  // shutdown: stop waiting on workers
+  std::vector<pid_t> pids_;
+
+  std::mutex devices_mu_;
+  std::unique_ptr<DeviceReport> devices_;
+
+  std::unique_ptr<RankGroup> group_;  // engine thread only
+  std::thread thread_;
+};
+
+}  // namespace collviz

@@ -1,0 +1,89 @@
+#include "engine/oracle.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/dtype.h"
+
+namespace collviz {
+
+std::vector<BlockRef> inputRefs(const OpSpec& s, int rank) {
+  const int n = inputBlocks(s.op, s.ranks, rank, s.root);
+  std::vector<BlockRef> out(n);
+  for (int b = 0; b < n; ++b) out[b] = BlockRef{1u << rank, b, false};
+  return out;
+}
+
+std::vector<BlockRef> expectedOutputRefs(const OpSpec& s, int rank) {
+  const int n = outputBlocks(s.op, s.ranks, rank, s.root);
+  const uint32_t all = s.ranks >= 32 ? ~0u : ((1u << s.ranks) - 1u);
+  std::vector<BlockRef> out(n);
+  for (int j = 0; j < n; ++j) {
+    switch (s.op) {
+      case Op::broadcast: out[j] = {1u << s.root, j, false}; break;
+      case Op::scatter: out[j] = {1u << s.root, rank, false}; break;
+      case Op::gather: out[j] = {1u << j, 0, false}; break;
+      case Op::reduce: out[j] = {all, 0, true}; break;
+      case Op::all_gather: out[j] = {1u << j, 0, false}; break;
+      case Op::reduce_scatter: out[j] = {all, rank, true}; break;
+      case Op::all_reduce: out[j] = {all, j, true}; break;
+      case Op::all_to_all: out[j] = {1u << j, rank, false}; break;
+    }
+  }
+  return out;
+}
+
+int blockLetter(Op op, const BlockRef& ref) {
+  if (ref.reduced) return -1;
+  if (op == Op::broadcast || op == Op::scatter) return ref.block;  // piece of root's tensor
+  for (int r = 0; r < 32; ++r)
+    if (ref.ranks == (1u << r)) return r;
+  return -1;
+}
+
+int blockShard(const OpSpec& s, const BlockRef& ref) {
+  if (s.op == Op::broadcast || s.op == Op::scatter) return -1;
+  // Shards are named when the input holds several blocks per rank.
+  const int in_blocks = inputBlocks(s.op, s.ranks, 0, s.root);
+  return in_blocks > 1 ? ref.block : -1;
+}
+
+double roundToDType(DType t, double v) { return fromBits(t, toBits(t, v)); }
+
+double combine(RedOp r, DType t, double a, double b) {
+  double v = 0;
+  switch (r) {
+    case RedOp::sum:
+    case RedOp::avg: v = a + b; break;
+    case RedOp::prod: v = a * b; break;
+    case RedOp::min: v = std::min(a, b); break;
+    case RedOp::max: v = std::max(a, b); break;
+  }
+  return roundToDType(t, v);
+}
+
+std::vector<double> expectedOutput(const OpSpec& s, int rank,
+                                   const std::vector<std::vector<double>>& inputs) {
+  const auto refs = expectedOutputRefs(s, rank);
+  const std::size_t e = std::size_t(s.elems);
+  std::vector<double> out(refs.size() * e, 0.0);
+  for (std::size_t j = 0; j < refs.size(); ++j) {
+    const BlockRef& ref = refs[j];
+    for (std::size_t i = 0; i < e; ++i) {
+      bool first = true;
+      double acc = 0;
+      for (int r = 0; r < s.ranks; ++r) {
+        if (!(ref.ranks & (1u << r))) continue;
+        const double x = inputs[r][std::size_t(ref.block) * e + i];
+        acc = first ? x : combine(s.redop, s.dtype, acc, x);
+        first = false;
+      }
+      if (ref.reduced && s.redop == RedOp::avg) acc = roundToDType(s.dtype, acc / s.ranks);
+      out[j * e + i] = acc;
+    }
+  }
+  return out;
+}
+
+}  // namespace collviz

@@ -1,0 +1,28 @@
+// The engine <-> collviz-rank protocol. Every message is one JSON object with
+// a "type". Shared memory travels as a memfd over the channel.
+//
+//   worker -> engine  {"type":"hello","rank":r,"pid":p}
+//   worker -> engine  {"type":"store_set","key":k,"value":hex}    (no reply)
+//   worker -> engine  {"type":"store_get","key":k}
+//   engine -> worker  {"type":"store_value","found":bool,"value":hex}
+//   worker -> engine  {"type":"ready","backend":{...}} | {"type":"error","message":m}
+//   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
+//   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
+//                      "in_offset","out_offset","warmup","iters"}
+//   worker -> engine  {"type":"done","op_us":t,"copy_us":c} | {"type":"error",...}
+//   engine -> worker  {"type":"exit"}
+//
+// `collviz-rank --probe` prints {"backends":[{"name","available","reason",
+// "version","devices","transport","notes","gpus","dtypes":[..],"redops":[..],
+// "max_ranks","max_rank_bytes"}]} and exits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace collviz::protocol {
+
+std::string toHex(const std::vector<char>& bytes);
+std::vector<char> fromHex(const std::string& hex);
+
+}  // namespace collviz::protocol

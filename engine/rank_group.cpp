@@ -1,0 +1,313 @@
+#include "engine/rank_group.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+extern char** environ;
+
+namespace collviz {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::size_t kAlign = 4096;
+std::size_t alignUp(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// Poll in slices so a cancel (engine shutdown, Ctrl-C) is seen quickly.
+int msLeft(Clock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left > 0 ? int(std::min<long>(left, 50)) : 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
+  std::unique_ptr<RankGroup> g(new RankGroup(cfg));
+  g->workers_.resize(cfg.ranks);
+  for (int r = 0; r < cfg.ranks; ++r)
+    if (Status st = g->spawn(r); !st) return st.error();
+  if (Status st = g->rendezvous(); !st) return st.error();
+  return g;
+}
+
+RankGroup::~RankGroup() { stop(); }
+
+std::vector<pid_t> RankGroup::pids() const {
+  std::vector<pid_t> out;
+  for (const auto& w : workers_) out.push_back(w.pid);
+  return out;
+}
+
+Status RankGroup::spawn(int rank) {
+  auto pair = Channel::pair();
+  if (!pair) return pair.error();
+  Channel mine = std::move(pair->first), theirs = std::move(pair->second);
+  // Everything the child needs is built before fork: after it, only
+  // async-signal-safe calls.
+  const std::string path = cfg_.worker_path;
+  std::vector<std::string> args = {path, "--rank", std::to_string(rank), "--size",
+                                   std::to_string(cfg_.ranks), "--fd", "3", "--backend",
+                                   std::string(name(cfg_.backend)), "--timeout-ms",
+                                   std::to_string(cfg_.deadline.count())};
+  const RankPlacement* place =
+      rank < int(cfg_.placement.size()) ? &cfg_.placement[rank] : nullptr;
+  if (place && place->gpu >= 0) {
+    args.push_back("--gpu");
+    args.push_back(std::to_string(place->gpu));
+  }
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    bool overridden = false;
+    if (place)
+      for (const auto& [k, v] : place->env)
+        if (std::strncmp(*e, k.c_str(), k.size()) == 0 && (*e)[k.size()] == '=')
+          overridden = true;
+    if (!overridden) env.emplace_back(*e);
+  }
+  if (place)
+    for (const auto& [k, v] : place->env) env.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int child_fd = theirs.fd();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (child_fd == 3) ::fcntl(3, F_SETFD, 0);
+    else ::dup2(child_fd, 3);  // dup2 clears close-on-exec
+    ::dup2(2, 1);              // stdout belongs to the app (JSON); logs go to stderr
+    ::execve(path.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  theirs.close();
+  workers_[rank].pid = pid;
+  workers_[rank].ch = std::move(mine);
+  return {};
+}
+
+// Serve the rendezvous store until every rank reports ready.
+Status RankGroup::rendezvous() {
+  const int n = cfg_.ranks;
+  std::vector<bool> ready(n, false);
+  int left = n;
+  const auto deadline = Clock::now() + std::max(cfg_.deadline, std::chrono::milliseconds(10000));
+  while (left > 0) {
+    std::vector<pollfd> pfds(n);
+    for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
+    if (cfg_.cancel && cfg_.cancel->load()) {
+      healthy_ = false;
+      return Error{"cancelled"};
+    }
+    const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0 && Clock::now() < deadline) continue;
+    if (pr <= 0) {
+      std::string missing;
+      for (int r = 0; r < n; ++r)
+        if (!ready[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      healthy_ = false;
+      return Error{"starting " + std::string(name(cfg_.backend)) + ": rank(s) " + missing +
+                   " did not join within " +
+                   std::to_string(std::max(cfg_.deadline.count(), 10000L)) + " ms"};
+    }
+    for (int r = 0; r < n; ++r) {
+      if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto m = workers_[r].ch.recv(std::chrono::milliseconds(0));
+      if (!m) {
+        healthy_ = false;
+        return Error{"starting " + std::string(name(cfg_.backend)) + ": " + describeExit(r)};
+      }
+      const json j = json::parse(m->body, nullptr, false);
+      const std::string type = j.is_discarded() ? "" : j.value("type", "");
+      if (type == "store_set") {
+        store_[j.value("key", "")] = j.value("value", "");
+      } else if (type == "store_get") {
+        auto it = store_.find(j.value("key", ""));
+        json reply = {{"type", "store_value"}, {"found", it != store_.end()}};
+        if (it != store_.end()) reply["value"] = it->second;
+        workers_[r].ch.send(reply.dump());
+      } else if (type == "ready") {
+        ready[r] = true;
+        --left;
+        if (r == 0) {
+          const json& b = j["backend"];
+          info_ = {b.value("name", ""), b.value("version", ""), b.value("devices", ""),
+                   b.value("transport", ""), b.value("notes", "")};
+        }
+      } else if (type == "error") {
+        healthy_ = false;
+        return Error{"starting " + std::string(name(cfg_.backend)) + " rank " +
+                     std::to_string(r) + ": " + j.value("message", "")};
+      }
+    }
+  }
+  store_.clear();
+  return {};
+}
+
+Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
+  Worker& w = workers_[rank];
+  if (w.shm.data() && w.shm.size() >= bytes) return {};
+  auto shm = SharedMemory::create(bytes, "collviz-rank");
+  if (!shm) return shm.error();
+  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), shm->fd()); !st)
+    return Error{describeExit(rank)};
+  auto reply = w.ch.recv(cfg_.deadline);
+  if (!reply) {
+    healthy_ = false;
+    return Error{reply.error().message == "timeout" ? "rank " + std::to_string(rank) +
+                                                          " did not map its shared memory"
+                                                    : describeExit(rank)};
+  }
+  if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")
+    return Error{"rank " + std::to_string(rank) + ": " + reply->body};
+  w.shm = std::move(*shm);
+  return {};
+}
+
+Status RankGroup::run(StepResult& step, const RunOptions& opts) {
+  const OpSpec& s = step.spec;
+  const int n = cfg_.ranks;
+  if (s.ranks != n) return Error{"internal: spec ranks differ from the group"};
+  step.ranks.resize(n);
+  std::vector<std::size_t> out_off(n);
+  for (int r = 0; r < n; ++r) {
+    const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
+    out_off[r] = alignUp(in);
+    if (Status st = ensureMemory(r, out_off[r] + alignUp(out)); !st) return st;
+    if (in) std::memcpy(workers_[r].shm.data(), step.ranks[r].input.bytes.data(), in);
+  }
+  const json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
+                     {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
+                     {"root", s.root},    {"in_offset", 0},         {"warmup", opts.warmup},
+                     {"iters", opts.iters}};
+  for (int r = 0; r < n; ++r) {
+    json m = base;
+    m["out_offset"] = out_off[r];
+    if (!workers_[r].ch.send(m.dump())) {
+      healthy_ = false;
+      return Error{std::string(name(s.op)) + ": " + describeExit(r)};
+    }
+  }
+  // Wait for every rank; a closed channel is a crash, silence past the
+  // deadline a hang. Iterations stretch the deadline.
+  const auto deadline = Clock::now() + cfg_.deadline * std::max(1, opts.warmup + opts.iters);
+  std::vector<int> state(n, 0);  // 0 waiting, 1 done, 2 error
+  std::vector<std::string> errors(n);
+  int left = n;
+  while (left > 0) {
+    std::vector<pollfd> pfds(n);
+    for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(state[r] ? 0 : POLLIN), 0};
+    if (cfg_.cancel && cfg_.cancel->load()) {
+      healthy_ = false;
+      return Error{std::string(name(s.op)) + ": cancelled"};
+    }
+    const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0 && Clock::now() < deadline) continue;
+    if (pr == 0) break;
+    for (int r = 0; r < n; ++r) {
+      if (state[r] || !(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto m = workers_[r].ch.recv(std::chrono::milliseconds(0));
+      --left;
+      if (!m) {
+        healthy_ = false;
+        return Error{std::string(name(s.op)) + ": " + describeExit(r)};
+      }
+      const json j = json::parse(m->body, nullptr, false);
+      if (!j.is_discarded() && j.value("type", "") == "done") {
+        state[r] = 1;
+        step.ranks[r].op_us = j.value("op_us", 0.0);
+        step.ranks[r].copy_us = j.value("copy_us", 0.0);
+      } else {
+        state[r] = 2;
+        errors[r] = j.is_discarded() ? m->body : j.value("message", m->body);
+      }
+    }
+  }
+  std::string hung, failed;
+  for (int r = 0; r < n; ++r) {
+    if (state[r] == 0) hung += (hung.empty() ? "" : ", ") + std::to_string(r);
+    if (state[r] == 2 && failed.empty()) failed = errors[r];
+  }
+  if (!hung.empty()) {
+    healthy_ = false;
+    return Error{std::string(name(s.op)) + ": rank(s) " + hung + " did not finish within " +
+                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    cfg_.deadline * std::max(1, opts.warmup + opts.iters))
+                                    .count()) +
+                 " ms (hung); the group will be restarted" +
+                 (failed.empty() ? "" : "; first error: " + failed)};
+  }
+  if (!failed.empty()) {
+    healthy_ = false;  // a failed collective can leave peers mid-protocol
+    return Error{failed};
+  }
+  step.time_us = 0;
+  for (int r = 0; r < n; ++r) {
+    RankResult& rr = step.ranks[r];
+    rr.rank = r;
+    const std::size_t out = outputBytes(s, r);
+    rr.output.present = outputBlocks(s.op, n, r, s.root) > 0;
+    rr.output.bytes.resize(out);
+    if (out) std::memcpy(rr.output.bytes.data(), workers_[r].shm.data() + out_off[r], out);
+    step.time_us = std::max(step.time_us, rr.op_us);
+  }
+  return {};
+}
+
+std::string RankGroup::describeExit(int rank) {
+  Worker& w = workers_[rank];
+  std::string who = "rank " + std::to_string(rank) + " (pid " + std::to_string(w.pid) + ")";
+  if (w.pid <= 0) return who + " is not running";
+  int status = 0;
+  pid_t got = 0;
+  for (int i = 0; i < 100 && got == 0; ++i) {  // the exit follows the EOF closely
+    got = ::waitpid(w.pid, &status, WNOHANG);
+    if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (got != w.pid) return who + " closed its channel";
+  w.pid = -1;
+  if (WIFSIGNALED(status))
+    return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return who + " exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+void RankGroup::stop() {
+  for (auto& w : workers_)
+    if (w.pid > 0) w.ch.send(json{{"type", "exit"}}.dump());
+  const auto deadline = Clock::now() + std::chrono::milliseconds(healthy_ ? 1000 : 0);
+  for (auto& w : workers_) {
+    if (w.pid <= 0) continue;
+    int status = 0;
+    pid_t got = 0;
+    while ((got = ::waitpid(w.pid, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (got == 0) {
+      ::kill(w.pid, SIGKILL);
+      while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+    w.pid = -1;
+    w.ch.close();
+    w.shm.reset();
+  }
+}
+
+}  // namespace collviz

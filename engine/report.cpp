@@ -1,0 +1,107 @@
+#include "engine/report.h"
+
+namespace collviz {
+
+using json = nlohmann::json;
+
+namespace {
+
+json values(const BufferView& b, DType t) {
+  if (!b.present) return nullptr;
+  json out = json::array();
+  const std::size_t n = b.count(t);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = b.value(i, t);
+    if (v == double(int64_t(v))) out.push_back(int64_t(v));
+    else out.push_back(v);
+  }
+  return out;
+}
+
+json labels(const BufferView& b, RedOp r) {
+  if (!b.present) return nullptr;
+  json out = json::array();
+  for (const auto& l : b.labels) out.push_back(l.text(r));
+  return out;
+}
+
+json contributors(const BufferView& b) {
+  if (!b.present) return nullptr;
+  json out = json::array();
+  for (const auto& l : b.labels) {
+    json ranks = json::array();
+    for (int r = 0; r < 32; ++r)
+      if (l.contributors & (1u << r)) ranks.push_back(r);
+    out.push_back(ranks);
+  }
+  return out;
+}
+
+}  // namespace
+
+json toJson(const BackendInfo& b) {
+  return {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
+          {"transport", b.transport}, {"notes", b.notes}};
+}
+
+json toJson(const Snapshot& s) {
+  json j;
+  j["op"] = s.program == Program::all_reduce_decomposed ? std::string(name(s.program))
+                                                        : std::string(name(s.spec.op));
+  j["ranks"] = s.spec.ranks;
+  j["elems"] = s.spec.elems;
+  j["dtype"] = name(s.spec.dtype);
+  j["redop"] = name(s.spec.redop);
+  j["root"] = s.spec.root;
+  j["backend"] = toJson(s.backend);
+  j["steps"] = json::array();
+  for (const auto& st : s.steps) {
+    json step = {{"name", name(st.spec.op)},
+                 {"time_us", st.time_us},
+                 {"verified", st.verify.verified},
+                 {"mismatches", st.verify.mismatches},
+                 {"undecodable", st.verify.undecodable},
+                 {"pattern", st.verify.mode}};
+    if (!st.verify.first_problem.empty()) step["first_problem"] = st.verify.first_problem;
+    step["ranks"] = json::array();
+    for (const auto& r : st.ranks) {
+      step["ranks"].push_back({{"rank", r.rank},
+                               {"input", values(r.input, st.spec.dtype)},
+                               {"output", values(r.output, st.spec.dtype)},
+                               {"input_labels", labels(r.input, st.spec.redop)},
+                               {"output_labels", labels(r.output, st.spec.redop)},
+                               {"output_contributors", contributors(r.output)},
+                               {"op_us", r.op_us},
+                               {"copy_us", r.copy_us}});
+    }
+    j["steps"].push_back(step);
+  }
+  j["verified"] = s.verified;
+  j["mismatches"] = s.mismatches;
+  j["time_us"] = s.time_us;
+  j["engine_us"] = s.engine_us;
+  if (s.all_reduce_compared) j["equals_all_reduce"] = s.all_reduce_diffs == 0;
+  if (!s.notice.empty()) j["notice"] = s.notice;
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
+json toJson(const DeviceReport& d) {
+  json out = json::array();
+  for (const auto& b : d.backends) {
+    json e = toJson(b.info);
+    e["name"] = name(b.kind);
+    e["available"] = b.available;
+    if (!b.available) e["reason"] = b.reason;
+    e["gpus"] = b.gpus;
+    json dt = json::array(), ro = json::array();
+    for (auto t : b.caps.dtypes) dt.push_back(name(t));
+    for (auto r : b.caps.redops) ro.push_back(name(r));
+    e["dtypes"] = dt;
+    e["redops"] = ro;
+    out.push_back(e);
+  }
+  return {{"backends", out}};
+}
+
+}  // namespace collviz

@@ -1,0 +1,91 @@
+// Snapshot: the immutable result of one request, handed from the engine
+// thread to readers as shared_ptr<const Snapshot>. A reader never sees a torn
+// snapshot: it is built whole, then published by swapping one pointer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/oracle.h"
+#include "engine/spec.h"
+
+namespace collviz {
+
+// A block's label, decoded from the bytes a backend returned.
+struct BlockLabel {
+  enum class Kind : uint8_t {
+    source,   // a copy of one input block (A, B₂, ...)
+    reduced,  // a combination (Σ, Σ₁, max, ...)
+    unknown,  // bytes that decode to no allowed provenance
+  };
+  Kind kind = Kind::unknown;
+  int letter = -1;            // source: colour index (A = 0)
+  int shard = -1;             // subscript, -1 when none
+  uint32_t contributors = 0;  // ranks whose data the bytes name (bitmask)
+  int bad = 0;                // elements that fail decoding or verification
+  bool decoded = false;       // false: pattern beyond its limits, label from the oracle
+  // "A₂", "Σ₁", "max₀", "?"; UTF-8.
+  std::string text(RedOp redop) const;
+};
+
+struct BufferView {
+  bool present = false;           // false: no buffer ("—", unspecified)
+  std::vector<std::byte> bytes;   // raw elements, dtype from the spec
+  std::vector<BlockLabel> labels; // one per block
+  std::size_t count(DType t) const { return bytes.size() / dtypeSize(t); }
+  double value(std::size_t i, DType t) const;  // element i as a double
+};
+
+struct RankResult {
+  int rank = 0;
+  BufferView input;
+  BufferView output;
+  double op_us = 0;    // this rank's time inside the communicator call
+  double copy_us = 0;  // device<->host copies (NCCL), 0 on CPU
+};
+
+struct Verification {
+  bool verified = false;
+  int64_t mismatches = 0;     // elements that differ from the oracle
+  int64_t undecodable = 0;    // elements whose provenance is not allowed
+  std::string mode;           // "provenance" or "values" (pattern beyond limits)
+  std::string first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
+};
+
+struct StepResult {
+  OpSpec spec;
+  std::vector<RankResult> ranks;
+  Verification verify;
+  double time_us = 0;  // slowest rank's op time
+};
+
+struct BackendInfo {
+  std::string name;       // "gloo" / "nccl"
+  std::string version;
+  std::string devices;    // "CPU (2 cores)", "1 x NVIDIA H200 (139 GiB)"
+  std::string transport;  // "tcp 127.0.0.1", "socket over lo (NCCL_HOSTID per rank)"
+  std::string notes;      // how ops the backend lacks are done, fallbacks
+};
+
+struct Snapshot {
+  uint64_t seq = 0;      // publication order, starts at 1
+  uint64_t request = 0;  // the request this answers
+  Program program = Program::single;
+  OpSpec spec;
+  BackendInfo backend;
+  std::vector<StepResult> steps;  // 1, or 2 for all_reduce_decomposed
+  bool verified = false;          // every step verified (and, decomposed, equals all_reduce)
+  int64_t mismatches = 0;
+  double time_us = 0;    // sum of the steps' op times
+  double engine_us = 0;  // wall time of the whole request in the engine
+  // all_reduce_decomposed: a real all_reduce on the same inputs, compared
+  // byte for byte with the all-gather step's output.
+  bool all_reduce_compared = false;
+  int64_t all_reduce_diffs = 0;  // elements that differ
+  std::string error;     // non-empty: the request failed, steps may be empty
+  std::string notice;    // e.g. "NCCL unavailable (...); using Gloo"
+};
+
+}  // namespace collviz

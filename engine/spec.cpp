@@ -1,0 +1,171 @@
+#include "engine/spec.h"
+
+#include <algorithm>
+#include <array>
+
+namespace collviz {
+namespace {
+
+constexpr std::array<std::string_view, kOpCount> kOpNames = {
+    "broadcast",  "scatter",        "gather",     "reduce",
+    "all_gather", "reduce_scatter", "all_reduce", "all_to_all"};
+constexpr std::array<std::string_view, kOpCount> kOpTitles = {
+    "Broadcast",  "Scatter",        "Gather",     "Reduce",
+    "All-gather", "Reduce-scatter", "All-reduce", "All-to-all"};
+constexpr std::array<std::string_view, kOpCount> kOpPhrases = {
+    "copy the whole thing", "cut and hand out",     "collect and join",
+    "add element-wise",     "join everywhere",      "add, then shard",
+    "everyone gets the total", "exchange by column"};
+constexpr std::array<std::string_view, kDTypeCount> kDTypeNames = {
+    "f32", "f64", "f16", "bf16", "i32", "i64", "u8"};
+constexpr std::array<std::size_t, kDTypeCount> kDTypeSizes = {4, 8, 2, 2, 4, 8, 1};
+constexpr std::array<std::string_view, kRedOpCount> kRedOpNames = {
+    "sum", "prod", "min", "max", "avg"};
+
+template <typename E, std::size_t N>
+std::optional<E> parseIn(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+template <std::size_t N>
+std::string joined(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+Status fail(std::string msg) { return Error{std::move(msg)}; }
+
+}  // namespace
+
+std::string_view name(Op op) { return kOpNames[static_cast<int>(op)]; }
+std::string_view name(Program p) {
+  return p == Program::single ? "single" : "all_reduce_decomposed";
+}
+std::string_view name(DType t) { return kDTypeNames[static_cast<int>(t)]; }
+std::string_view name(RedOp r) { return kRedOpNames[static_cast<int>(r)]; }
+std::string_view name(BackendKind b) {
+  switch (b) {
+    case BackendKind::automatic: return "auto";
+    case BackendKind::gloo: return "gloo";
+    case BackendKind::nccl: return "nccl";
+  }
+  return "?";
+}
+std::optional<Op> parseOp(std::string_view s) { return parseIn<Op>(kOpNames, s); }
+std::optional<DType> parseDType(std::string_view s) { return parseIn<DType>(kDTypeNames, s); }
+std::optional<RedOp> parseRedOp(std::string_view s) { return parseIn<RedOp>(kRedOpNames, s); }
+std::optional<BackendKind> parseBackend(std::string_view s) {
+  if (s == "auto") return BackendKind::automatic;
+  if (s == "gloo") return BackendKind::gloo;
+  if (s == "nccl") return BackendKind::nccl;
+  return std::nullopt;
+}
+std::string allowedOps() { return joined(kOpNames); }
+std::string allowedDTypes() { return joined(kDTypeNames); }
+std::string allowedRedOps() { return joined(kRedOpNames); }
+
+int opNumber(Op op) { return static_cast<int>(op) + 1; }
+std::string_view opTitle(Op op) { return kOpTitles[static_cast<int>(op)]; }
+std::string_view opPhrase(Op op) { return kOpPhrases[static_cast<int>(op)]; }
+
+std::size_t dtypeSize(DType t) { return kDTypeSizes[static_cast<int>(t)]; }
+bool isFloat(DType t) {
+  return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
+}
+bool reduces(Op op) {
+  return op == Op::reduce || op == Op::reduce_scatter || op == Op::all_reduce;
+}
+bool usesRoot(Op op) {
+  return op == Op::broadcast || op == Op::scatter || op == Op::gather || op == Op::reduce;
+}
+
+int inputBlocks(Op op, int ranks, int rank, int root) {
+  switch (op) {
+    case Op::broadcast:
+    case Op::scatter: return rank == root ? ranks : 0;
+    case Op::gather:
+    case Op::reduce:
+    case Op::all_gather: return 1;
+    case Op::reduce_scatter:
+    case Op::all_reduce:
+    case Op::all_to_all: return ranks;
+  }
+  return 0;
+}
+
+int outputBlocks(Op op, int ranks, int rank, int root) {
+  switch (op) {
+    case Op::broadcast: return ranks;
+    case Op::scatter: return 1;
+    case Op::gather: return rank == root ? ranks : 0;
+    case Op::reduce: return rank == root ? 1 : 0;
+    case Op::all_gather: return ranks;
+    case Op::reduce_scatter: return 1;
+    case Op::all_reduce:
+    case Op::all_to_all: return ranks;
+  }
+  return 0;
+}
+
+std::size_t inputBytes(const OpSpec& s, int rank) {
+  return std::size_t(inputBlocks(s.op, s.ranks, rank, s.root)) * std::size_t(s.elems) *
+         dtypeSize(s.dtype);
+}
+std::size_t outputBytes(const OpSpec& s, int rank) {
+  return std::size_t(outputBlocks(s.op, s.ranks, rank, s.root)) * std::size_t(s.elems) *
+         dtypeSize(s.dtype);
+}
+
+Status validate(const OpSpec& s) {
+  if (s.ranks < kMinRanks || s.ranks > kMaxRanks)
+    return fail("ranks = " + std::to_string(s.ranks) + " is out of range; allowed: " +
+                std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks));
+  if (s.elems < 1)
+    return fail("elems = " + std::to_string(s.elems) +
+                " is out of range; allowed: 1 or more elements per block");
+  if (s.root < 0 || s.root >= s.ranks)
+    return fail("root = " + std::to_string(s.root) + " is out of range; allowed: 0 to " +
+                std::to_string(s.ranks - 1) + " (ranks = " + std::to_string(s.ranks) + ")");
+  if (s.redop == RedOp::avg && !isFloat(s.dtype))
+    return fail("redop avg needs a floating dtype (f32, f64, f16, bf16); dtype is " +
+                std::string(name(s.dtype)));
+  return {};
+}
+
+Status validate(const OpSpec& s, const BackendCaps& caps) {
+  if (Status st = validate(s); !st) return st;
+  if (s.ranks > caps.max_ranks)
+    return fail("ranks = " + std::to_string(s.ranks) + " is more than backend " + caps.name +
+                " allows; allowed: 1 to " + std::to_string(caps.max_ranks));
+  auto list = [](const auto& v) {
+    std::string out;
+    for (auto x : v) out += (out.empty() ? "" : ", ") + std::string(name(x));
+    return out;
+  };
+  if (std::find(caps.dtypes.begin(), caps.dtypes.end(), s.dtype) == caps.dtypes.end())
+    return fail("dtype " + std::string(name(s.dtype)) + " is not supported by backend " +
+                caps.name + "; allowed: " + list(caps.dtypes));
+  if (reduces(s.op) &&
+      std::find(caps.redops.begin(), caps.redops.end(), s.redop) == caps.redops.end())
+    return fail("redop " + std::string(name(s.redop)) + " is not supported by backend " +
+                caps.name + "; allowed: " + list(caps.redops));
+  // Size cap: the largest rank's input + output must fit.
+  const double per_rank = double(s.ranks) * double(s.elems) * double(dtypeSize(s.dtype)) * 2.0;
+  if (per_rank > double(caps.max_rank_bytes))
+    return fail("elems = " + std::to_string(s.elems) + " needs " +
+                std::to_string(static_cast<long long>(per_rank)) +
+                " bytes per rank (input + output), over the cap of " +
+                std::to_string(caps.max_rank_bytes) + " bytes for backend " + caps.name +
+                "; allowed: elems <= " +
+                std::to_string(caps.max_rank_bytes /
+                               (2 * std::size_t(s.ranks) * dtypeSize(s.dtype))));
+  return {};
+}
+
+}  // namespace collviz

@@ -1,0 +1,173 @@
+// collviz-rank: hosts one rank of a real communicator. Started by the engine
+// with one end of a socketpair; talks engine/protocol.h over it.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/channel.h"
+#include "engine/shared_memory.h"
+#include "engine/worker/communicator.h"
+#include "engine/worker/control_store.h"
+#ifdef COLLVIZ_HAVE_NCCL
+#include "engine/worker/nccl_communicator.h"
+#endif
+
+using json = nlohmann::json;
+using namespace collviz;
+
+namespace {
+
+json capsJson(const BackendCaps& c) {
+  json d = json::array(), r = json::array();
+  for (auto t : c.dtypes) d.push_back(std::string(name(t)));
+  for (auto x : c.redops) r.push_back(std::string(name(x)));
+  return {{"dtypes", d}, {"redops", r}, {"max_ranks", c.max_ranks},
+          {"max_rank_bytes", c.max_rank_bytes}};
+}
+
+json infoJson(const BackendInfo& b) {
+  return {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
+          {"transport", b.transport}, {"notes", b.notes}};
+}
+
+int probe() {
+  json backends = json::array();
+  auto gloo = makeGlooCommunicator();
+  json g = infoJson(gloo->describe());
+  g.update(capsJson(gloo->caps()));
+  g["available"] = true;
+  g["reason"] = "";
+  g["gpus"] = 0;
+  backends.push_back(g);
+#ifdef COLLVIZ_HAVE_NCCL
+  backends.push_back(probeNccl());
+#else
+  backends.push_back({{"name", "nccl"}, {"available", false},
+                      {"reason", "this collviz-rank was built without CUDA/NCCL "
+                                 "(nvcc, the CUDA toolkit or NCCL not found at build time)"},
+                      {"gpus", 0}});
+#endif
+  std::printf("%s\n", json{{"backends", backends}}.dump().c_str());
+  return 0;
+}
+
+struct Args {
+  int rank = -1, size = 0, fd = -1, gpu = -1, timeout_ms = 5000;
+  std::string backend = "gloo";
+};
+
+bool parse(int argc, char** argv, Args& a) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--rank") a.rank = std::atoi(v.c_str());
+    else if (k == "--size") a.size = std::atoi(v.c_str());
+    else if (k == "--fd") a.fd = std::atoi(v.c_str());
+    else if (k == "--gpu") a.gpu = std::atoi(v.c_str());
+    else if (k == "--timeout-ms") a.timeout_ms = std::atoi(v.c_str());
+    else if (k == "--backend") a.backend = v;
+    else return false;
+  }
+  return a.rank >= 0 && a.size > 0 && a.rank < a.size && a.fd >= 0;
+}
+
+std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) {
+  if (a.backend == "gloo") return makeGlooCommunicator();
+#ifdef COLLVIZ_HAVE_NCCL
+  if (a.backend == "nccl") return makeNcclCommunicator(a.gpu);
+#endif
+  *why = "backend '" + a.backend + "' is not built into this collviz-rank";
+  return nullptr;
+}
+
+OpSpec specFrom(const json& j) {
+  OpSpec s;
+  s.op = parseOp(j.value("op", "")).value_or(Op::all_reduce);
+  s.ranks = j.value("ranks", 1);
+  s.elems = j.value("elems", int64_t(1));
+  s.dtype = parseDType(j.value("dtype", "")).value_or(DType::f32);
+  s.redop = parseRedOp(j.value("redop", "")).value_or(RedOp::sum);
+  s.root = j.value("root", 0);
+  return s;
+}
+
+int serve(const Args& a) {
+  Channel ch(a.fd);
+  std::string why;
+  auto comm = makeCommunicator(a, &why);
+  ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
+  if (!comm) {
+    ch.send(json{{"type", "error"}, {"message", why}}.dump());
+    return 1;
+  }
+  ChannelStore store(ch);
+  if (Status st = comm->init(a.rank, a.size, store, a.timeout_ms); !st) {
+    ch.send(json{{"type", "error"}, {"message", st.message()}}.dump());
+    return 1;
+  }
+  ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
+  SharedMemory shm;
+  for (;;) {
+    auto m = ch.recv(std::chrono::milliseconds(-1));
+    if (!m) return 0;  // the engine has gone: nothing left to do
+    const json j = json::parse(m->body, nullptr, false);
+    const std::string type = j.is_discarded() ? "" : j.value("type", "");
+    if (type == "exit") return 0;
+    if (type == "map") {
+      shm.reset();
+      auto mapped = SharedMemory::attach(m->fd, j.value("bytes", std::size_t(0)));
+      if (!mapped) {
+        ch.send(json{{"type", "error"}, {"message", mapped.error().message}}.dump());
+        continue;
+      }
+      shm = std::move(*mapped);
+      ch.send(json{{"type", "mapped"}}.dump());
+      continue;
+    }
+    if (m->fd >= 0) ::close(m->fd);
+    if (type != "run") {
+      ch.send(json{{"type", "error"}, {"message", "unknown message: " + m->body}}.dump());
+      continue;
+    }
+    const OpSpec s = specFrom(j);
+    const std::size_t in_off = j.value("in_offset", std::size_t(0));
+    const std::size_t out_off = j.value("out_offset", std::size_t(0));
+    const std::size_t need = out_off + outputBytes(s, a.rank);
+    if (!shm.data() || need > shm.size() || in_off + inputBytes(s, a.rank) > shm.size()) {
+      ch.send(json{{"type", "error"}, {"message", "shared memory too small"}}.dump());
+      continue;
+    }
+    const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
+    void* out = outputBytes(s, a.rank) ? shm.data() + out_off : nullptr;
+    RunOptions o{j.value("warmup", 0), j.value("iters", 1)};
+    auto t = comm->run(s, in, out, o);
+    if (!t) {
+      ch.send(json{{"type", "error"}, {"message", t.error().message}}.dump());
+      continue;
+    }
+    ch.send(json{{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}}.dump());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "--probe") == 0) return probe();
+  Args a;
+  if (!parse(argc, argv, a)) {
+    std::fprintf(stderr,
+                 "collviz-rank: started by collviz with --rank R --size N --fd FD "
+                 "[--backend gloo|nccl] [--gpu G] [--timeout-ms T], or --probe\n");
+    return 2;
+  }
+  // End with the engine even if it is killed outright.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 0;
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGINT, SIG_IGN);  // Ctrl-C goes to the engine, which ends us in order
+  return serve(a);
+}

@@ -1,0 +1,89 @@
+# The NCCL communicator, included from engine/CMakeLists.txt when
+# COLLVIZ_NCCL is AUTO or ON. Only collviz-rank links CUDA and NCCL (through
+# collviz_nccl); collviz_engine and the collviz binary never do.
+#
+#   AUTO: build it when the CUDA toolkit and NCCL are found, else say why and
+#         build without it (collviz then has no NCCL backend).
+#   ON:   the same, but a missing piece is a configure error.
+#
+# Hints: CUDAToolkit_ROOT (or nvcc on PATH), NCCL_ROOT / $ENV{NCCL_HOME}.
+
+set(_nccl_required OFF)
+if(COLLVIZ_NCCL STREQUAL "ON")
+  set(_nccl_required ON)
+endif()
+
+# No collviz source has device code: the communicator and the busbw loop are
+# host C++ against the CUDA runtime and NCCL, compiled by the C++ compiler. So
+# no CUDA language, no nvcc dialect and no GPU architectures are needed (and
+# CMake 3.25 knows no C++20 flag for nvcc 13). FindCUDAToolkit locates the
+# toolkit through nvcc on PATH, CUDAToolkit_ROOT or /usr/local/cuda.
+find_package(CUDAToolkit QUIET)
+
+set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME})
+if(CUDAToolkit_FOUND)
+  list(APPEND _nccl_hints "${CUDAToolkit_LIBRARY_ROOT}" "${CUDAToolkit_TARGET_DIR}")
+endif()
+find_path(NCCL_INCLUDE_DIR nccl.h
+  HINTS ${_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS}
+  PATHS /usr/local/cuda/include /usr/include
+  PATH_SUFFIXES include)
+find_library(NCCL_LIBRARY NAMES nccl
+  HINTS ${_nccl_hints} ${CUDAToolkit_LIBRARY_DIR}
+  PATHS /usr/local/cuda/lib /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu
+  PATH_SUFFIXES lib lib64)
+
+set(_nccl_missing "")
+if(NOT CUDAToolkit_FOUND)
+  list(APPEND _nccl_missing "the CUDA toolkit (nvcc, cuda_runtime.h, libcudart)")
+endif()
+if(NOT NCCL_INCLUDE_DIR)
+  list(APPEND _nccl_missing "nccl.h")
+endif()
+if(NOT NCCL_LIBRARY)
+  list(APPEND _nccl_missing "libnccl.so")
+endif()
+if(_nccl_missing)
+  list(JOIN _nccl_missing ", " _nccl_missing)
+  if(_nccl_required)
+    message(FATAL_ERROR "COLLVIZ_NCCL=ON but not found: ${_nccl_missing}. "
+      "Set CUDAToolkit_ROOT / NCCL_ROOT, or configure with -DCOLLVIZ_NCCL=AUTO or OFF.")
+  endif()
+  message(STATUS "collviz: NCCL backend not built (not found: ${_nccl_missing}); "
+    "collviz runs on Gloo only")
+  return()
+endif()
+
+file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" _nccl_code REGEX "^#define NCCL_VERSION_CODE ")
+string(REGEX REPLACE ".* ([0-9]+).*" "\\1" _nccl_code "${_nccl_code}")
+message(STATUS "collviz: NCCL backend built (CUDA ${CUDAToolkit_VERSION}, nccl.h "
+  "${_nccl_code} in ${NCCL_INCLUDE_DIR}, ${NCCL_LIBRARY})")
+
+# Static library so the tests can link the communicator too.
+add_library(collviz_nccl STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_communicator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp)
+target_include_directories(collviz_nccl PUBLIC ${PROJECT_SOURCE_DIR})
+target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
+# Shared CUDA runtime: without a driver, cudaGetDeviceCount returns an error
+# (cudaErrorInsufficientDriver) instead of the process failing to start.
+target_link_libraries(collviz_nccl
+  PUBLIC collviz_engine nlohmann_json::nlohmann_json
+  PRIVATE CUDA::cudart ${NCCL_LIBRARY} ${CMAKE_DL_LIBS})
+
+target_link_libraries(collviz-rank PRIVATE collviz_nccl)
+target_compile_definitions(collviz-rank PRIVATE COLLVIZ_HAVE_NCCL=1)
+get_filename_component(_nccl_libdir "${NCCL_LIBRARY}" DIRECTORY)
+set_property(TARGET collviz-rank APPEND PROPERTY BUILD_RPATH "${_nccl_libdir}")
+
+# A plain NCCL all_reduce busbw loop (tests/gpu/device_check.sh compares the
+# engine against it), with the same placement and environment.
+if(COLLVIZ_TESTS)
+  add_executable(nccl-allreduce-loop
+    ${PROJECT_SOURCE_DIR}/tests/gpu/nccl_allreduce_loop.cpp
+    ${PROJECT_SOURCE_DIR}/engine/placement.cpp)
+  target_include_directories(nccl-allreduce-loop PRIVATE ${PROJECT_SOURCE_DIR})
+  target_include_directories(nccl-allreduce-loop SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
+  target_link_libraries(nccl-allreduce-loop PRIVATE CUDA::cudart ${NCCL_LIBRARY})
+  set_target_properties(nccl-allreduce-loop PROPERTIES BUILD_RPATH "${_nccl_libdir}")
+endif()

@@ -1,0 +1,168 @@
+// What the NCCL backend can do on this machine, and the small helpers the
+// communicator shares with it. Safe without a GPU, a driver or libcuda:
+// every CUDA call here reports its error instead of failing hard.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/placement.h"
+#include "engine/worker/nccl_common.h"
+#include "engine/worker/nccl_communicator.h"
+
+namespace collviz {
+namespace nccl_detail {
+
+std::string at(const char* file, int line) {
+  const char* base = std::strrchr(file, '/');
+  return std::string(base ? base + 1 : file) + ":" + std::to_string(line);
+}
+std::string cudaText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+std::string ncclText(ncclResult_t r) {
+  std::string s = ncclGetErrorString(r);
+  const char* last = ncclGetLastError(nullptr);
+  if (last && *last) s += ": " + std::string(last);
+  return s;
+}
+
+ncclDataType_t ncclType(DType t) {
+  switch (t) {
+    case DType::f32: return ncclFloat32;
+    case DType::f64: return ncclFloat64;
+    case DType::f16: return ncclFloat16;
+    case DType::bf16: return ncclBfloat16;
+    case DType::i32: return ncclInt32;
+    case DType::i64: return ncclInt64;
+    case DType::u8: return ncclUint8;
+  }
+  return ncclFloat32;
+}
+ncclRedOp_t ncclOp(RedOp r) {
+  switch (r) {
+    case RedOp::sum: return ncclSum;
+    case RedOp::prod: return ncclProd;
+    case RedOp::min: return ncclMin;
+    case RedOp::max: return ncclMax;
+    case RedOp::avg: return ncclAvg;  // floats: x*(1/N) summed; integers: sum / N
+  }
+  return ncclSum;
+}
+
+int runtimeVersion() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return 0;
+  return v;
+}
+
+NativeOps loadNativeOps(int version) {
+  NativeOps n;
+  const char* force = std::getenv("COLLVIZ_NCCL_SENDRECV");
+  if (force && *force && std::strcmp(force, "0") != 0) {
+    n.why_not = "forced by COLLVIZ_NCCL_SENDRECV";
+  } else if (version < kNcclNativeGatherVersion) {
+    n.why_not = "runtime NCCL " + ncclVersionString(version) + " is older than 2.28";
+  } else {
+    n.gather = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclGather"));
+    n.scatter = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclScatter"));
+    n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
+    if (!n.gather || !n.scatter || !n.alltoall) {
+      n = NativeOps{};
+      n.why_not = "runtime NCCL lacks ncclGather/ncclScatter/ncclAlltoAll";
+    }
+  }
+  return n;
+}
+std::string nativeOpsNote(const NativeOps& n) {
+  if (n.why_not.empty())
+    return "gather/scatter/all_to_all: native ncclGather/ncclScatter/ncclAlltoAll";
+  return "gather/scatter/all_to_all: grouped ncclSend/ncclRecv (" + n.why_not + ")";
+}
+
+GpuList listGpus() {
+  GpuList g;
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    g.error = "cudaGetDeviceCount: " + cudaText(e);
+    cudaGetLastError();  // clear it for later calls
+    return g;
+  }
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+      cudaGetLastError();
+      p = cudaDeviceProp{};
+      std::snprintf(p.name, sizeof p.name, "GPU %d (properties unavailable)", i);
+    }
+    g.names.emplace_back(p.name);
+    g.bytes.push_back(p.totalGlobalMem);
+  }
+  return g;
+}
+
+static std::string gib(std::size_t b) {
+  return std::to_string((b + (std::size_t(1) << 29)) >> 30) + " GiB";
+}
+std::string describeGpus(const GpuList& g) {
+  std::string s;
+  for (std::size_t i = 0; i < g.names.size();) {  // runs of equal GPUs grouped
+    std::size_t j = i;
+    while (j < g.names.size() && g.names[j] == g.names[i] && g.bytes[j] == g.bytes[i]) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(j - i) + " x " + g.names[i] + " (" + gib(g.bytes[i]) + ")";
+    i = j;
+  }
+  return s.empty() ? "no GPU" : s;
+}
+
+std::vector<DType> ncclDTypes(int version) {
+  std::vector<DType> d{DType::f32, DType::f64, DType::f16, DType::i32, DType::i64, DType::u8};
+  if (version >= 21000) d.insert(d.begin() + 3, DType::bf16);  // bf16 since 2.10
+  return d;
+}
+std::vector<RedOp> ncclRedOps(int version) {
+  std::vector<RedOp> r{RedOp::sum, RedOp::prod, RedOp::min, RedOp::max};
+  if (version >= 21000) r.push_back(RedOp::avg);  // ncclAvg since 2.10
+  return r;
+}
+std::size_t maxRankBytes(const GpuList& g) {
+  std::size_t m = kMaxRankBytes;
+  for (std::size_t b : g.bytes) m = std::min(m, b);
+  return m;
+}
+
+}  // namespace nccl_detail
+
+nlohmann::json probeNccl() {
+  using namespace nccl_detail;
+  const int v = runtimeVersion();
+  const GpuList g = listGpus();
+  nlohmann::json dtypes = nlohmann::json::array(), redops = nlohmann::json::array();
+  for (DType t : ncclDTypes(v)) dtypes.push_back(std::string(name(t)));
+  for (RedOp r : ncclRedOps(v)) redops.push_back(std::string(name(r)));
+  std::string reason = g.error;
+  if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
+  if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
+  return {
+      {"name", "nccl"},
+      {"available", reason.empty()},
+      {"reason", reason},
+      {"version", ncclVersionString(v)},
+      {"version_code", v},
+      {"devices", describeGpus(g)},
+      {"transport", "NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per "
+                    "slot) when ranks share a GPU"},
+      {"notes", nativeOpsNote(loadNativeOps(v))},
+      {"gpus", int(g.names.size())},
+      {"dtypes", dtypes},
+      {"redops", redops},
+      {"max_ranks", kMaxRanks},
+      {"max_rank_bytes", maxRankBytes(g)},
+  };
+}
+
+}  // namespace collviz
