@@ -23,6 +23,8 @@ int runCli(int argc, char** argv) {
   std::function<int()> action;
   addRunCommand(app, action);
   addDevicesCommand(app, action);
+  addBenchCommand(app, action);
+  addExportCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,5 +8,7 @@ namespace collviz {
 
 void addRunCommand(CLI::App& app, std::function<int()>& action);
 void addDevicesCommand(CLI::App& app, std::function<int()>& action);
+void addBenchCommand(CLI::App& app, std::function<int()>& action);
+void addExportCommand(CLI::App& app, std::function<int()>& action);
 
 }  // namespace collviz

@@ -111,9 +111,8 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
-        const bool usage = snap->steps.empty() && snap->error.find("allowed:") != std::string::npos;
         if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
-        return usage ? kExitUsage : kExitFailed;
+        return snap->rejected ? kExitUsage : kExitFailed;
       }
       if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
       else printTable(*snap);

@@ -1,5 +1,8 @@
 #include "engine/devices.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,6 +10,7 @@
 #include <cerrno>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -68,12 +72,18 @@ Result<DeviceReport> parseProbe(const std::string& text) {
   return rep;
 }
 
-Result<DeviceReport> probeDevices(const std::string& worker_path) {
+Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms,
+                                  const std::atomic<bool>* cancel) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error{"pipe failed"};
   const pid_t pid = ::fork();
-  if (pid < 0) return Error{"fork failed"};
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return Error{"fork failed"};
+  }
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::dup2(fds[1], 1);
     char* argv[] = {const_cast<char*>(worker_path.c_str()), const_cast<char*>("--probe"),
                     nullptr};
@@ -83,15 +93,32 @@ Result<DeviceReport> probeDevices(const std::string& worker_path) {
   ::close(fds[1]);
   std::string out;
   std::array<char, 4096> buf;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::string failure;
   for (;;) {
+    if (cancel && cancel->load()) {
+      failure = "cancelled";
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      failure = "the rank worker's probe did not finish within " + std::to_string(timeout_ms) +
+                " ms (a stalled GPU driver?)";
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int pr = ::poll(&pfd, 1, 50);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
     const ssize_t n = ::read(fds[0], buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     out.append(buf.data(), std::size_t(n));
   }
   ::close(fds[0]);
+  if (!failure.empty()) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (!failure.empty()) return Error{failure};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Error{"cannot run the rank worker " + worker_path +
                  (WIFEXITED(status) && WEXITSTATUS(status) == 127

@@ -3,6 +3,7 @@
 // that may link CUDA/NCCL), so the engine and the app stay free of them.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,9 @@ struct DeviceReport {
 
 // Parse the worker's probe JSON (see engine/protocol.h).
 Result<DeviceReport> parseProbe(const std::string& json);
-// Run `worker_path --probe` and parse what it prints.
-Result<DeviceReport> probeDevices(const std::string& worker_path);
+// Run `worker_path --probe` and parse what it prints. A probe that takes
+// longer than `timeout_ms` (a stalled driver) or is cancelled is killed.
+Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms = 30000,
+                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace collviz

@@ -118,6 +118,19 @@ double fromBits(DType t, uint64_t bits) {
 }
 
 double readElement(const void* base, DType t, std::size_t i) {
+  // f32/f64 first: fixed-size loads (the verifier reads every element; a
+  // variable-size memcpy per element cost most of its time). Same values.
+  const char* p = static_cast<const char*>(base);
+  if (t == DType::f32) {
+    float f;
+    std::memcpy(&f, p + i * 4, 4);
+    return f;
+  }
+  if (t == DType::f64) {
+    double d;
+    std::memcpy(&d, p + i * 8, 8);
+    return d;
+  }
   const std::size_t sz = dtypeSize(t);
   uint64_t bits = 0;
   std::memcpy(&bits, static_cast<const char*>(base) + i * sz, sz);  // little-endian
@@ -125,6 +138,16 @@ double readElement(const void* base, DType t, std::size_t i) {
 }
 
 void writeElement(void* base, DType t, std::size_t i, double v) {
+  char* p = static_cast<char*>(base);
+  if (t == DType::f32) {
+    const float f = float(v);
+    std::memcpy(p + i * 4, &f, 4);
+    return;
+  }
+  if (t == DType::f64) {
+    std::memcpy(p + i * 8, &v, 8);
+    return;
+  }
   const std::size_t sz = dtypeSize(t);
   const uint64_t bits = toBits(t, v);
   std::memcpy(static_cast<char*>(base) + i * sz, &bits, sz);

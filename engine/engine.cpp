@@ -52,27 +52,27 @@ Engine::~Engine() {
 }
 
 uint64_t Engine::run(const OpSpec& spec, Program program, BackendKind backend) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // Only the newest run matters to a viewer; drop queued, unstarted runs.
-  std::erase_if(queue_, [](const Request& r) { return r.kind == Request::Kind::run; });
   Request r;
   r.kind = Request::Kind::run;
   r.spec = spec;
   r.program = program;
   r.backend = backend;
-  r.id = next_id_++;
-  queue_.push_back(r);
-  busy_ = true;
-  cv_.notify_all();
-  return r.id;
+  return submit(r);
 }
 
 uint64_t Engine::reconfigure(int ranks, BackendKind backend) {
-  std::lock_guard<std::mutex> lock(mu_);
   Request r;
   r.kind = Request::Kind::reconfigure;
   r.spec.ranks = ranks;
   r.backend = backend;
+  return submit(r);
+}
+
+uint64_t Engine::submit(Request r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Only the newest run matters to a viewer; drop queued, unstarted runs.
+  if (r.kind == Request::Kind::run)
+    std::erase_if(queue_, [](const Request& q) { return q.kind == Request::Kind::run; });
   r.id = next_id_++;
   queue_.push_back(r);
   busy_ = true;
@@ -100,7 +100,7 @@ std::vector<pid_t> Engine::workerPids() const {
 const DeviceReport& Engine::devices() {
   std::lock_guard<std::mutex> lock(devices_mu_);
   if (!devices_) {
-    auto rep = probeDevices(opts_.worker_path);
+    auto rep = probeDevices(opts_.worker_path, 30000, &cancel_);
     devices_ = std::make_unique<DeviceReport>();
     if (rep) {
       *devices_ = std::move(*rep);
@@ -170,7 +170,8 @@ Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Prov
     if (!group_->healthy()) group_.reset();  // the next request starts a fresh group
     return st.error();
   }
-  labelAndVerify(step, p, prov);
+  if (verify_) labelAndVerify(step, p, prov);
+  else step.verify.mode = "not checked";
   return step;
 }
 
@@ -188,13 +189,17 @@ void Engine::handle(const Request& r) {
   auto backend = devices().choose(r.backend, &snap->notice);
   if (!backend) {
     snap->error = backend.error().message;
+    snap->rejected = true;
     return finish();
   }
   const BackendStatus* bs = devices().find(*backend);
   snap->backend = bs->info;
   if (r.kind == Request::Kind::reconfigure) {
     OpSpec probe = r.spec;
-    if (Status st = validate(probe, bs->caps); !st) snap->error = st.message();
+    if (Status st = validate(probe, bs->caps); !st) {
+      snap->error = st.message();
+      snap->rejected = true;
+    }
     else if (Status g = ensureGroup(r.spec.ranks, *backend, &snap->notice); !g)
       snap->error = g.message();
     else snap->backend = group_->info();
@@ -205,6 +210,7 @@ void Engine::handle(const Request& r) {
   if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
   if (Status st = validate(first, bs->caps); !st) {
     snap->error = st.message();
+    snap->rejected = true;
     return finish();
   }
   if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
@@ -215,7 +221,9 @@ void Engine::handle(const Request& r) {
   const Pattern pattern = choosePattern(first);
   StepResult step = freshStep(first);
   fillInputs(step, pattern);
-  auto done = runStep(std::move(step), pattern, opProvenance(first), RunOptions{});
+  verify_ = r.verify;
+  const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
+  auto done = runStep(std::move(step), pattern, opProvenance(first), reps);
   if (!done) {
     snap->error = done.error().message;
     return finish();
@@ -228,8 +236,7 @@ void Engine::handle(const Request& r) {
     StepResult gather = freshStep(second);
     for (int k = 0; k < second.ranks; ++k)
       gather.ranks[k].input = snap->steps[0].ranks[k].output;
-    auto done2 = runStep(std::move(gather), pattern, allGatherAfterReduceScatter(first),
-                         RunOptions{});
+    auto done2 = runStep(std::move(gather), pattern, allGatherAfterReduceScatter(first), reps);
     if (!done2) {
       snap->error = done2.error().message;
       return finish();

@@ -37,7 +37,10 @@ struct Request {
   Program program = Program::single;
   OpSpec spec;
   BackendKind backend = BackendKind::automatic;
-  uint64_t id = 0;  // filled by the engine
+  int warmup = 0;      // untimed repetitions first (benchmarks)
+  int iters = 1;       // timed repetitions; op times are their average
+  bool verify = true;  // decode and check the outputs (of the last repetition)
+  uint64_t id = 0;     // filled by the engine
 };
 
 class Engine {
@@ -51,6 +54,8 @@ class Engine {
   // replaces queued (not yet started) run requests: the UI wants the latest.
   uint64_t run(const OpSpec& spec, Program program = Program::single,
                BackendKind backend = BackendKind::automatic);
+  // Any request (run with repetitions, reconfigure); returns its id.
+  uint64_t submit(Request r);
   // Start (or restart) the workers for `ranks` on `backend` ahead of a run.
   uint64_t reconfigure(int ranks, BackendKind backend);
 
@@ -92,6 +97,7 @@ class Engine {
   std::unique_ptr<DeviceReport> devices_;
 
   std::unique_ptr<RankGroup> group_;  // engine thread only
+  bool verify_ = true;                // engine thread only: current request's
   std::thread thread_;
 };
 

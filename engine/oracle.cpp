@@ -63,25 +63,33 @@ double combine(RedOp r, DType t, double a, double b) {
   return roundToDType(t, v);
 }
 
+std::vector<double> expectedBlock(const OpSpec& s, const BlockRef& ref,
+                                  const std::vector<std::vector<double>>& inputs) {
+  const std::size_t e = std::size_t(s.elems);
+  std::vector<double> out(e, 0.0);
+  bool first = true;
+  for (int r = 0; r < s.ranks; ++r) {
+    if (!(ref.ranks & (1u << r))) continue;
+    const double* x = inputs[r].data() + std::size_t(ref.block) * e;
+    if (first) std::copy(x, x + e, out.begin());
+    else
+      for (std::size_t i = 0; i < e; ++i) out[i] = combine(s.redop, s.dtype, out[i], x[i]);
+    first = false;
+  }
+  if (ref.reduced && s.redop == RedOp::avg)
+    for (auto& v : out) v = roundToDType(s.dtype, v / s.ranks);
+  return out;
+}
+
 std::vector<double> expectedOutput(const OpSpec& s, int rank,
                                    const std::vector<std::vector<double>>& inputs) {
   const auto refs = expectedOutputRefs(s, rank);
   const std::size_t e = std::size_t(s.elems);
-  std::vector<double> out(refs.size() * e, 0.0);
-  for (std::size_t j = 0; j < refs.size(); ++j) {
-    const BlockRef& ref = refs[j];
-    for (std::size_t i = 0; i < e; ++i) {
-      bool first = true;
-      double acc = 0;
-      for (int r = 0; r < s.ranks; ++r) {
-        if (!(ref.ranks & (1u << r))) continue;
-        const double x = inputs[r][std::size_t(ref.block) * e + i];
-        acc = first ? x : combine(s.redop, s.dtype, acc, x);
-        first = false;
-      }
-      if (ref.reduced && s.redop == RedOp::avg) acc = roundToDType(s.dtype, acc / s.ranks);
-      out[j * e + i] = acc;
-    }
+  std::vector<double> out;
+  out.reserve(refs.size() * e);
+  for (const BlockRef& ref : refs) {
+    const auto b = expectedBlock(s, ref, inputs);
+    out.insert(out.end(), b.begin(), b.end());
   }
   return out;
 }

@@ -41,6 +41,10 @@ std::vector<double> expectedOutput(const OpSpec& s, int rank,
 
 // Combine two values with a reduce op, in the dtype's arithmetic (avg is the
 // sum here; the division by N happens once at the end, see finishAvg).
+// One block's expected elements (what expectedOutput does per block).
+std::vector<double> expectedBlock(const OpSpec& s, const BlockRef& ref,
+                                  const std::vector<std::vector<double>>& inputs);
+
 double combine(RedOp r, DType t, double a, double b);
 double roundToDType(DType t, double v);
 

@@ -94,7 +94,8 @@ double patternValue(const OpSpec& s, const Pattern& p, int rank, int block, int6
   const int pos = int((rank + code) % n);
   switch (p.kind) {
     case Pattern::Kind::sum_bits:
-      return double(code % p.modulus) * std::ldexp(1.0, n) + std::ldexp(1.0, pos);
+      // n <= 30 here (choosePattern): shifts are exact and much cheaper than ldexp.
+      return double(code % p.modulus) * double(uint64_t(1) << n) + double(uint64_t(1) << pos);
     case Pattern::Kind::prod_bits: return std::ldexp(1.0, 1 << pos);
     case Pattern::Kind::plain:
       if (isProd(s)) return pos == 0 ? 2.0 : 1.0;
@@ -125,7 +126,7 @@ DecodedElement decodeValue(const OpSpec& s, const Pattern& p, double value,
   // avg may be off by rounding in the division; the oracle checks the value.
   const double tol = avg ? 0.25 : 0.0;
   if (std::fabs(r - v) > tol) return d;
-  const double scale = std::ldexp(1.0, n);
+  const double scale = double(uint64_t(1) << n);  // n <= 30 for sum_bits
   const double high = std::floor(r / scale);
   const uint32_t bits = uint32_t(r - high * scale);
   const int cnt = std::popcount(bits);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -166,8 +167,10 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   if (w.shm.data() && w.shm.size() >= bytes) return {};
   auto shm = SharedMemory::create(bytes, "collviz-rank");
   if (!shm) return shm.error();
-  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), shm->fd()); !st)
+  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), shm->fd()); !st) {
+    healthy_ = false;  // the rank is gone: the next request must start a fresh group
     return Error{describeExit(rank)};
+  }
   auto reply = w.ch.recv(cfg_.deadline);
   if (!reply) {
     healthy_ = false;
@@ -190,7 +193,8 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
   for (int r = 0; r < n; ++r) {
     const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
     out_off[r] = alignUp(in);
-    if (Status st = ensureMemory(r, out_off[r] + alignUp(out)); !st) return st;
+    if (Status st = ensureMemory(r, out_off[r] + alignUp(out)); !st)
+      return Error{std::string(name(s.op)) + ": " + st.message()};
     if (in) std::memcpy(workers_[r].shm.data(), step.ranks[r].input.bytes.data(), in);
   }
   const json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
@@ -207,7 +211,13 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
   }
   // Wait for every rank; a closed channel is a crash, silence past the
   // deadline a hang. Iterations stretch the deadline.
-  const auto deadline = Clock::now() + cfg_.deadline * std::max(1, opts.warmup + opts.iters);
+  auto deadline = Clock::now() + cfg_.deadline * std::max(1, opts.warmup + opts.iters);
+  // Ranks blocked on a hung peer hit their own Gloo/NCCL timeout (the same
+  // deadline, started a moment later) and report it; wait a short grace for
+  // those reports so only the silent rank(s) are named as hung.
+  bool grace_used = false;
+  const auto grace = std::clamp(cfg_.deadline / 4, std::chrono::milliseconds(200),
+                                std::chrono::milliseconds(1000));
   std::vector<int> state(n, 0);  // 0 waiting, 1 done, 2 error
   std::vector<std::string> errors(n);
   int left = n;
@@ -221,6 +231,11 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
     const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
     if (pr < 0 && errno == EINTR) continue;
     if (pr == 0 && Clock::now() < deadline) continue;
+    if (pr == 0 && !grace_used && left > 1) {
+      grace_used = true;
+      deadline = Clock::now() + grace;
+      continue;
+    }
     if (pr == 0) break;
     for (int r = 0; r < n; ++r) {
       if (state[r] || !(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;

@@ -85,6 +85,8 @@ struct Snapshot {
   bool all_reduce_compared = false;
   int64_t all_reduce_diffs = 0;  // elements that differ
   std::string error;     // non-empty: the request failed, steps may be empty
+  bool rejected = false; // the request was refused before anything ran
+                         // (invalid spec, backend unavailable): a usage error
   std::string notice;    // e.g. "NCCL unavailable (...); using Gloo"
 };
 

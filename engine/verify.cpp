@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "engine/dtype.h"
@@ -37,9 +38,30 @@ struct BufferCheck {
   std::string first;
 };
 
-BufferCheck checkBuffer(const OpSpec& s, const Pattern& p, int rank, const char* what,
+// Expected blocks, computed once per distinct BlockRef (all_reduce's N ranks
+// share the same N refs).
+class ExpectedCache {
+ public:
+  ExpectedCache(const OpSpec& s, const std::vector<std::vector<double>>& inputs)
+      : s_(s), inputs_(inputs) {}
+  const std::vector<double>& get(const BlockRef& ref) {
+    auto key = std::make_pair(ref.ranks, ref.block);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, expectedBlock(s_, ref, inputs_)).first;
+    return it->second;
+  }
+
+ private:
+  const OpSpec& s_;
+  const std::vector<std::vector<double>>& inputs_;
+  std::map<std::pair<uint32_t, int>, std::vector<double>> cache_;
+};
+
+// `s`: the pattern's spec (decoding, labels); `vs`: the step's spec (values).
+BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int rank,
+                        const char* what,
                         BufferView& buf, const std::vector<BlockRef>& refs,
-                        const std::vector<double>* want) {
+                        const std::vector<BlockRef>* value_refs, ExpectedCache* expected) {
   BufferCheck c;
   const int64_t e = s.elems;
   buf.labels.clear();
@@ -47,18 +69,20 @@ BufferCheck checkBuffer(const OpSpec& s, const Pattern& p, int rank, const char*
   for (std::size_t j = 0; j < refs.size(); ++j) {
     const BlockRef& ref = refs[j];
     BlockLabel label = labelFrom(s, ref, decodes);
+    const std::vector<double>* want =
+        expected ? &expected->get((*value_refs)[j]) : nullptr;
     uint32_t seen = 0;
     bool first_ok = true;
     for (int64_t i = 0; i < e; ++i) {
       const std::size_t idx = j * std::size_t(e) + std::size_t(i);
       const double got = buf.value(idx, s.dtype);
       bool bad = false;
-      if (want && !valuesMatch(s, got, (*want)[idx])) {
+      if (want && !valuesMatch(vs, got, (*want)[std::size_t(i)])) {
         bad = true;
         if (c.mismatches++ == 0 && c.first.empty()) {
           std::ostringstream os;
           os << "rank " << rank << " " << what << " block " << j << " element " << i
-             << ": got " << got << ", want " << (*want)[idx];
+             << ": got " << got << ", want " << (*want)[std::size_t(i)];
           c.first = os.str();
         }
       }
@@ -154,14 +178,17 @@ void labelAndVerify(StepResult& step, const Pattern& p, const Provenance& prov) 
   const OpSpec& s = step.spec;
   const OpSpec& ps = prov.pattern_spec;
   const auto inputs = inputsAsDoubles(step);
+  ExpectedCache cache(s, inputs);
   Verification v;
   v.mode = p.describe();
   for (int r = 0; r < s.ranks; ++r) {
     RankResult& rr = step.ranks[r];
-    if (rr.input.present) checkBuffer(ps, p, r, "input", rr.input, prov.in_refs[r], nullptr);
+    if (rr.input.present)
+      checkBuffer(ps, s, p, r, "input", rr.input, prov.in_refs[r], nullptr, nullptr);
     if (!rr.output.present) continue;
-    const auto want = expectedOutput(s, r, inputs);
-    BufferCheck c = checkBuffer(ps, p, r, "output", rr.output, prov.out_refs[r], &want);
+    const auto value_refs = expectedOutputRefs(s, r);
+    BufferCheck c = checkBuffer(ps, s, p, r, "output", rr.output, prov.out_refs[r], &value_refs,
+                                &cache);
     v.mismatches += c.mismatches;
     v.undecodable += c.undecodable;
     if (v.first_problem.empty()) v.first_problem = c.first;

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# collviz set-up on Debian 12: install what is missing, build, then
+#   run   (default) open the window (Gloo on CPU when there is no GPU);
+#         without a display, run the command-line demo instead
+#   test  run the whole test suite (ctest), then the ThreadSanitizer stress test
+#   build only build
+# Extra arguments after the mode go to collviz (run) or ctest (test).
+set -euo pipefail
+
+mode=${1:-run}
+[ $# -gt 0 ] && shift
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${COLLVIZ_BUILD_DIR:-$root/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "$mode" in
+  run|test|build) ;;
+  *) echo "usage: $0 [run|test|build] [args...]" >&2; exit 2 ;;
+esac
+
+# 1. Debian packages (every dependency comes from Debian; nothing is downloaded
+#    at build time). CUDA/NCCL are optional: found under /usr/local/cuda when
+#    present, else collviz builds without the NCCL backend.
+pkgs=(build-essential cmake ninja-build pkg-config git
+      libgloo-dev nlohmann-json3-dev libcli11-dev
+      libgtest-dev libgmock-dev googletest libbenchmark-dev
+      libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev
+      fonts-dejavu-core xvfb xauth xdotool x11-utils imagemagick procps)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "collviz: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then sudo="sudo"; else
+      echo "collviz: missing packages (${missing[*]}) and not root; install them with apt-get" >&2
+      exit 1
+    fi
+  fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+# 2. Build. nvcc from /usr/local/cuda when it is not on PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$jobs"
+
+case "$mode" in
+  build) exit 0 ;;
+  run)
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      exec "$build/bin/collviz" "$@"
+    fi
+    echo "collviz: no display here, so no window; running the command-line demo." >&2
+    echo "collviz: (under X, this command opens the window; or: xvfb-run -a $build/bin/collviz)" >&2
+    "$build/bin/collviz" devices
+    echo
+    "$build/bin/collviz" run --op all_reduce "$@"
+    echo
+    exec "$build/bin/collviz" run --op all_reduce_decomposed "$@"
+    ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j2 --timeout 600 "$@"
+    # The stress test again under ThreadSanitizer (engine and test only).
+    tsan=${build}-tsan
+    cmake -S "$root" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLVIZ_TSAN=ON \
+      -DCOLLVIZ_APP=OFF -DCOLLVIZ_BENCH=OFF -DCOLLVIZ_NCCL=OFF >/dev/null
+    cmake --build "$tsan" -j"$jobs"
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+      ctest --test-dir "$tsan" -L tsan --output-on-failure --timeout 600
+    ;;
+esac

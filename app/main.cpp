@@ -1,0 +1,155 @@
+// collviz: with a subcommand, the command line (app/cli.h); without one, the
+// window. This file is the window and the loop only; everything drawn in it
+// lives in app/ui/.
+#include <epoxy/gl.h>  // before GLFW, so GLFW does not pull in another GL header
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "app/cli.h"
+#include "app/ui/app_ui.h"
+#include "engine/engine.h"
+
+namespace {
+
+std::string g_glfw_error;  // GLFW reports errors through a C callback
+
+void rememberGlfwError(int, const char* description) { g_glfw_error = description; }
+
+bool envSet(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+
+// Named lecture keys go to the app through a queue (see AppUi::queueKey).
+// ImGui's GLFW backend installs its own callback and chains to this one.
+void onKey(GLFWwindow* window, int key, int, int action, int) {
+  if (action == GLFW_RELEASE) return;
+  auto* ui = static_cast<collviz::ui::AppUi*>(glfwGetWindowUserPointer(window));
+  using collviz::ui::LectureKey;
+  switch (key) {
+    case GLFW_KEY_LEFT: ui->queueKey(LectureKey::prev_op); break;
+    case GLFW_KEY_RIGHT: ui->queueKey(LectureKey::next_op); break;
+    case GLFW_KEY_UP: case GLFW_KEY_PAGE_UP: ui->queueKey(LectureKey::step_back); break;
+    case GLFW_KEY_DOWN: case GLFW_KEY_PAGE_DOWN: ui->queueKey(LectureKey::step_forward); break;
+    case GLFW_KEY_SPACE: ui->queueKey(LectureKey::rerun); break;
+    case GLFW_KEY_F12: ui->requestScreenshot(); break;
+    default: break;
+  }
+}
+
+int noWindow(const std::string& why) {
+  std::fprintf(stderr,
+               "collviz: %s; use `collviz run ...` for the command line, "
+               "or run the window under xvfb-run\n",
+               why.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && collviz::isCliCommand(argv[1])) return collviz::runCli(argc, argv);
+  if (argc > 1) return collviz::runCli(argc, argv);  // reports the unknown command
+
+  if (!envSet("DISPLAY") && !envSet("WAYLAND_DISPLAY"))
+    return noWindow("no display (DISPLAY/WAYLAND_DISPLAY unset)");
+  glfwSetErrorCallback(rememberGlfwError);
+  if (!glfwInit()) return noWindow("cannot open the display (" + g_glfw_error + ")");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SAMPLES, 0);
+  GLFWwindow* window = glfwCreateWindow(1600, 1000, "collviz", nullptr, nullptr);
+  if (!window) {
+    glfwTerminate();
+    return noWindow("cannot create an OpenGL 3.3 core window (" + g_glfw_error + ")");
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+
+  collviz::Engine engine;
+  collviz::ui::AppOptions options;
+  options.prefetch = !envSet("COLLVIZ_NO_PREFETCH");
+  collviz::ui::AppUi ui(engine, options);
+
+  glfwSetWindowUserPointer(window, &ui);
+  glfwSetKeyCallback(window, onKey);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; nothing to save
+  ui.loadFonts();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+  if (collviz::Status s = ui.initGl(); !s) {
+    std::fprintf(stderr, "collviz: %s\n", s.message().c_str());
+    return 1;
+  }
+
+  std::string title;
+  bool fullscreen = false;
+  int saved[4] = {100, 100, 1600, 1000};  // window pos and size before full screen
+  while (!glfwWindowShouldClose(window)) {
+    // Idle: wait for input. A run in flight: keep drawing (spinner, result).
+    if (ui.animating()) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.25);
+    if (glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    if (ui.fontsStale()) {
+      ui.loadFonts();
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ui.Draw();
+    ImGui::Render();
+
+    if (ui.state().fullscreen != fullscreen) {
+      fullscreen = ui.state().fullscreen;
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      if (fullscreen && monitor) {
+        glfwGetWindowPos(window, &saved[0], &saved[1]);
+        glfwGetWindowSize(window, &saved[2], &saved[3]);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+      } else {
+        glfwSetWindowMonitor(window, nullptr, saved[0], saved[1], saved[2], saved[3], 0);
+      }
+    }
+    if (std::string t = ui.windowTitle(); t != title) {
+      title = t;
+      glfwSetWindowTitle(window, title.c_str());
+    }
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window, &w, &h);
+    glViewport(0, 0, w, h);
+    ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ui.afterRender();  // a requested screenshot, drawn offscreen
+    glfwSwapBuffers(window);
+  }
+
+  ui.destroyGl();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return 0;
+}

@@ -1,0 +1,81 @@
+// Runs: the app's side of the engine. Sends requests (never waits), collects
+// every snapshot the engine publishes, and keeps the latest result for each
+// (program, spec, backend) so that switching back to an op shows its real
+// result in the same frame. While idle it runs, one at a time, the other
+// entries of the op list for the current settings (prefetch), so ←/→ in a
+// lecture lands on a real result at once. No GL, no ImGui.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace collviz::ui {
+
+struct RunKey {
+  Program program = Program::single;
+  OpSpec spec;
+  BackendKind backend = BackendKind::automatic;
+  bool operator==(const RunKey&) const = default;
+};
+
+// What the app needs from an engine; Engine implements it through
+// EngineRunner, tests through a fake.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual uint64_t run(const RunKey& k) = 0;
+  virtual std::shared_ptr<const Snapshot> latest() const = 0;
+  virtual bool busy() const = 0;
+};
+
+class EngineRunner : public Runner {
+ public:
+  explicit EngineRunner(Engine& e) : engine_(e) {}
+  uint64_t run(const RunKey& k) override { return engine_.run(k.spec, k.program, k.backend); }
+  std::shared_ptr<const Snapshot> latest() const override { return engine_.latest(); }
+  bool busy() const override { return engine_.busy(); }
+
+ private:
+  Engine& engine_;
+};
+
+class Runs {
+ public:
+  explicit Runs(Runner& r) : runner_(r) {}
+
+  // Once per frame: take the newest snapshot into the cache; when nothing is
+  // in flight, start the first of `prefetch` that has no result yet.
+  void poll(const std::vector<RunKey>& prefetch);
+  // Run `k` now (a newer request replaces queued ones in the engine).
+  void request(const RunKey& k);
+  // The newest result for exactly `k`, or null.
+  std::shared_ptr<const Snapshot> find(const RunKey& k) const;
+  // Is a request for `k` sent and not yet answered?
+  bool waiting(const RunKey& k) const;
+  bool busy() const { return runner_.busy() || !pending_.empty(); }
+  // The most recent snapshot of all (for engine-wide errors and notices).
+  std::shared_ptr<const Snapshot> newest() const { return newest_; }
+  uint64_t received() const { return received_; }
+  void clear() { cache_.clear(); }
+
+ private:
+  struct Pending {
+    uint64_t id;
+    RunKey key;
+  };
+  struct Entry {
+    RunKey key;
+    std::shared_ptr<const Snapshot> snap;
+  };
+  Runner& runner_;
+  std::vector<Pending> pending_;
+  std::vector<Entry> cache_;
+  std::shared_ptr<const Snapshot> newest_;
+  uint64_t last_seq_ = 0;
+  uint64_t received_ = 0;
+};
+
+}  // namespace collviz::ui

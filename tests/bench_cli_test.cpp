@@ -1,0 +1,242 @@
+// `collviz bench` as a user runs it: a short sweep of every op on Gloo whose
+// JSON has every column and #wrong = 0, the table, refusals with exit 2, and
+// Ctrl-C (exit 130, the rows so far printed, no collviz-rank left, nothing in
+// /dev/shm). The CLI runs in its own process group; this test is a child
+// subreaper, so a worker that outlived the CLI would be re-parented here.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef COLLVIZ_CLI
+#error "COLLVIZ_CLI (the collviz binary) must be defined by the build"
+#endif
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Cli {
+  pid_t pid = -1;
+  fs::path dir;
+  int code = -1;
+  std::string out, err;
+
+  explicit Cli(std::vector<std::string> args) {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("collviz_bench_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(dir);
+    args.insert(args.begin(), COLLVIZ_CLI);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string o = (dir / "out").string(), e = (dir / "err").string();
+    pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      const int fo = ::open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(fo, 1);
+      ::dup2(fe, 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);
+  }
+  ~Cli() {
+    if (code == -1 && pid > 0) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string stdoutSoFar() const { return slurp(dir / "out"); }
+  int wait(std::chrono::milliseconds limit = 120s) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int st = 0;
+    while (::waitpid(pid, &st, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > end) return -2;
+      std::this_thread::sleep_for(5ms);
+    }
+    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    out = slurp(dir / "out");
+    err = slurp(dir / "err");
+    return code;
+  }
+};
+
+// collviz-rank processes in group `pgid` or with parent `parent`.
+std::vector<pid_t> workers(pid_t pgid, pid_t parent) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator("/proc", ec)) {
+    const std::string n = d.path().filename();
+    if (n.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (slurp(d.path() / "comm") != "collviz-rank\n") continue;
+    const std::string stat = slurp(d.path() / "stat");
+    const auto rp = stat.rfind(')');
+    if (rp == std::string::npos) continue;
+    std::istringstream rest(stat.substr(rp + 2));
+    char state;
+    int ppid, pgrp;
+    rest >> state >> ppid >> pgrp;
+    if (pgrp == pgid || ppid == parent) out.push_back(std::stoi(n));
+  }
+  return out;
+}
+
+std::set<std::string> shmEntries() {
+  std::set<std::string> s;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator("/dev/shm", ec)) s.insert(d.path().string());
+  return s;
+}
+
+void expectNoOrphans(const Cli& c) {
+  EXPECT_TRUE(workers(c.pid, ::getpid()).empty()) << "collviz-rank survived the CLI";
+  int st = 0;
+  const pid_t extra = ::waitpid(-1, &st, WNOHANG);
+  EXPECT_TRUE(extra == -1 && errno == ECHILD) << "an orphan of the CLI: pid " << extra;
+}
+
+class BenchCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+};
+
+TEST_F(BenchCli, ShortSweepOfEveryOpHasEveryColumnAndNoWrongElements) {
+  Cli c({"bench", "-b", "8", "-e", "64K", "-f", "8", "-n", "3", "-w", "1", "--op", "all",
+         "--backend", "gloo", "--json"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << c.out;
+  EXPECT_EQ(j["backend"]["name"], "gloo");
+  EXPECT_EQ(j["interrupted"], false);
+  EXPECT_EQ(j["wrong_total"], 0);
+  std::set<std::string> ops;
+  for (const auto& r : j["rows"]) {
+    for (const char* col : {"op", "size", "count", "type", "redop", "root", "time_us", "algbw",
+                            "busbw", "wrong", "checks", "ranks", "elems_per_block",
+                            "busbw_factor", "rank_time_us", "engine_us", "overhead_us",
+                            "requests"})
+      EXPECT_TRUE(r.contains(col)) << col << " missing in " << r.dump();
+    EXPECT_EQ(r["wrong"], 0) << r.dump();
+    EXPECT_EQ(r["type"], "f32");
+    EXPECT_GT(r["time_us"].get<double>(), 0.0);
+    EXPECT_LE(r["size"].get<std::size_t>(), std::size_t(64) << 10);
+    EXPECT_NEAR(r["algbw"].get<double>(),
+                r["size"].get<double>() / (r["time_us"].get<double>() * 1e3), 1e-9);
+    EXPECT_NEAR(r["busbw"].get<double>(),
+                r["algbw"].get<double>() * r["busbw_factor"].get<double>(), 1e-9);
+    ops.insert(r["op"].get<std::string>());
+  }
+  EXPECT_EQ(ops.size(), 8u);
+  EXPECT_EQ(j["avg_busbw"].size(), 8u);
+  // 5 sizes (8 or 16, 64, 512, 4K, 32K) for each of the 8 ops.
+  EXPECT_EQ(j["rows"].size(), 40u);
+  expectNoOrphans(c);
+}
+
+TEST_F(BenchCli, TableLooksLikeNcclTests) {
+  Cli c({"bench", "--op", "all_gather", "-b", "1K", "-e", "4K", "-n", "2", "-w", "0",
+         "--ranks", "2", "--backend", "gloo"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  for (const char* s : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                        "#wrong", "(N-1)/N = 0.5", "# Avg bus bandwidth", "0 OK"})
+    EXPECT_NE(c.out.find(s), std::string::npos) << s << " in\n" << c.out;
+  // 1K, 2K, 4K: all_gather on 2 ranks, f32: count = size / 8.
+  EXPECT_NE(c.out.find("        1024           128       f32    none     -1"),
+            std::string::npos)
+      << c.out;
+  expectNoOrphans(c);
+}
+
+TEST_F(BenchCli, BadOptionsAreRefusedWithExit2) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"bench", "--op", "nope"}, "allowed: broadcast, scatter"},
+      {{"bench", "-b", "12Q"}, "-b: size \"12Q\" is not a size"},
+      {{"bench", "-e", "lots"}, "-e: size \"lots\""},
+      {{"bench", "-b", "64K", "-e", "8"}, "allowed: -e >= -b"},
+      {{"bench", "-f", "1"}, "-f 1"},
+      {{"bench", "-c", "5", "-n", "2"}, "-c 5"},
+      {{"bench", "--ranks", "0"}, "allowed: 1 to 16"},
+      {{"bench", "--dtype", "bf16", "--backend", "gloo", "-b", "8", "-e", "8"}, "dtype bf16"},
+      {{"bench", "-b", "8", "-e", "64G", "--backend", "gloo"},
+       "more than backend gloo can hold"},
+  };
+  for (const auto& [args, says] : cases) {
+    Cli c(args);
+    EXPECT_EQ(c.wait(), 2) << args.back() << ": " << c.err;
+    EXPECT_NE(c.err.find(says), std::string::npos) << c.err;
+    EXPECT_TRUE(c.out.empty()) << c.out;
+    expectNoOrphans(c);
+  }
+}
+
+TEST_F(BenchCli, CtrlCPrintsTheRowsSoFarAndLeavesNothingBehind) {
+  const auto shm_before = shmEntries();
+  Cli c({"bench", "-b", "1K", "-e", "64M", "-f", "2", "-n", "200", "-w", "0", "-c", "0",
+         "--backend", "gloo"});
+  std::vector<pid_t> seen;
+  const auto end = std::chrono::steady_clock::now() + 60s;
+  // Wait for two measured rows.
+  for (;;) {
+    const std::string out = c.stdoutSoFar();
+    int rows = 0;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') ++rows;
+    if (rows >= 2) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), end) << "no rows:\n" << out;
+    std::this_thread::sleep_for(20ms);
+  }
+  seen = workers(c.pid, c.pid);
+  EXPECT_EQ(seen.size(), 4u);
+  ::kill(-c.pid, SIGINT);  // a terminal's Ctrl-C: the whole group
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(c.wait(20s), 130) << c.err;
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_NE(c.err.find("interrupted after"), std::string::npos) << c.err;
+  EXPECT_NE(c.out.find("# Avg bus bandwidth"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("        1024"), std::string::npos) << c.out;
+  for (pid_t p : seen) EXPECT_TRUE(::kill(p, 0) != 0 && errno == ESRCH) << "worker " << p;
+  expectNoOrphans(c);
+  EXPECT_EQ(shmEntries(), shm_before);
+}
+
+TEST_F(BenchCli, CtrlCWithJsonStillPrintsOneDocument) {
+  Cli c({"bench", "-b", "1K", "-e", "64M", "-n", "200", "-w", "0", "-c", "0", "--backend",
+         "gloo", "--json"});
+  std::this_thread::sleep_for(3s);
+  ::kill(-c.pid, SIGINT);
+  ASSERT_EQ(c.wait(20s), 130) << c.err;
+  const auto j = nlohmann::json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << c.out;
+  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_TRUE(j["rows"].is_array());
+  expectNoOrphans(c);
+}
+
+}  // namespace

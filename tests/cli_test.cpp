@@ -1,0 +1,247 @@
+// `collviz run` as a user runs it: exit codes (0 ok, 1 failure, 2 usage),
+// messages on stderr, one JSON document on stdout, Ctrl-C (exit 130), and no
+// collviz-rank left behind after a normal exit or an interrupt. The CLI runs
+// in its own process group; this test is a child subreaper, so any worker
+// that outlived the CLI would be re-parented here and seen.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef COLLVIZ_CLI
+#error "COLLVIZ_CLI (the collviz binary) must be defined by the build"
+#endif
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Cli {
+  pid_t pid = -1;
+  fs::path dir;
+  int code = -1;
+  std::string out, err;
+
+  explicit Cli(std::vector<std::string> args) {
+    dir = fs::temp_directory_path() / ("collviz_cli_" + std::to_string(::getpid()) + "_" +
+                                       std::to_string(counter()++));
+    fs::create_directories(dir);
+    args.insert(args.begin(), COLLVIZ_CLI);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string o = (dir / "out").string(), e = (dir / "err").string();
+    pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);  // its own group, like a shell job
+      const int fo = ::open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(fo, 1);
+      ::dup2(fe, 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // no race with the child's own call
+  }
+  ~Cli() {
+    if (code == -1 && pid > 0) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  static int& counter() { static int c = 0; return c; }
+
+  // Wait for the exit; -2 on timeout.
+  int wait(std::chrono::milliseconds limit = 60s) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int st = 0;
+    while (::waitpid(pid, &st, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > end) return -2;
+      std::this_thread::sleep_for(5ms);
+    }
+    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    out = slurp(dir / "out");
+    err = slurp(dir / "err");
+    return code;
+  }
+};
+
+std::string field(pid_t pid, const char* file) {
+  return slurp("/proc/" + std::to_string(pid) + "/" + file);
+}
+// Processes in process group `pgid` (ourselves excluded) whose command is collviz-rank.
+std::vector<pid_t> workersInGroup(pid_t pgid, pid_t parent = -1) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator("/proc", ec)) {
+    const std::string n = d.path().filename();
+    if (n.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t p = std::stoi(n);
+    const std::string stat = field(p, "stat");
+    const auto rp = stat.rfind(')');
+    if (rp == std::string::npos) continue;
+    std::istringstream rest(stat.substr(rp + 2));
+    char state;
+    int ppid, pgrp;
+    rest >> state >> ppid >> pgrp;
+    if (field(p, "comm") != "collviz-rank\n") continue;
+    // Rank workers only (`collviz-rank --probe` is the device probe).
+    if (field(p, "cmdline").find("--rank") == std::string::npos) continue;
+    if (pgrp == pgid || (parent > 0 && ppid == parent)) out.push_back(p);
+  }
+  return out;
+}
+
+// After the CLI has exited: no worker in its group, and none re-parented to
+// us (we are a subreaper), alive or zombie.
+void expectNoOrphans(const Cli& c) {
+  EXPECT_TRUE(workersInGroup(c.pid, ::getpid()).empty()) << "collviz-rank survived the CLI";
+  int st = 0;
+  const pid_t extra = ::waitpid(-1, &st, WNOHANG);
+  EXPECT_TRUE(extra == -1 && errno == ECHILD) << "an orphan of the CLI: pid " << extra;
+}
+
+class CliRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+};
+
+TEST_F(CliRun, BadRanksIsUsage) {
+  Cli c({"run", "--ranks", "0"});
+  ASSERT_EQ(c.wait(), 2) << c.err;
+  EXPECT_NE(c.err.find("ranks = 0"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("allowed: 1 to 16"), std::string::npos) << c.err;
+  EXPECT_TRUE(c.out.empty());
+  expectNoOrphans(c);
+}
+
+TEST_F(CliRun, EveryBadFieldIsUsage) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "--op", "nope"}, "allowed: broadcast, scatter"},
+      {{"run", "--ranks", "17"}, "allowed: 1 to 16"},
+      {{"run", "--elems", "0"}, "elems = 0"},
+      {{"run", "--root", "4"}, "allowed: 0 to 3"},
+      {{"run", "--dtype", "i32", "--redop", "avg"}, "redop avg"},
+      {{"run", "--dtype", "f128"}, "allowed: f32"},
+      {{"run", "--redop", "xor"}, "allowed: sum"},
+      {{"run", "--dtype", "bf16", "--backend", "gloo"}, "allowed: f32, f64, f16, i32, i64, u8"},
+      {{"run", "--elems", "1000000000000", "--backend", "gloo"}, "over the cap"},
+      {{"run", "--deadline-ms", "5"}, "allowed: 100 to 600000"},
+      {{"run", "--ranks", "two"}, "ranks"},
+      {{"run", "--frobnicate"}, "frobnicate"},
+      {{"nope"}, ""},
+  };
+  for (const auto& [args, says] : cases) {
+    Cli c(args);
+    EXPECT_EQ(c.wait(), 2) << args[args.size() - 1] << ": " << c.err;
+    EXPECT_NE(c.err.find(says), std::string::npos) << c.err;
+    expectNoOrphans(c);
+  }
+}
+
+TEST_F(CliRun, JsonIsOneDocumentWithTheResult) {
+  Cli c({"run", "--op", "all_to_all", "--ranks", "4", "--elems", "2", "--dtype", "i32",
+         "--backend", "gloo", "--json"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document:\n" << c.out;
+  EXPECT_EQ(j["op"], "all_to_all");
+  EXPECT_EQ(j["ranks"], 4);
+  EXPECT_EQ(j["elems"], 2);
+  EXPECT_EQ(j["dtype"], "i32");
+  EXPECT_EQ(j["backend"]["name"], "gloo");
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["mismatches"], 0);
+  ASSERT_EQ(j["steps"].size(), 1u);
+  const auto& r1 = j["steps"][0]["ranks"][1];
+  EXPECT_EQ(r1["output_labels"], (nlohmann::json{"A₁", "B₁", "C₁", "D₁"}));
+  EXPECT_EQ(r1["input_labels"], (nlohmann::json{"B₀", "B₁", "B₂", "B₃"}));
+  // Output block j of rank 1 = input block 1 of rank j.
+  for (int jb = 0; jb < 4; ++jb)
+    for (int e = 0; e < 2; ++e)
+      EXPECT_EQ(r1["output"][jb * 2 + e], j["steps"][0]["ranks"][jb]["input"][2 + e]);
+  expectNoOrphans(c);
+}
+
+TEST_F(CliRun, DecomposedHasTwoStepsAndATable) {
+  Cli c({"run", "--op", "all_reduce_decomposed", "--ranks", "3", "--backend", "gloo", "--json"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["op"], "all_reduce_decomposed");
+  ASSERT_EQ(j["steps"].size(), 2u);
+  EXPECT_EQ(j["steps"][0]["name"], "reduce_scatter");
+  EXPECT_EQ(j["steps"][1]["name"], "all_gather");
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(j["steps"][1]["ranks"][r]["input"], j["steps"][0]["ranks"][r]["output"]);
+  EXPECT_EQ(j["equals_all_reduce"], true);
+  expectNoOrphans(c);
+  Cli t({"run", "--op", "broadcast", "--root", "2", "--backend", "gloo"});
+  ASSERT_EQ(t.wait(), 0) << t.err;
+  EXPECT_NE(t.out.find("R2  A B C D → A B C D"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("verified"), std::string::npos);
+  expectNoOrphans(t);
+}
+
+// Ctrl-C while the op is blocked (a worker stopped before it could join):
+// exit 130, every worker ended, nothing re-parented. (Stopping the device
+// probe instead would hang the CLI for good: probeDevices has no timeout.)
+TEST_F(CliRun, CtrlCEndsARunWithCode130AndNoWorkersLeft) {
+  Cli c({"run", "--op", "all_reduce", "--ranks", "4", "--backend", "gloo",
+         "--deadline-ms", "60000"});
+  pid_t stopped = -1;
+  std::vector<pid_t> seen;
+  const auto end = std::chrono::steady_clock::now() + 30s;
+  while (stopped < 0 && std::chrono::steady_clock::now() < end) {
+    seen = workersInGroup(c.pid, c.pid);
+    if (!seen.empty()) {
+      stopped = seen[0];
+      ::kill(stopped, SIGSTOP);
+    } else {
+      std::this_thread::sleep_for(200us);
+    }
+  }
+  ASSERT_GT(stopped, 0) << "no collviz-rank appeared";
+  std::this_thread::sleep_for(500ms);
+  seen = workersInGroup(c.pid, c.pid);
+  EXPECT_EQ(seen.size(), 4u);
+  int st = 0;
+  ASSERT_EQ(::waitpid(c.pid, &st, WNOHANG), 0) << "the run finished despite a stopped rank";
+  ::kill(-c.pid, SIGINT);  // what a terminal's Ctrl-C does: the whole group
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(c.wait(20s), 130) << c.err;
+  EXPECT_LE(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_NE(c.err.find("interrupted"), std::string::npos) << c.err;
+  for (pid_t p : seen) EXPECT_TRUE(::kill(p, 0) != 0 && errno == ESRCH) << "worker " << p;
+  expectNoOrphans(c);
+}
+
+TEST_F(CliRun, DevicesListsGloo) {
+  Cli c({"devices"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.out.find("gloo"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("nccl"), std::string::npos) << c.out;
+}
+
+}  // namespace

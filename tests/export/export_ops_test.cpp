@@ -1,0 +1,138 @@
+// Each op's exported image has the expected rows and coloured blocks: the
+// layout code says where every row box and block tile is (for a verified
+// result the labels are the oracle's), and the pixels there must have the
+// tile's colour; a reduced block's stripes the contributors' colours.
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <bit>
+
+#include "app/ui/diagram_view.h"
+#include "app/ui/fonts.h"
+#include "tests/export/export_support.h"
+
+namespace collviz::test {
+namespace {
+
+using namespace collviz::ui;
+
+struct ImGuiFonts {
+  ImGuiContext* ctx = ImGui::CreateContext();
+  Fonts fonts;
+  ImGuiFonts() { fonts.load(1.0f); }
+  ~ImGuiFonts() { ImGui::DestroyContext(ctx); }
+};
+
+struct OpCase {
+  const char* arg;
+  Program program;
+  Op op;
+};
+
+class OpImage : public ::testing::TestWithParam<OpCase> {};
+
+// Max channel distance between a pixel and a colour.
+int distance(const uint8_t* p, Rgba c) {
+  auto ch = [](float v) { return int(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+  return std::max({std::abs(p[0] - ch(c.r)), std::abs(p[1] - ch(c.g)), std::abs(p[2] - ch(c.b))});
+}
+
+TEST_P(OpImage, HasTheRowsAndColouredBlocks) {
+  const OpCase c = GetParam();
+  const int W = 900, H = 560, N = 4;
+  std::string dir = freshDir(std::string("ops_") + c.arg);
+  std::string out = dir + "/op.png";
+  RunResult r = collviz(std::string("export --op ") + c.arg + " --ranks 4 --backend gloo --size " +
+                        std::to_string(W) + "x" + std::to_string(H) + " --no-status -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  Png png = loadPng(out);
+  ASSERT_EQ(png.width, W);
+  ASSERT_EQ(png.height, H);
+
+  // The same layout the export drew, from the oracle's shapes marked as run.
+  ImGuiFonts f;
+  OpSpec spec;
+  spec.op = c.op;
+  spec.ranks = N;
+  DiagramModel model = buildModel(c.program, spec, nullptr);
+  for (ColumnModel& col : model.columns) col.expected = false;
+  ViewSettings view;
+  const Theme theme = makeTheme(ThemeKind::light);
+  LayoutParams lp{{float(W), float(H)}, 1.0f, [&f](const std::string& t, TextStyle s, float size) {
+                    return f.fonts.measure(t, s, size);
+                  }};
+  Scene scene = layoutDiagram(model, computeTrace(model, -1, view.trace_mode), view, theme, lp);
+
+  // Rows: every column has N row boxes (present: the box colour in its
+  // padding; absent: a dashed box, background inside).
+  int rows = 0;
+  for (const TileInstance& t : scene.tiles) {
+    bool dashed = t.flags & kTileDashed;
+    bool row_box = !dashed && t.fill == theme.row_box && t.rect.h > 20 && t.rect.w > 40 &&
+                   t.rect.y > 100;  // below the legend strip
+    if (!dashed && !row_box) continue;
+    ++rows;
+    const uint8_t* p = png.at(int(t.rect.x + 3), int(t.rect.center().y));
+    EXPECT_LE(distance(p, dashed ? theme.background : theme.row_box), 8)
+        << (dashed ? "dashed" : "row") << " box at " << t.rect.x << "," << t.rect.y;
+  }
+  EXPECT_EQ(rows, int(model.columns.size()) * N);
+
+  // Blocks: tile fill away from the label, and the contributor stripes.
+  int blocks = 0;
+  for (const HitBox& h : scene.hits) {
+    const TileInstance* t = nullptr;
+    for (const TileInstance& ti : scene.tiles)
+      if (ti.rect.x == h.rect.x && ti.rect.y == h.rect.y && ti.rect.w == h.rect.w) t = &ti;
+    ASSERT_NE(t, nullptr);
+    ++blocks;
+    const Rect& rc = t->rect;
+    const uint8_t* p = png.at(int(rc.x + rc.w * 0.14f), int(rc.y + rc.h * 0.3f));
+    EXPECT_LE(distance(p, t->fill), 10) << "block col " << h.column << " row " << h.row << " #" << h.block;
+    if (t->flags & kTileStripes) {
+      const int n = std::popcount(t->stripes);
+      const float band = std::max(3.0f, 0.17f * rc.h), seg = (rc.w - 2 * t->border_width) / n;
+      const int y = int(rc.y + rc.h - t->border_width - band / 2);
+      for (int k = 0, bit = 0; k < n; ++bit) {
+        if (!(t->stripes & (1u << bit))) continue;
+        const uint8_t* s = png.at(int(rc.x + t->border_width + seg * (k + 0.5f)), y);
+        EXPECT_LE(distance(s, letterColor(bit)), 12) << "stripe " << k << " of a reduced block";
+        ++k;
+      }
+    }
+  }
+  int want = 0;
+  for (const ColumnModel& col : model.columns)
+    for (const RowModel& row : col.rows) want += int(row.labels.size());
+  EXPECT_EQ(blocks, want);
+  EXPECT_GT(blocks, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, OpImage,
+    ::testing::Values(OpCase{"broadcast", Program::single, Op::broadcast},
+                      OpCase{"scatter", Program::single, Op::scatter},
+                      OpCase{"gather", Program::single, Op::gather},
+                      OpCase{"reduce", Program::single, Op::reduce},
+                      OpCase{"all_gather", Program::single, Op::all_gather},
+                      OpCase{"reduce_scatter", Program::single, Op::reduce_scatter},
+                      OpCase{"all_reduce", Program::single, Op::all_reduce},
+                      OpCase{"all_to_all", Program::single, Op::all_to_all},
+                      OpCase{"all_reduce_decomposed", Program::all_reduce_decomposed, Op::all_reduce}),
+    [](const ::testing::TestParamInfo<OpCase>& i) { return std::string(i.param.arg); });
+
+// The article's facts, read from the labels the tiles are coloured by.
+TEST(OpLabels, AllToAllExchangesByColumn) {
+  OpSpec spec;
+  spec.op = Op::all_to_all;
+  DiagramModel m = buildModel(Program::single, spec, nullptr);
+  const ColumnModel& out = m.columns.back();
+  for (int i = 0; i < spec.ranks; ++i)
+    for (int j = 0; j < spec.ranks; ++j) {
+      EXPECT_EQ(out.rows[i].labels[j].letter, j);
+      EXPECT_EQ(out.rows[i].labels[j].shard, i);
+    }
+}
+
+}  // namespace
+}  // namespace collviz::test

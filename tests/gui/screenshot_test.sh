@@ -1,0 +1,64 @@
+#!/bin/bash
+# The window's screenshot: under Xvfb, press F12 and expect a PNG of the
+# current view in $COLLVIZ_SCREENSHOT_DIR, its path on stderr, and a second
+# press writing a second file (never overwriting). Exit 77 when a tool is
+# missing.
+#   usage: screenshot_test.sh path/to/collviz [output dir]
+set -u
+BIN=$1
+OUT=${2:-/tmp/collviz-screenshot-test}
+rm -rf "$OUT"
+mkdir -p "$OUT/shots"
+for tool in Xvfb xdotool identify; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
+    exit 77
+  fi
+done
+for n in $(seq 141 149); do
+  if [ ! -e "/tmp/.X$n-lock" ] && [ ! -e "/tmp/.X11-unix/X$n" ]; then DISP=":$n"; break; fi
+done
+Xvfb "$DISP" -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+XVFB=$!
+APP=""
+cleanup() {
+  [ -n "$APP" ] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
+  kill "$XVFB" 2>/dev/null
+  wait "$XVFB" 2>/dev/null
+}
+trap cleanup EXIT
+export DISPLAY=$DISP
+for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+
+COLLVIZ_SCREENSHOT_DIR="$OUT/shots" COLLVIZ_NO_PREFETCH=1 "$BIN" >"$OUT/app.log" 2>&1 &
+APP=$!
+WID=""
+for _ in $(seq 1 100); do
+  WID=$(xdotool search --name '^collviz' 2>/dev/null | head -1)
+  [ -n "$WID" ] && break
+  sleep 0.2
+done
+[ -n "$WID" ] || fail "no collviz window appeared"
+sleep 3  # let the first run come back
+
+shot() {  # press F12, wait for file number $1
+  xdotool key --window "$WID" F12
+  for _ in $(seq 1 50); do
+    [ "$(ls "$OUT/shots" | grep -c '\.png$')" -ge "$1" ] && return 0
+    sleep 0.2
+  done
+  fail "F12 press $1: no screenshot in $OUT/shots"
+}
+shot 1
+shot 2
+ls "$OUT/shots"
+first=$(ls "$OUT/shots" | head -1)
+[ "$first" = "collviz_01_broadcast.png" ] || fail "unexpected name $first"
+[ -f "$OUT/shots/collviz_01_broadcast_2.png" ] || fail "second press did not write collviz_01_broadcast_2.png"
+grep -q "screenshot saved to $OUT/shots/collviz_01_broadcast.png" "$OUT/app.log" || fail "path not reported"
+size=$(identify -format '%w %h' "$OUT/shots/$first")
+read -r w h <<<"$size"
+[ "$w" -gt 600 ] && [ "$h" -gt 400 ] || fail "screenshot is only ${w}x${h}"
+echo "ok: F12 wrote $first (${w}x${h}) and a second file; path reported"
+exit 0

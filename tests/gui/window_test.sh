@@ -1,0 +1,100 @@
+#!/bin/bash
+# The real window under Xvfb + Mesa: start collviz, send real key presses with
+# xdotool, take screenshots with ImageMagick and check that they changed as
+# expected. Exit 77 (ctest SKIP_RETURN_CODE) when a tool is missing.
+#   usage: window_test.sh path/to/collviz [output dir for screenshots]
+set -u
+BIN=$1
+OUT=${2:-/tmp/collviz-gui-test}
+mkdir -p "$OUT"
+for tool in Xvfb xdotool import compare convert; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
+    exit 77
+  fi
+done
+
+# Our own X server on a free display, so the test does not need xvfb-run.
+for n in $(seq 90 140); do
+  if [ ! -e "/tmp/.X$n-lock" ] && [ ! -e "/tmp/.X11-unix/X$n" ]; then DISP=":$n"; break; fi
+done
+Xvfb "$DISP" -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+XVFB=$!
+APP=""
+cleanup() {
+  [ -n "$APP" ] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
+  kill "$XVFB" 2>/dev/null
+  wait "$XVFB" 2>/dev/null
+}
+trap cleanup EXIT
+export DISPLAY=$DISP
+for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+
+fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+
+"$BIN" >"$OUT/app.log" 2>&1 &
+APP=$!
+WID=""
+for _ in $(seq 1 100); do
+  WID=$(xdotool search --name '^collviz' 2>/dev/null | head -1)
+  [ -n "$WID" ] && break
+  sleep 0.2
+done
+[ -n "$WID" ] || fail "no collviz window appeared"
+
+# Screenshot once the picture stops changing (a spinner turns while a run is
+# in flight), at most ~30 s.
+settle() {
+  local name=$1 prev="$OUT/.prev.png" cur="$OUT/$1.png"
+  import -window root "$prev"
+  for _ in $(seq 1 60); do
+    sleep 0.5
+    import -window root "$cur"
+    if [ "$(compare -metric AE "$prev" "$cur" null: 2>&1)" = "0" ]; then return 0; fi
+    cp "$cur" "$prev"
+  done
+  echo "note: $name still changing after 30 s"
+}
+differ() { compare -metric AE "$OUT/$1.png" "$OUT/$2.png" null: 2>&1 | cut -d' ' -f1; }
+mean() { convert "$OUT/$1.png" -colorspace Gray -format '%[fx:mean]' info:; }
+title() { xdotool getwindowname "$WID"; }
+key() { xdotool key --window "$WID" "$@"; }
+
+settle broadcast
+case "$(title)" in *"01 Broadcast"*) ;; *) fail "title '$(title)' does not name 01 Broadcast" ;; esac
+
+key Right
+settle scatter
+case "$(title)" in *"02 Scatter"*) ;; *) fail "after →: title '$(title)'" ;; esac
+changed=$(differ broadcast scatter)
+[ "$changed" -gt 2000 ] || fail "→ changed only $changed pixels"
+echo "ok: → went from 01 Broadcast to 02 Scatter ($changed pixels changed)"
+
+key Right Right Right Right Right Right
+settle all_to_all
+case "$(title)" in *"08 All-to-all"*) ;; *) fail "after 6 more →: title '$(title)'" ;; esac
+
+key 2
+settle trace_r2
+changed=$(differ all_to_all trace_r2)
+before=$(mean all_to_all)
+after=$(mean trace_r2)
+[ "$changed" -gt 2000 ] || fail "trace R2 changed only $changed pixels"
+# Fading draws the other rows nearer the light background: the image gets lighter.
+awk -v a="$after" -v b="$before" 'BEGIN { exit !(a > b + 0.002) }' ||
+  fail "trace R2 did not dim the other rows (mean $before -> $after)"
+echo "ok: trace R2 dimmed the rest ($changed pixels changed, mean grey $before -> $after)"
+
+key a
+settle trace_all
+back=$(differ all_to_all trace_all)
+[ "$back" -lt 2000 ] || fail "A (trace all) did not restore the picture ($back pixels differ)"
+echo "ok: A restored the untraced picture"
+
+key t
+settle dark
+dark=$(mean dark)
+awk -v d="$dark" -v l="$before" 'BEGIN { exit !(d < l - 0.2) }' || fail "T did not switch to the dark theme"
+echo "ok: T switched to the dark theme (mean grey $before -> $dark)"
+echo "screenshots in $OUT"
+exit 0

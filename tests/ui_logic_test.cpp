@@ -1,0 +1,157 @@
+// Lecture keys, the run cache, text fallback and shader error messages
+// (issue 4), without a window.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "app/ui/keys.h"
+#include "app/ui/runs.h"
+#include "app/ui/shader_sources.h"
+#include "app/ui/text.h"
+
+namespace collviz::ui {
+namespace {
+
+TEST(Keys, ArrowsWalkTheOpListAndWrap) {
+  AppState s;
+  s.entry = 0;
+  applyLectureKey(s, LectureKey::prev_op);
+  EXPECT_EQ(s.entry, kDecompositionEntry);
+  applyLectureKey(s, LectureKey::next_op);
+  EXPECT_EQ(s.entry, 0);
+  applyLectureKey(s, LectureKey::next_op);
+  EXPECT_EQ(s.entry, 1);
+  EXPECT_EQ(s.runSpec().op, Op::scatter);
+}
+
+TEST(Keys, StepsWalkTheDecompositionThenMoveOn) {
+  AppState s;
+  s.entry = kDecompositionEntry - 1;  // all-to-all
+  applyLectureKey(s, LectureKey::step_forward);
+  EXPECT_EQ(s.entry, kDecompositionEntry);
+  EXPECT_EQ(s.view.stage, 0);
+  EXPECT_EQ(s.program(), Program::all_reduce_decomposed);
+  EXPECT_EQ(s.runSpec().op, Op::all_reduce);
+  applyLectureKey(s, LectureKey::step_forward);
+  EXPECT_EQ(s.view.stage, 1);
+  applyLectureKey(s, LectureKey::step_forward);
+  EXPECT_EQ(s.view.stage, 2);
+  applyLectureKey(s, LectureKey::step_back);
+  EXPECT_EQ(s.view.stage, 1);
+  applyLectureKey(s, LectureKey::step_forward);
+  applyLectureKey(s, LectureKey::step_forward);
+  EXPECT_EQ(s.entry, 0);
+}
+
+TEST(Keys, CharactersMapToLectureKeys) {
+  AppState s;
+  s.spec.ranks = 4;
+  LectureKey k;
+  int rank = -1;
+  ASSERT_TRUE(keyForChar('3', &k, &rank));
+  applyLectureKey(s, k, rank);
+  EXPECT_EQ(s.view.trace_rank, 3);
+  ASSERT_TRUE(keyForChar('7', &k, &rank));
+  applyLectureKey(s, k, rank);
+  EXPECT_EQ(s.view.trace_rank, 3);  // no R7 with four ranks
+  ASSERT_TRUE(keyForChar('a', &k, &rank));
+  applyLectureKey(s, k, rank);
+  EXPECT_EQ(s.view.trace_rank, -1);
+  ASSERT_TRUE(keyForChar('t', &k, &rank));
+  applyLectureKey(s, k, rank);
+  EXPECT_EQ(s.view.theme, ThemeKind::dark);
+  ASSERT_TRUE(keyForChar('f', &k, &rank));
+  applyLectureKey(s, k, rank);
+  EXPECT_TRUE(s.fullscreen);
+  for (int i = 0; i < 50; ++i) applyLectureKey(s, LectureKey::zoom_in);
+  EXPECT_FLOAT_EQ(s.view.zoom, 3.0f);
+  EXPECT_TRUE(applyLectureKey(s, LectureKey::rerun));
+  EXPECT_FALSE(keyForChar('q', &k, &rank));
+}
+
+// A runner that answers when the test says so.
+class FakeRunner : public Runner {
+ public:
+  uint64_t run(const RunKey& k) override {
+    sent.push_back(k);
+    return ++next_id;
+  }
+  std::shared_ptr<const Snapshot> latest() const override { return latest_; }
+  bool busy() const override { return false; }
+  void answer(uint64_t request, const OpSpec& spec) {
+    auto s = std::make_shared<Snapshot>();
+    s->seq = ++seq;
+    s->request = request;
+    s->spec = spec;
+    latest_ = s;
+  }
+  std::vector<RunKey> sent;
+  uint64_t next_id = 0, seq = 0;
+  std::shared_ptr<const Snapshot> latest_;
+};
+
+TEST(Runs, CachesResultsAndPrefetchesWhenIdle) {
+  FakeRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo};
+  RunKey b = a;
+  b.spec.op = Op::broadcast;
+  runs.request(a);
+  runs.poll({a, b});
+  EXPECT_EQ(fake.sent.size(), 1u);  // no prefetch while a request is out
+  EXPECT_TRUE(runs.waiting(a));
+  fake.answer(1, a.spec);
+  runs.poll({a, b});
+  EXPECT_FALSE(runs.waiting(a));
+  ASSERT_NE(runs.find(a), nullptr);
+  EXPECT_EQ(runs.find(a)->request, 1u);
+  ASSERT_EQ(fake.sent.size(), 2u);  // idle: b is fetched
+  EXPECT_EQ(fake.sent[1], b);
+  fake.answer(2, b.spec);
+  runs.poll({a, b});
+  EXPECT_NE(runs.find(b), nullptr);
+  EXPECT_EQ(fake.sent.size(), 2u);  // everything cached: nothing more to run
+}
+
+TEST(Runs, ReplacedRequestsAreForgotten) {
+  FakeRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo};
+  RunKey b = a;
+  b.spec.ranks = 3;
+  runs.request(a);
+  runs.request(b);  // the engine drops a's queued request
+  fake.answer(2, b.spec);
+  runs.poll({});
+  EXPECT_FALSE(runs.busy());
+  EXPECT_EQ(runs.find(a), nullptr);
+  EXPECT_NE(runs.find(b), nullptr);
+}
+
+TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {
+  EXPECT_EQ(asciiFallback("Σ₀ → A₁₂ — x·y"), "S_0 -> A_12 - x*y");
+  EXPECT_EQ(asciiFallback("Σᵢ"), "S_i");
+  EXPECT_EQ(asciiFallback("plain"), "plain");
+  EXPECT_EQ(codePoints("Σ₀A"), 3);
+}
+
+TEST(Shaders, AllFilesAreEmbedded) {
+  for (const char* f : {"shaders/tile.vert", "shaders/tile.frag", "shaders/curve.vert",
+                        "shaders/curve.frag", "shaders/solid.vert", "shaders/solid.frag"}) {
+    const ShaderSource* s = findShader(f);
+    ASSERT_NE(s, nullptr) << f;
+    EXPECT_EQ(std::string(s->text).rfind("#version 330 core", 0), 0u) << f;
+  }
+}
+
+TEST(Shaders, ErrorsNameTheFileAndLine) {
+  EXPECT_EQ(annotateShaderLog("shaders/tile.frag", "0:12(5): error: `x' undeclared\n"),
+            "shaders/tile.frag:12: error: `x' undeclared\n");
+  EXPECT_EQ(annotateShaderLog("shaders/tile.frag", "0(7) : error C1008: undefined variable \"y\""),
+            "shaders/tile.frag:7: error C1008: undefined variable \"y\"\n");
+  EXPECT_EQ(annotateShaderLog("shaders/a.vert", "ERROR: 0:3: 'z' : undeclared identifier"),
+            "shaders/a.vert:3: 'z' : undeclared identifier\n");
+}
+
+}  // namespace
+}  // namespace collviz::ui
