@@ -25,7 +25,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       libgloo-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev
-      fonts-dejavu-core xvfb xauth xdotool x11-utils imagemagick procps)
+      fonts-dejavu-core xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -71,8 +71,7 @@ case "$mode" in
     tsan=${build}-tsan
     cmake -S "$root" -B "$tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLVIZ_TSAN=ON \
       -DCOLLVIZ_APP=OFF -DCOLLVIZ_BENCH=OFF -DCOLLVIZ_NCCL=OFF >/dev/null
-    cmake --build "$tsan" -j"$jobs"
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-      ctest --test-dir "$tsan" -L tsan --output-on-failure --timeout 600
+    cmake --build "$tsan" -j"$jobs" --target collviz-rank faults_test stress_test
+    ctest --test-dir "$tsan" -L tsan --output-on-failure --timeout 600
     ;;
 esac

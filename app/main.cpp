@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   collviz::Engine engine;
   collviz::ui::AppOptions options;
   options.prefetch = !envSet("COLLVIZ_NO_PREFETCH");
+  options.diagram_cache = !envSet("COLLVIZ_NO_DIAGRAM_CACHE");
   collviz::ui::AppUi ui(engine, options);
 
   glfwSetWindowUserPointer(window, &ui);

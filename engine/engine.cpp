@@ -145,6 +145,19 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
   cv_.notify_all();
 }
 
+// The pattern's inputs for a spec. Computing them costs far more than
+// copying them (seconds at 64 MiB per rank), and sweeps and re-runs ask for
+// the same spec again and again, so the last set is kept (engine thread only).
+StepResult Engine::patternInputs(const OpSpec& s, const Pattern& p) {
+  if (!input_cache_ || input_cache_->spec != s) {
+    input_cache_.reset();  // free the old set before building the new one
+    auto step = std::make_unique<StepResult>(freshStep(s));
+    fillInputs(*step, p);
+    input_cache_ = std::move(step);
+  }
+  return *input_cache_;
+}
+
 Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
   (void)notice;
   if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend)
@@ -219,8 +232,7 @@ void Engine::handle(const Request& r) {
   }
   snap->backend = group_->info();
   const Pattern pattern = choosePattern(first);
-  StepResult step = freshStep(first);
-  fillInputs(step, pattern);
+  StepResult step = patternInputs(first, pattern);
   verify_ = r.verify;
   const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
   auto done = runStep(std::move(step), pattern, opProvenance(first), reps);
@@ -259,8 +271,7 @@ void Engine::handle(const Request& r) {
 void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p) {
   OpSpec ar = snap.steps[0].spec;
   ar.op = Op::all_reduce;
-  StepResult step = freshStep(ar);
-  fillInputs(step, p);
+  StepResult step = patternInputs(ar, p);
   auto done = runStep(std::move(step), p, opProvenance(ar), RunOptions{});
   if (!done) {
     snap.error = "comparing with all_reduce: " + done.error().message;

@@ -80,6 +80,7 @@ class Engine {
   Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
                              const RunOptions& opts);
   void compareWithAllReduce(Snapshot& snap, const Pattern& p);
+  StepResult patternInputs(const OpSpec& s, const Pattern& p);
 
   EngineOptions opts_;
   mutable std::mutex mu_;
@@ -98,6 +99,7 @@ class Engine {
 
   std::unique_ptr<RankGroup> group_;  // engine thread only
   bool verify_ = true;                // engine thread only: current request's
+  std::unique_ptr<StepResult> input_cache_;  // engine thread only: last inputs
   std::thread thread_;
 };
 

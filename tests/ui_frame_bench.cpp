@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -108,6 +109,7 @@ int main() {
   collviz::Engine engine;
   collviz::ui::AppOptions options;
   options.prefetch = false;
+  options.diagram_cache = !std::getenv("COLLVIZ_NO_DIAGRAM_CACHE");  // before/after figures
   collviz::ui::AppUi ui(engine, options);
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;

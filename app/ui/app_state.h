@@ -20,6 +20,7 @@ struct AppState {
   float ui_scale = 1.0f;  // fonts and widgets; 2.0 reads from the back of a hall
   bool fullscreen = false;
   bool show_help = false;
+  bool show_bandwidth = false;  // the Bandwidth panel (B)
 
   Program program() const {
     return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;

@@ -28,6 +28,7 @@ Status AppUi::initGl() { return diagram_.init(); }
 
 void AppUi::destroyGl() {
   shot_.destroy();
+  cache_.destroy();
   diagram_.destroy();
 }
 
@@ -112,17 +113,21 @@ void AppUi::Draw() {
     ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
+    if (ImGui::Button(fonts_.display("Bandwidth sweep… (B)").c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", fonts_.display("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
-                                            "F full screen · + − zoom · T theme · ? help").c_str());
+                                            "F full screen · + − zoom · T theme · B bandwidth · ? help").c_str());
     ImGui::PopStyleColor();
-    drawScreenshotButton();
     ImGui::EndChild();
     ImGui::SameLine();
   }
   ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
+  trace_bar_.screenshot_note = shot_message_;
+  trace_bar_.screenshot_ok = shot_ok_;
+  trace_bar_.screenshot_path = shot_path_;
   if (trace_bar_.Draw(state_, fonts_, runs_.waiting(key))) rerun_ = true;
+  if (trace_bar_.screenshot_clicked) requestScreenshot();
 
   StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, fonts_.notice};
   const Snapshot* e = shown ? shown.get() : info.newest.get();
@@ -135,7 +140,19 @@ void AppUi::Draw() {
                     ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
   ImVec2 avail = ImGui::GetContentRegionAvail();
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, state_.view.theme,
-                   fonts_.scale * state_.view.zoom, {avail.x, avail.y}};
+                   fonts_.scale * state_.view.zoom, {std::floor(avail.x), std::floor(avail.y)}};
+  // Compute once, draw every frame: the diagram is drawn into a texture when
+  // it changes and shown as one image (DiagramView falls back to drawing it
+  // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
+  if (cache_ok_ && options_.diagram_cache && avail.x >= 1 && avail.y >= 1) {
+    if (cache_.init(true)) {
+      ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
+                    int(avail.y), in.scale, fonts_.scale, false, false};
+      if (const Offscreen* f = cache_.cached(cv)) in.cached_framebuffer = f->framebuffer();
+    } else {
+      cache_ok_ = false;
+    }
+  }
   const Scene& scene = diagram_.Draw(in, fonts_);
   // The screenshot: this panel's view at its size, with the status line under it.
   shown_view_ = ExportView{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
@@ -149,6 +166,7 @@ void AppUi::Draw() {
   ImGui::EndChild();
   ImGui::End();
   if (state_.show_help) drawHelp();
+  if (state_.show_bandwidth) bandwidth_.Draw("Bandwidth", &state_.show_bandwidth, state_);
 }
 
 void AppUi::drawHelp() {
@@ -162,7 +180,7 @@ void AppUi::drawHelp() {
       {"Space", "run again"},             {"0 – 9", "trace that rank"},
       {"A", "trace all"},                 {"F", "full screen, no sidebar"},
       {"+ −", "zoom"},                    {"T", "light / dark theme"},
-      {"?", "this help"},
+      {"B", "bandwidth sweep (busbw against size)"}, {"?", "this help"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/ui/app_state.h"
+#include "app/ui/bandwidth_panel.h"
 #include "app/ui/controls_panel.h"
 #include "app/ui/diagram_image.h"
 #include "app/ui/diagram_view.h"
@@ -24,6 +25,7 @@ namespace collviz::ui {
 
 struct AppOptions {
   bool prefetch = true;  // run the other ops in the background when idle
+  bool diagram_cache = true;  // draw the diagram into a texture once per change
 };
 
 class AppUi {
@@ -55,7 +57,7 @@ class AppUi {
   bool fontsStale() const { return fonts_.scale != state_.ui_scale; }
   std::string windowTitle() const;
   // Keep drawing frames (a run is in flight, a spinner turns).
-  bool animating() const { return runs_.busy(); }
+  bool animating() const { return runs_.busy() || bandwidth_.running(); }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
   const DiagramView& diagram() const { return diagram_; }
@@ -65,7 +67,6 @@ class AppUi {
   std::vector<RunKey> prefetchKeys() const;
   void handleKeys();
   void drawHelp();
-  void drawScreenshotButton();
 
   Engine& engine_;
   AppOptions options_;
@@ -78,6 +79,7 @@ class AppUi {
   TraceBar trace_bar_;
   StatusBar status_bar_;
   DiagramView diagram_;
+  BandwidthPanel bandwidth_;
 
   RunKey requested_;        // the last selection sent to the engine
   bool requested_any_ = false;
@@ -89,7 +91,10 @@ class AppUi {
   bool screenshot_requested_ = false;
   ExportView shown_view_;  // what the diagram panel shows, for the screenshot
   DiagramImage shot_;
+  DiagramImage cache_;  // the diagram drawn once per change, shown as a texture
+  bool cache_ok_ = true;
   std::string shot_message_;
+  std::string shot_path_;
   bool shot_ok_ = false;
   std::future<Result<DeviceReport>> devices_future_;
   std::unique_ptr<DeviceReport> devices_;

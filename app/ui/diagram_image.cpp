@@ -112,9 +112,38 @@ void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagr
   }
 }
 
+namespace {
+bool sameView(const ExportView& a, const ExportView& b) {
+  auto seq = [](const ExportView& v) { return v.snapshot ? v.snapshot->seq : 0; };
+  return a.program == b.program && a.spec == b.spec && a.snapshot == b.snapshot && seq(a) == seq(b) &&
+         a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
+         a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
+         a.status_time == b.status_time;
+}
+}  // namespace
+
 Result<Image> DiagramImage::renderPng(const ExportView& v) {
+  cache_valid_ = false;  // fbo_ is about to hold this view
+  if (Status s = draw(v); !s) return s.error();
+  GLint prev_fbo = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
+  Image img{v.width, v.height, fbo_.readRgb()};
+  glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
+  return img;
+}
+
+const Offscreen* DiagramImage::cached(const ExportView& v) {
+  if (cache_valid_ && sameView(cached_, v)) return &fbo_;
+  cache_valid_ = false;
+  if (!draw(v)) return nullptr;
+  cached_ = v;
+  cache_valid_ = true;
+  return &fbo_;
+}
+
+Status DiagramImage::draw(const ExportView& v) {
   if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
-  if (Status s = fbo_.resize(v.width, v.height); !s) return s.error();
+  if (Status s = fbo_.resize(v.width, v.height); !s) return s;
   ContextScope scope(ctx_);
   ensureFonts(fontScaleOf(v));
   applyStyle(v.theme, fontScaleOf(v));
@@ -158,10 +187,9 @@ Result<Image> DiagramImage::renderPng(const ExportView& v) {
   glClearColor(theme.background.r, theme.background.g, theme.background.b, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  Image img{v.width, v.height, fbo_.readRgb()};
   glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
   glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
-  return img;
+  return Status::Ok();
 }
 
 std::string DiagramImage::renderSvg(const ExportView& v) {

@@ -47,6 +47,10 @@ class DiagramImage {
   Status init(bool gl);
   void destroy();
   Result<Image> renderPng(const ExportView& v);  // needs init(true)
+  // The view drawn into a framebuffer (the window's cache: compute once,
+  // draw every frame); drawn again only when `v` differs from the last
+  // call. Null on failure. Needs init(true).
+  const Offscreen* cached(const ExportView& v);
   std::string renderSvg(const ExportView& v);
   // After a render: non-empty when the diagram did not fit the image.
   const std::string& warning() const { return warning_; }
@@ -57,6 +61,10 @@ class DiagramImage {
   DiagramInputs inputs(const ExportView& v, float* status_h) const;
   std::vector<TextItem> statusTexts(const ExportView& v, const Scene& scene, float top) const;
   void checkFit(const ExportView& v, const Scene& scene, float diagram_h);
+  Status draw(const ExportView& v);  // into fbo_
+
+  ExportView cached_;  // what fbo_ holds (texture())
+  bool cache_valid_ = false;
 
   ImGuiContext* ctx_ = nullptr;
   bool gl_ = false;

@@ -300,8 +300,13 @@ Scene layoutDiagram(const DiagramModel& m, const TraceSets& trace, const ViewSet
       }
     }
     if (!m.gaps[g].label.empty()) {
-      b.text({(x0 + x1) / 2, y_head}, m.gaps[g].label + " →", withAlpha(th.text, ga), 15 * u,
-             TextStyle::bold, 0.5f, 0);
+      // On the subtitle line: the column titles beside it are wider than
+      // their boxes ("after reduce-scatter") and would run into it above.
+      // Narrow gaps shrink it to fit (down to 10 px per unit).
+      std::string label = m.gaps[g].label + " →";
+      float size = 14 * u, w = b.measure(label, TextStyle::bold, size), room = x1 - x0 - 6 * u;
+      if (w > room) size = std::max(10 * u, size * room / w);
+      b.text({(x0 + x1) / 2, y_head + 21 * u}, label, withAlpha(th.text, ga), size, TextStyle::bold, 0.5f, 0);
     }
   }
 

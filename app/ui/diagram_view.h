@@ -31,6 +31,11 @@ struct DiagramInputs {
   // is already that colour (every full-size layer costs on llvmpipe); on
   // when drawing into an empty target (export).
   bool fill_background = false;
+  // The window's cache: this view already drawn into a framebuffer of
+  // `size` (DiagramImage::cached). Non-zero: copied to the screen in one
+  // blit when the scene fits, instead of drawing tiles, flows and text
+  // again every frame.
+  unsigned cached_framebuffer = 0;
 };
 
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
@@ -67,6 +72,7 @@ class DiagramView {
     bool operator==(const Key&) const = default;
   };
   static void renderCallback(const ImDrawList* list, const ImDrawCmd* cmd);
+  static void blitCallback(const ImDrawList* list, const ImDrawCmd* cmd);
   void drawTooltip(int hit, const Fonts& fonts) const;
 
   DiagramRenderer renderer_;
@@ -75,6 +81,8 @@ class DiagramView {
   Key key_;
   bool have_key_ = false;
   Vec2 origin_;  // where the scene is drawn this frame (screen pixels)
+  unsigned blit_from_ = 0;  // the cache's framebuffer this frame
+  Vec2 blit_size_;
   int rebuilds_ = 0;
 };
 

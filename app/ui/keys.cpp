@@ -58,6 +58,9 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
     case LectureKey::help:
       s.show_help = !s.show_help;
       break;
+    case LectureKey::bandwidth:
+      s.show_bandwidth = !s.show_bandwidth;
+      break;
   }
   return false;
 }
@@ -75,6 +78,7 @@ bool keyForChar(unsigned int c, LectureKey* key, int* rank) {
     case '-': case '_': case 0x2212: *key = LectureKey::zoom_out; return true;
     case 't': case 'T': *key = LectureKey::theme; return true;
     case '?': case 'h': case 'H': *key = LectureKey::help; return true;
+    case 'b': case 'B': *key = LectureKey::bandwidth; return true;
     default: return false;
   }
 }

@@ -1,7 +1,7 @@
 // Lecture keys, as pure state changes (tested without a window):
 //   ←/→ previous/next op   ↑/↓, PgUp/PgDn step (a clicker's keys)
 //   Space run again   0-9 trace that rank   A trace all   F fullscreen
-//   +/− zoom   T light/dark theme   ? help
+//   +/− zoom   T light/dark theme   B bandwidth panel   ? help
 #pragma once
 
 #include "app/ui/app_state.h"
@@ -10,7 +10,7 @@ namespace collviz::ui {
 
 enum class LectureKey : uint8_t {
   prev_op, next_op, step_back, step_forward, rerun, trace_rank, trace_all,
-  fullscreen, zoom_in, zoom_out, theme, help,
+  fullscreen, zoom_in, zoom_out, theme, help, bandwidth,
 };
 
 // Apply a key; `rank` for trace_rank. Returns true when the op should run

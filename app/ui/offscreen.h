@@ -32,6 +32,7 @@ class Offscreen {
   // RGB bytes, top row first (GL's rows are bottom first).
   std::vector<uint8_t> readRgb() const;
   GLuint texture() const { return texture_; }
+  GLuint framebuffer() const { return fbo_; }
   int width() const { return w_; }
   int height() const { return h_; }
   void destroy();

@@ -1,4 +1,4 @@
-// The window's Screenshot button and F12: the current view saved as a PNG
+// The window's Screenshot button (in the trace bar) and F12: the current view saved as a PNG
 // through the export's offscreen path (DiagramImage), in
 // $COLLVIZ_SCREENSHOT_DIR or the current directory, never overwriting.
 #include <cstdio>
@@ -7,7 +7,6 @@
 
 #include "app/ui/export_set.h"
 #include "app/ui/app_ui.h"
-#include "app/ui/style.h"
 
 namespace collviz::ui {
 
@@ -23,18 +22,6 @@ std::string screenshotPath(const ExportView& v) {
   return p.string();
 }
 }  // namespace
-
-void AppUi::drawScreenshotButton() {
-  ImGui::Spacing();
-  if (ImGui::Button(fonts_.display("Screenshot (F12)").c_str())) requestScreenshot();
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Save the diagram as a PNG (what `collviz export` draws)");
-  if (!shot_message_.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, shot_ok_ ? ImVec4(0.30f, 0.58f, 0.32f, 1) : ImVec4(0.85f, 0.15f, 0.2f, 1));
-    ImGui::TextWrapped("%s", fonts_.display(shot_message_).c_str());
-    ImGui::PopStyleColor();
-  }
-}
 
 std::string AppUi::afterRender() {
   if (!screenshot_requested_) return "";
@@ -60,7 +47,8 @@ std::string AppUi::afterRender() {
     return "";
   }
   shot_ok_ = true;
-  shot_message_ = "saved " + path;
+  shot_path_ = path;
+  shot_message_ = "saved " + std::filesystem::path(path).filename().string();  // full path on hover
   std::fprintf(stderr, "collviz: screenshot saved to %s\n", path.c_str());
   return path;
 }

@@ -30,6 +30,16 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
   bool rerun = false;
   ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 4);
   if (ImGui::Button(fonts.display("↻ run again").c_str())) rerun = true;
+  ImGui::SameLine();
+  screenshot_clicked = ImGui::Button("Screenshot (F12)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the diagram as a PNG (what `collviz export` draws)");
+  if (!screenshot_note.empty()) {
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(screenshot_ok ? ImVec4(0.30f, 0.58f, 0.32f, 1) : ImVec4(0.85f, 0.15f, 0.2f, 1), "%s",
+                       fonts.display(screenshot_note).c_str());
+    if (!screenshot_path.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", screenshot_path.c_str());
+  }
   if (busy) {
     ImGui::SameLine();
     Spinner("running");
