@@ -3,16 +3,11 @@
 // Ctrl-C (exit 130, the rows so far printed, no collviz-rank left, nothing in
 // /dev/shm). The CLI runs in its own process group; this test is a child
 // subreaper, so a worker that outlived the CLI would be re-parented here.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -20,111 +15,19 @@
 #include <thread>
 #include <vector>
 
-#ifndef COLLVIZ_CLI
-#error "COLLVIZ_CLI (the collviz binary) must be defined by the build"
-#endif
+#include "cli_process.h"  // Cli, workersInGroup, shmEntries, expectNoOrphans
 
 namespace {
 
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
+using namespace collviz::test;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct Cli {
-  pid_t pid = -1;
-  fs::path dir;
-  int code = -1;
-  std::string out, err;
-
-  explicit Cli(std::vector<std::string> args) {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("collviz_bench_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-    args.insert(args.begin(), COLLVIZ_CLI);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string o = (dir / "out").string(), e = (dir / "err").string();
-    pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      const int fo = ::open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(fo, 1);
-      ::dup2(fe, 2);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);
-  }
-  ~Cli() {
-    if (code == -1 && pid > 0) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string stdoutSoFar() const { return slurp(dir / "out"); }
-  int wait(std::chrono::milliseconds limit = 120s) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    int st = 0;
-    while (::waitpid(pid, &st, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > end) return -2;
-      std::this_thread::sleep_for(5ms);
-    }
-    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    out = slurp(dir / "out");
-    err = slurp(dir / "err");
-    return code;
-  }
+struct Cli : collviz::test::Cli {
+  explicit Cli(std::vector<std::string> args)
+      : collviz::test::Cli("collviz_bench_", std::move(args), 120s) {}
 };
 
-// collviz-rank processes in group `pgid` or with parent `parent`.
-std::vector<pid_t> workers(pid_t pgid, pid_t parent) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator("/proc", ec)) {
-    const std::string n = d.path().filename();
-    if (n.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (slurp(d.path() / "comm") != "collviz-rank\n") continue;
-    const std::string stat = slurp(d.path() / "stat");
-    const auto rp = stat.rfind(')');
-    if (rp == std::string::npos) continue;
-    std::istringstream rest(stat.substr(rp + 2));
-    char state;
-    int ppid, pgrp;
-    rest >> state >> ppid >> pgrp;
-    if (pgrp == pgid || ppid == parent) out.push_back(std::stoi(n));
-  }
-  return out;
-}
-
-std::set<std::string> shmEntries() {
-  std::set<std::string> s;
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator("/dev/shm", ec)) s.insert(d.path().string());
-  return s;
-}
-
-void expectNoOrphans(const Cli& c) {
-  EXPECT_TRUE(workers(c.pid, ::getpid()).empty()) << "collviz-rank survived the CLI";
-  int st = 0;
-  const pid_t extra = ::waitpid(-1, &st, WNOHANG);
-  EXPECT_TRUE(extra == -1 && errno == ECHILD) << "an orphan of the CLI: pid " << extra;
-}
-
-class BenchCli : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
-};
+class BenchCli : public SubreaperTest {};
 
 TEST_F(BenchCli, ShortSweepOfEveryOpHasEveryColumnAndNoWrongElements) {
   Cli c({"bench", "-b", "8", "-e", "64K", "-f", "8", "-n", "3", "-w", "1", "--op", "all",
@@ -212,7 +115,7 @@ TEST_F(BenchCli, CtrlCPrintsTheRowsSoFarAndLeavesNothingBehind) {
     ASSERT_LT(std::chrono::steady_clock::now(), end) << "no rows:\n" << out;
     std::this_thread::sleep_for(20ms);
   }
-  seen = workers(c.pid, c.pid);
+  seen = workersInGroup(c.pid, c.pid);
   EXPECT_EQ(seen.size(), 4u);
   ::kill(-c.pid, SIGINT);  // a terminal's Ctrl-C: the whole group
   const auto t0 = std::chrono::steady_clock::now();

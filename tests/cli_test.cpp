@@ -3,129 +3,29 @@
 // collviz-rank left behind after a normal exit or an interrupt. The CLI runs
 // in its own process group; this test is a child subreaper, so any worker
 // that outlived the CLI would be re-parented here and seen.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#ifndef COLLVIZ_CLI
-#error "COLLVIZ_CLI (the collviz binary) must be defined by the build"
-#endif
+#include "cli_process.h"  // Cli, workersInGroup, shmEntries, expectNoOrphans
 
 namespace {
 
 using namespace std::chrono_literals;
-namespace fs = std::filesystem;
+using namespace collviz::test;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct Cli {
-  pid_t pid = -1;
-  fs::path dir;
-  int code = -1;
-  std::string out, err;
-
-  explicit Cli(std::vector<std::string> args) {
-    dir = fs::temp_directory_path() / ("collviz_cli_" + std::to_string(::getpid()) + "_" +
-                                       std::to_string(counter()++));
-    fs::create_directories(dir);
-    args.insert(args.begin(), COLLVIZ_CLI);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string o = (dir / "out").string(), e = (dir / "err").string();
-    pid = ::fork();
-    if (pid == 0) {
-      ::setpgid(0, 0);  // its own group, like a shell job
-      const int fo = ::open(o.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(fo, 1);
-      ::dup2(fe, 2);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);  // no race with the child's own call
-  }
-  ~Cli() {
-    if (code == -1 && pid > 0) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  static int& counter() { static int c = 0; return c; }
-
-  // Wait for the exit; -2 on timeout.
-  int wait(std::chrono::milliseconds limit = 60s) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    int st = 0;
-    while (::waitpid(pid, &st, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > end) return -2;
-      std::this_thread::sleep_for(5ms);
-    }
-    code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    out = slurp(dir / "out");
-    err = slurp(dir / "err");
-    return code;
-  }
+struct Cli : collviz::test::Cli {
+  explicit Cli(std::vector<std::string> args)
+      : collviz::test::Cli("collviz_cli_", std::move(args), 60s) {}
 };
 
-std::string field(pid_t pid, const char* file) {
-  return slurp("/proc/" + std::to_string(pid) + "/" + file);
-}
-// Processes in process group `pgid` (ourselves excluded) whose command is collviz-rank.
-std::vector<pid_t> workersInGroup(pid_t pgid, pid_t parent = -1) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator("/proc", ec)) {
-    const std::string n = d.path().filename();
-    if (n.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t p = std::stoi(n);
-    const std::string stat = field(p, "stat");
-    const auto rp = stat.rfind(')');
-    if (rp == std::string::npos) continue;
-    std::istringstream rest(stat.substr(rp + 2));
-    char state;
-    int ppid, pgrp;
-    rest >> state >> ppid >> pgrp;
-    if (field(p, "comm") != "collviz-rank\n") continue;
-    // Rank workers only (`collviz-rank --probe` is the device probe).
-    if (field(p, "cmdline").find("--rank") == std::string::npos) continue;
-    if (pgrp == pgid || (parent > 0 && ppid == parent)) out.push_back(p);
-  }
-  return out;
-}
-
-// After the CLI has exited: no worker in its group, and none re-parented to
-// us (we are a subreaper), alive or zombie.
-void expectNoOrphans(const Cli& c) {
-  EXPECT_TRUE(workersInGroup(c.pid, ::getpid()).empty()) << "collviz-rank survived the CLI";
-  int st = 0;
-  const pid_t extra = ::waitpid(-1, &st, WNOHANG);
-  EXPECT_TRUE(extra == -1 && errno == ECHILD) << "an orphan of the CLI: pid " << extra;
-}
-
-class CliRun : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
-};
+class CliRun : public SubreaperTest {};
 
 TEST_F(CliRun, BadRanksIsUsage) {
   Cli c({"run", "--ranks", "0"});

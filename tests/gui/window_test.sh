@@ -44,18 +44,25 @@ done
 
 # Screenshot once the picture stops changing (a spinner turns while a run is
 # in flight), at most ~30 s.
+# A capture of a window that has not drawn its first frame yet is one flat
+# colour (a loaded machine can take seconds for fonts and shaders): two such
+# captures are equal but not settled.
+colours() { identify -format '%k' "$1" 2>/dev/null || echo 0; }
 settle() {
   local name=$1 prev="$OUT/.prev.png" cur="$OUT/$1.png"
   import -window root "$prev"
   for _ in $(seq 1 60); do
     sleep 0.5
     import -window root "$cur"
-    if [ "$(compare -metric AE "$prev" "$cur" null: 2>&1)" = "0" ]; then return 0; fi
+    if [ "$(colours "$cur")" -gt 16 ] &&
+       [ "$(compare -metric AE "$prev" "$cur" null: 2>&1)" = "0" ]; then return 0; fi
     cp "$cur" "$prev"
   done
   echo "note: $name still changing after 30 s"
 }
-differ() { compare -metric AE "$OUT/$1.png" "$OUT/$2.png" null: 2>&1 | cut -d' ' -f1; }
+# Pixels that differ, as an integer (ImageMagick prints 1.6e+06 for large counts).
+differ() { compare -metric AE "$OUT/$1.png" "$OUT/$2.png" null: 2>&1 | cut -d' ' -f1 |
+           awk '{ printf "%d", $1 }'; }
 mean() { convert "$OUT/$1.png" -colorspace Gray -format '%[fx:mean]' info:; }
 title() { xdotool getwindowname "$WID"; }
 key() { xdotool key --window "$WID" "$@"; }
