@@ -49,7 +49,7 @@ void onKey(GLFWwindow* window, int key, int, int action, int) {
 int noWindow(const std::string& why) {
   std::fprintf(stderr,
                "collviz: %s; use `collviz run ...` for the command line, "
-               "or run the window under xvfb-run\n",
+               "`collviz export ...` for images, or run the window under xvfb-run -a\n",
                why.c_str());
   return 1;
 }

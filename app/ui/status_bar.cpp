@@ -2,17 +2,10 @@
 
 #include <cstdio>
 
+#include "app/ui/status_text.h"
 #include "app/ui/style.h"
 
 namespace collviz::ui {
-
-std::string describeTime(double us) {
-  char buf[32];
-  if (us < 1000) std::snprintf(buf, sizeof buf, "%.1f µs", us);
-  else if (us < 1e6) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
-  else std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
-  return buf;
-}
 
 namespace {
 // One line per note, cut at the panel's edge; hovering shows all of it.
@@ -56,7 +49,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::PopFont();
     if (!b.devices.empty()) sep(), ImGui::TextUnformatted(b.devices.c_str());
     if (!b.transport.empty()) sep(), ImGui::TextUnformatted(b.transport.c_str());
-    std::string t = "op " + describeTime(s->time_us) + "  (request " + describeTime(s->engine_us) + ")";
+    std::string t = "op " + formatMicros(s->time_us) + "  (request " + formatMicros(s->engine_us) + ")";
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
     if (s->verified) {

@@ -23,6 +23,5 @@ struct StatusBar {
   void Draw(const StatusInfo& info, const Fonts& fonts);
 };
 
-std::string describeTime(double us);  // "12.3 µs", "4.56 ms"
 
 }  // namespace collviz::ui

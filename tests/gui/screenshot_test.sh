@@ -9,27 +9,8 @@ BIN=$1
 OUT=${2:-/tmp/collviz-screenshot-test}
 rm -rf "$OUT"
 mkdir -p "$OUT/shots"
-for tool in Xvfb xdotool identify; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
-    exit 77
-  fi
-done
-for n in $(seq 141 149); do
-  if [ ! -e "/tmp/.X$n-lock" ] && [ ! -e "/tmp/.X11-unix/X$n" ]; then DISP=":$n"; break; fi
-done
-Xvfb "$DISP" -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
-XVFB=$!
-APP=""
-cleanup() {
-  [ -n "$APP" ] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
-  kill "$XVFB" 2>/dev/null
-  wait "$XVFB" 2>/dev/null
-}
-trap cleanup EXIT
-export DISPLAY=$DISP
-for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
-fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+TOOLS="identify"
+. "$(dirname "$0")/xvfb.sh"
 
 COLLVIZ_SCREENSHOT_DIR="$OUT/shots" COLLVIZ_NO_PREFETCH=1 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!

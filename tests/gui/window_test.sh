@@ -7,30 +7,8 @@ set -u
 BIN=$1
 OUT=${2:-/tmp/collviz-gui-test}
 mkdir -p "$OUT"
-for tool in Xvfb xdotool import compare convert; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
-    exit 77
-  fi
-done
-
-# Our own X server on a free display, so the test does not need xvfb-run.
-for n in $(seq 90 140); do
-  if [ ! -e "/tmp/.X$n-lock" ] && [ ! -e "/tmp/.X11-unix/X$n" ]; then DISP=":$n"; break; fi
-done
-Xvfb "$DISP" -screen 0 1600x1000x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
-XVFB=$!
-APP=""
-cleanup() {
-  [ -n "$APP" ] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
-  kill "$XVFB" 2>/dev/null
-  wait "$XVFB" 2>/dev/null
-}
-trap cleanup EXIT
-export DISPLAY=$DISP
-for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
-
-fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+TOOLS="import compare convert identify"
+. "$(dirname "$0")/xvfb.sh"
 
 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!

@@ -1,0 +1,25 @@
+# Sourced by the window tests: check the tools, start a private Xvfb on a
+# display number the server picks itself (-displayfd, so tests running in
+# parallel never race for one), and stop it and the app on exit.
+#   needs: OUT (output dir), TOOLS (commands that must exist)
+#   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() helper
+for tool in Xvfb xdotool $TOOLS; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
+    exit 77
+  fi
+done
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
+XVFB=$!
+APP=""
+cleanup() {
+  [ -n "$APP" ] && kill "$APP" 2>/dev/null && wait "$APP" 2>/dev/null
+  kill "$XVFB" 2>/dev/null
+  wait "$XVFB" 2>/dev/null
+}
+trap cleanup EXIT
+for _ in $(seq 1 100); do [ -s "$OUT/display" ] && break; sleep 0.1; done
+[ -s "$OUT/display" ] || { echo "FAIL: Xvfb did not start"; cat "$OUT/xvfb.log"; exit 1; }
+export DISPLAY=":$(head -n1 "$OUT/display")"
+for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
