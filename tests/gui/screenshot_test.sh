@@ -14,13 +14,7 @@ TOOLS="identify"
 
 COLLVIZ_SCREENSHOT_DIR="$OUT/shots" COLLVIZ_NO_PREFETCH=1 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!
-WID=""
-for _ in $(seq 1 100); do
-  WID=$(xdotool search --name '^collviz' 2>/dev/null | head -1)
-  [ -n "$WID" ] && break
-  sleep 0.2
-done
-[ -n "$WID" ] || fail "no collviz window appeared"
+wait_window
 sleep 3  # let the first run come back
 
 shot() {  # press F12, wait for file number $1

@@ -12,13 +12,7 @@ TOOLS="import compare convert identify"
 
 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!
-WID=""
-for _ in $(seq 1 100); do
-  WID=$(xdotool search --name '^collviz' 2>/dev/null | head -1)
-  [ -n "$WID" ] && break
-  sleep 0.2
-done
-[ -n "$WID" ] || fail "no collviz window appeared"
+wait_window
 
 # Screenshot once the picture stops changing (a spinner turns while a run is
 # in flight), at most ~30 s.

@@ -2,7 +2,8 @@
 # display number the server picks itself (-displayfd, so tests running in
 # parallel never race for one), and stop it and the app on exit.
 #   needs: OUT (output dir), TOOLS (commands that must exist)
-#   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() helper
+#   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() and
+#          wait_window (sets WID to the collviz window, up to 20 s)
 for tool in Xvfb xdotool $TOOLS; do
   if ! command -v "$tool" >/dev/null; then
     echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
@@ -23,3 +24,12 @@ for _ in $(seq 1 100); do [ -s "$OUT/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(head -n1 "$OUT/display")"
 for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
 fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+wait_window() {
+  WID=""
+  for _ in $(seq 1 100); do
+    WID=$(xdotool search --name '^collviz' 2>/dev/null | head -1)
+    [ -n "$WID" ] && break
+    sleep 0.2
+  done
+  [ -n "$WID" ] || fail "no collviz window appeared"
+}
