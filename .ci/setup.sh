@@ -44,7 +44,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-# 2. Build. nvcc from /usr/local/cuda when it is not on PATH.
+# 2. Build. The CUDA toolkit is found through /usr/local/cuda/bin on PATH.
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi

@@ -2,7 +2,7 @@
 # needs no shaders/ directory at run time. Run with -P:
 #   -DOUT=<file.cpp> -DSRC_DIR=<shaders dir> -DFILES="tile.vert;tile.frag;..."
 set(body "// Generated from shaders/ by app/embed_shaders.cmake. Do not edit.\n")
-string(APPEND body "#include \"app/ui/shader_sources.h\"\n\nnamespace collviz::ui {\n\n")
+string(APPEND body "#include \"app/view/shader_sources.h\"\n\nnamespace collviz::ui {\n\n")
 string(APPEND body "const std::vector<ShaderSource>& shaderSources() {\n")
 string(APPEND body "  static const std::vector<ShaderSource> kSources = {\n")
 foreach(f IN LISTS FILES)

@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "app/cli.h"
-#include "app/ui/app_ui.h"
+#include "app/cli/cli.h"
+#include "app/panels/app_ui.h"
 #include "engine/engine.h"
 
 namespace {

@@ -4,33 +4,20 @@
 #include <cctype>
 #include <limits>
 
+#include "engine/collectives.h"
+
 namespace collviz {
 
-namespace {
-
-// The ops whose S is the per-rank part times N (nccl-tests' *GetBw).
-bool timesRanks(Op op) {
-  switch (op) {
-    case Op::all_gather:
-    case Op::reduce_scatter:
-    case Op::all_to_all:
-    case Op::gather:
-    case Op::scatter: return true;
-    case Op::all_reduce:
-    case Op::broadcast:
-    case Op::reduce: return false;
-  }
-  return false;
+int sizeBlocks(Op op, int ranks) {
+  const Collective& c = collective(op);
+  return c.per_peer ? ranks : blockCount(c.count_blocks, ranks);
 }
-
-}  // namespace
-
-int sizeBlocks(Op op, int ranks) { return op == Op::reduce ? 1 : ranks; }
 
 int64_t benchCount(const OpSpec& s) {
   // all_reduce and broadcast pass the whole N-block buffer; reduce its one
   // block; the others the per-rank (per-peer) block.
-  return timesRanks(s.op) ? s.elems : int64_t(sizeBlocks(s.op, s.ranks)) * s.elems;
+  const Collective& c = collective(s.op);
+  return c.per_peer ? s.elems : int64_t(blockCount(c.count_blocks, s.ranks)) * s.elems;
 }
 
 std::size_t perRankBytes(const OpSpec& s) {
@@ -38,27 +25,16 @@ std::size_t perRankBytes(const OpSpec& s) {
 }
 
 double algBytes(Op op, int ranks, double per_rank_bytes) {
-  return timesRanks(op) ? per_rank_bytes * ranks : per_rank_bytes;
+  return collective(op).per_peer ? per_rank_bytes * ranks : per_rank_bytes;
 }
 
 std::size_t sizeBytes(const OpSpec& s) {
   return std::size_t(sizeBlocks(s.op, s.ranks)) * std::size_t(s.elems) * dtypeSize(s.dtype);
 }
 
-double busBandwidthFactor(Op op, int ranks) {
-  const double n = ranks;
-  switch (op) {
-    case Op::all_reduce: return 2.0 * (n - 1) / n;
-    case Op::all_gather:
-    case Op::reduce_scatter:
-    case Op::all_to_all:
-    case Op::gather:
-    case Op::scatter: return (n - 1) / n;
-    case Op::broadcast:
-    case Op::reduce: return 1.0;
-  }
-  return 1.0;
-}
+double busBandwidthFactor(Op op, int ranks) { return collective(op).bus.at(ranks); }
+
+std::string_view busBandwidthFactorText(Op op) { return collective(op).bus.text; }
 
 double bandwidthGBs(double bytes, double us) { return us > 0 ? bytes / (us * 1e3) : 0.0; }
 

@@ -46,8 +46,9 @@ std::size_t perRankBytes(const OpSpec& s);
 double algBytes(Op op, int ranks, double per_rank_bytes);
 // The size column for `spec` (equals algBytes(op, N, perRankBytes(spec))).
 std::size_t sizeBytes(const OpSpec& s);
-// busbw / algbw.
+// busbw / algbw, and how it is written ("2(N-1)/N").
 double busBandwidthFactor(Op op, int ranks);
+std::string_view busBandwidthFactorText(Op op);
 // GB/s (1e9) for `bytes` moved in `us` microseconds; 0 when us <= 0.
 double bandwidthGBs(double bytes, double us);
 // Elements per block for a requested size: floor(size / (blocks * dtype)), >= 1.

@@ -158,8 +158,7 @@ StepResult Engine::patternInputs(const OpSpec& s, const Pattern& p) {
   return *input_cache_;
 }
 
-Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
-  (void)notice;
+Status Engine::ensureGroup(int ranks, BackendKind backend) {
   if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend)
     return {};
   group_.reset();
@@ -213,7 +212,7 @@ void Engine::handle(const Request& r) {
       snap->error = st.message();
       snap->rejected = true;
     }
-    else if (Status g = ensureGroup(r.spec.ranks, *backend, &snap->notice); !g)
+    else if (Status g = ensureGroup(r.spec.ranks, *backend); !g)
       snap->error = g.message();
     else snap->backend = group_->info();
     snap->verified = snap->error.empty();
@@ -226,7 +225,7 @@ void Engine::handle(const Request& r) {
     snap->rejected = true;
     return finish();
   }
-  if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
+  if (Status st = ensureGroup(first.ranks, *backend); !st) {
     snap->error = st.message();
     return finish();
   }

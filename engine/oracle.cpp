@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/collectives.h"
 #include "engine/dtype.h"
 
 namespace collviz {
@@ -18,35 +19,38 @@ std::vector<BlockRef> inputRefs(const OpSpec& s, int rank) {
 std::vector<BlockRef> expectedOutputRefs(const OpSpec& s, int rank) {
   const int n = outputBlocks(s.op, s.ranks, rank, s.root);
   const uint32_t all = s.ranks >= 32 ? ~0u : ((1u << s.ranks) - 1u);
+  const SourceRelation& rel = collective(s.op).source;
   std::vector<BlockRef> out(n);
   for (int j = 0; j < n; ++j) {
-    switch (s.op) {
-      case Op::broadcast: out[j] = {1u << s.root, j, false}; break;
-      case Op::scatter: out[j] = {1u << s.root, rank, false}; break;
-      case Op::gather: out[j] = {1u << j, 0, false}; break;
-      case Op::reduce: out[j] = {all, 0, true}; break;
-      case Op::all_gather: out[j] = {1u << j, 0, false}; break;
-      case Op::reduce_scatter: out[j] = {all, rank, true}; break;
-      case Op::all_reduce: out[j] = {all, j, true}; break;
-      case Op::all_to_all: out[j] = {1u << j, rank, false}; break;
+    BlockRef& ref = out[j];
+    switch (rel.ranks) {
+      case FromRanks::root: ref.ranks = 1u << s.root; break;
+      case FromRanks::rank_j: ref.ranks = 1u << j; break;
+      case FromRanks::all: ref.ranks = all; break;
     }
+    switch (rel.block) {
+      case FromBlock::zero: ref.block = 0; break;
+      case FromBlock::j: ref.block = j; break;
+      case FromBlock::r: ref.block = rank; break;
+    }
+    ref.reduced = rel.reduced;
   }
   return out;
 }
 
 int blockLetter(Op op, const BlockRef& ref) {
   if (ref.reduced) return -1;
-  if (op == Op::broadcast || op == Op::scatter) return ref.block;  // piece of root's tensor
+  if (collective(op).letters == Lettering::root_piece) return ref.block;
   for (int r = 0; r < 32; ++r)
     if (ref.ranks == (1u << r)) return r;
   return -1;
 }
 
 int blockShard(const OpSpec& s, const BlockRef& ref) {
-  if (s.op == Op::broadcast || s.op == Op::scatter) return -1;
+  const Collective& c = collective(s.op);
+  if (c.letters == Lettering::root_piece) return -1;
   // Shards are named when the input holds several blocks per rank.
-  const int in_blocks = inputBlocks(s.op, s.ranks, 0, s.root);
-  return in_blocks > 1 ? ref.block : -1;
+  return blockCount(c.input.other, s.ranks) > 1 ? ref.block : -1;
 }
 
 double roundToDType(DType t, double v) { return fromBits(t, toBits(t, v)); }

@@ -2,20 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+
+#include "engine/collectives.h"
 
 namespace collviz {
 namespace {
 
-constexpr std::array<std::string_view, kOpCount> kOpNames = {
-    "broadcast",  "scatter",        "gather",     "reduce",
-    "all_gather", "reduce_scatter", "all_reduce", "all_to_all"};
-constexpr std::array<std::string_view, kOpCount> kOpTitles = {
-    "Broadcast",  "Scatter",        "Gather",     "Reduce",
-    "All-gather", "Reduce-scatter", "All-reduce", "All-to-all"};
-constexpr std::array<std::string_view, kOpCount> kOpPhrases = {
-    "copy the whole thing", "cut and hand out",     "collect and join",
-    "add element-wise",     "join everywhere",      "add, then shard",
-    "everyone gets the total", "exchange by column"};
 constexpr std::array<std::string_view, kDTypeCount> kDTypeNames = {
     "f32", "f64", "f16", "bf16", "i32", "i64", "u8"};
 constexpr std::array<std::size_t, kDTypeCount> kDTypeSizes = {4, 8, 2, 2, 4, 8, 1};
@@ -29,8 +22,8 @@ std::optional<E> parseIn(const std::array<std::string_view, N>& names, std::stri
   return std::nullopt;
 }
 
-template <std::size_t N>
-std::string joined(const std::array<std::string_view, N>& names) {
+template <typename Names>
+std::string joined(const Names& names) {
   std::string out;
   for (auto n : names) {
     if (!out.empty()) out += ", ";
@@ -39,11 +32,18 @@ std::string joined(const std::array<std::string_view, N>& names) {
   return out;
 }
 
+constexpr std::array<std::string_view, kOpCount> opNames() {
+  std::array<std::string_view, kOpCount> out{};
+  for (int i = 0; i < kOpCount; ++i) out[i] = kCollectives[i].name;
+  return out;
+}
+constexpr auto kOpNames = opNames();
+
 Status fail(std::string msg) { return Error{std::move(msg)}; }
 
 }  // namespace
 
-std::string_view name(Op op) { return kOpNames[static_cast<int>(op)]; }
+std::string_view name(Op op) { return collective(op).name; }
 std::string_view name(Program p) {
   return p == Program::single ? "single" : "all_reduce_decomposed";
 }
@@ -70,47 +70,33 @@ std::string allowedOps() { return joined(kOpNames); }
 std::string allowedDTypes() { return joined(kDTypeNames); }
 std::string allowedRedOps() { return joined(kRedOpNames); }
 
-int opNumber(Op op) { return static_cast<int>(op) + 1; }
-std::string_view opTitle(Op op) { return kOpTitles[static_cast<int>(op)]; }
-std::string_view opPhrase(Op op) { return kOpPhrases[static_cast<int>(op)]; }
+int opNumber(Op op) { return collective(op).number; }
+int programNumber(Program p, Op op) {
+  return p == Program::all_reduce_decomposed ? kDecompositionNumber : opNumber(op);
+}
+std::string_view opTitle(Op op) { return collective(op).title; }
+std::string_view opPhrase(Op op) { return collective(op).phrase; }
+std::string numberText(int number) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d", number);
+  return buf;
+}
 
 std::size_t dtypeSize(DType t) { return kDTypeSizes[static_cast<int>(t)]; }
 bool isFloat(DType t) {
   return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
 }
-bool reduces(Op op) {
-  return op == Op::reduce || op == Op::reduce_scatter || op == Op::all_reduce;
-}
-bool usesRoot(Op op) {
-  return op == Op::broadcast || op == Op::scatter || op == Op::gather || op == Op::reduce;
-}
+bool reduces(Op op) { return collective(op).reduces; }
+bool usesRoot(Op op) { return collective(op).uses_root; }
 
 int inputBlocks(Op op, int ranks, int rank, int root) {
-  switch (op) {
-    case Op::broadcast:
-    case Op::scatter: return rank == root ? ranks : 0;
-    case Op::gather:
-    case Op::reduce:
-    case Op::all_gather: return 1;
-    case Op::reduce_scatter:
-    case Op::all_reduce:
-    case Op::all_to_all: return ranks;
-  }
-  return 0;
+  const BufferShape& b = collective(op).input;
+  return blockCount(rank == root ? b.root : b.other, ranks);
 }
 
 int outputBlocks(Op op, int ranks, int rank, int root) {
-  switch (op) {
-    case Op::broadcast: return ranks;
-    case Op::scatter: return 1;
-    case Op::gather: return rank == root ? ranks : 0;
-    case Op::reduce: return rank == root ? 1 : 0;
-    case Op::all_gather: return ranks;
-    case Op::reduce_scatter: return 1;
-    case Op::all_reduce:
-    case Op::all_to_all: return ranks;
-  }
-  return 0;
+  const BufferShape& b = collective(op).output;
+  return blockCount(rank == root ? b.root : b.other, ranks);
 }
 
 std::size_t inputBytes(const OpSpec& s, int rank) {

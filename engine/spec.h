@@ -8,21 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/op.h"
 #include "engine/status.h"
 
 namespace collviz {
-
-enum class Op : uint8_t {
-  broadcast,
-  scatter,
-  gather,
-  reduce,
-  all_gather,
-  reduce_scatter,
-  all_reduce,
-  all_to_all,
-};
-inline constexpr int kOpCount = 8;
 
 // A program is one op, or the two-step all-reduce decomposition.
 enum class Program : uint8_t { single, all_reduce_decomposed };
@@ -67,16 +56,19 @@ std::string allowedOps();
 std::string allowedDTypes();
 std::string allowedRedOps();
 
-// The article's numbering (01..08) and short verb phrase.
+// The article's numbering (01..08, the decomposition 09) and short verb phrase.
 int opNumber(Op op);
+int programNumber(Program p, Op op);
 std::string_view opTitle(Op op);   // "All-reduce"
 std::string_view opPhrase(Op op);  // "everyone gets the total"
+// "07" (the number as the window, figures and file names write it).
+std::string numberText(int number);
 
 std::size_t dtypeSize(DType t);
 bool isFloat(DType t);
-// Does the op combine values with the reduce op?
+// Does the op combine values with the reduce op? Does it use the root?
+// (engine/collectives.h holds these and every other fact of an op.)
 bool reduces(Op op);
-// Does the op use the root?
 bool usesRoot(Op op);
 
 // Buffer shape per rank, in blocks of `elems` elements; 0 = no buffer ("—").

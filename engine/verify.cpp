@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "engine/collectives.h"
 #include "engine/dtype.h"
 
 namespace collviz {
@@ -116,7 +117,7 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
       if (!first_ok && label.bad == e) label.kind = BlockLabel::Kind::unknown;
       label.contributors = seen;
       if (label.kind == BlockLabel::Kind::source && seen && std::has_single_bit(seen) &&
-          s.op != Op::broadcast && s.op != Op::scatter)
+          collective(s.op).letters == Lettering::rank)
         label.letter = std::countr_zero(seen);
     }
     buf.labels.push_back(label);

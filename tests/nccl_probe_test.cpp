@@ -1,5 +1,5 @@
 // The NCCL probe and communicator on a machine with or without a GPU. In CI
-// (nvcc and NCCL installed, no GPU, no driver) this checks the fallback:
+// (CUDA toolkit and NCCL installed, no GPU, no driver) this checks the fallback:
 // NCCL is reported unavailable with the CUDA error, nothing crashes, and the
 // engine's backend choice falls back to Gloo with a notice.
 #include <gtest/gtest.h>

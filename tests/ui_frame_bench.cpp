@@ -1,4 +1,4 @@
-// Figures for issue 4's performance section (not a timed test):
+// Frame-time figures for the window (not a timed test):
 //  1. frame time with 8 ranks x 8 blocks on screen (all-to-all, N = 8) against
 //     an empty ImGui frame of the same size, in the same run;
 //  2. frames from a key press that changes the op to the new Output drawn
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/ui/app_ui.h"
+#include "app/panels/app_ui.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Layout, labels, colours and trace sets of the diagrams, for every op and
-// rank count, without GL (issue 4).
+// rank count, without GL.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "app/ui/diagram_layout.h"
-#include "app/ui/diagram_model.h"
-#include "app/ui/palette.h"
-#include "app/ui/trace.h"
+#include "app/view/diagram_layout.h"
+#include "app/view/diagram_model.h"
+#include "app/view/palette.h"
+#include "app/view/trace.h"
 
 namespace collviz::ui {
 namespace {

@@ -1,13 +1,13 @@
 // Lecture keys, the run cache, text fallback and shader error messages
-// (issue 4), without a window.
+// without a window.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "app/ui/keys.h"
-#include "app/ui/runs.h"
-#include "app/ui/shader_sources.h"
-#include "app/ui/text.h"
+#include "app/view/keys.h"
+#include "app/view/runs.h"
+#include "app/view/shader_sources.h"
+#include "app/view/text.h"
 
 namespace collviz::ui {
 namespace {

@@ -49,7 +49,7 @@ int probe() {
 #else
   backends.push_back({{"name", "nccl"}, {"available", false},
                       {"reason", "this collviz-rank was built without CUDA/NCCL "
-                                 "(nvcc, the CUDA toolkit or NCCL not found at build time)"},
+                                 "(the CUDA toolkit or NCCL not found at build time)"},
                       {"gpus", 0}});
 #endif
   std::printf("%s\n", json{{"backends", backends}}.dump().c_str());

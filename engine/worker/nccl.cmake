@@ -35,7 +35,7 @@ find_library(NCCL_LIBRARY NAMES nccl
 
 set(_nccl_missing "")
 if(NOT CUDAToolkit_FOUND)
-  list(APPEND _nccl_missing "the CUDA toolkit (nvcc, cuda_runtime.h, libcudart)")
+  list(APPEND _nccl_missing "the CUDA toolkit (cuda_runtime.h, libcudart)")
 endif()
 if(NOT NCCL_INCLUDE_DIR)
   list(APPEND _nccl_missing "nccl.h")

@@ -7,8 +7,8 @@
 
 #include <bit>
 
-#include "app/ui/diagram_view.h"
-#include "app/ui/fonts.h"
+#include "app/gl/diagram_view.h"
+#include "app/gl/fonts.h"
 #include "tests/export/export_support.h"
 
 namespace collviz::test {

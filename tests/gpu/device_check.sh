@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device check for NCCL (issue 3), on a machine with an NVIDIA GPU:
+# The device check for NCCL, on a machine with an NVIDIA GPU:
 #   1. build the project with COLLVIZ_NCCL=ON;
 #   2. run the `gpu` and `nccl` ctest labels;
 #   3. `collviz run --backend nccl --json` for every op with N = 1, 2, 4 (on one

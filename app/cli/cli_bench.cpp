@@ -1,0 +1,211 @@
+// `collviz bench`: nccl-tests' bandwidth sweep through the engine. Prints
+// nccl-tests' table (one per op) row by row as sizes finish, so Ctrl-C keeps
+// what was measured; --json prints one document at the end (also on Ctrl-C,
+// with "interrupted": true). Exit: 0 ok, 1 a failure or a wrong result,
+// 2 refused before running (bad option, size beyond the backend), 130 Ctrl-C.
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "app/cli/cli_commands.h"
+#include "app/cli/cli_common.h"
+#include "engine/bench_sweep.h"
+
+namespace collviz {
+namespace {
+
+struct BenchArgs {
+  std::string op = "all_reduce";
+  int ranks = 4;
+  std::string dtype = "f32";
+  std::string redop = "sum";
+  int root = 0;
+  std::string backend = "auto";
+  std::string min_bytes = "32M", max_bytes = "32M";
+  int factor = 2, iters = 20, warmup = 5, check = 1;
+  int deadline_ms = 0;  // 0: benchDeadline()
+  bool json = false;
+};
+
+Result<BenchConfig> parseBench(const BenchArgs& a) {
+  BenchConfig c;
+  if (a.op == "all") {
+    c.ops.clear();
+    for (int k = 0; k < kOpCount; ++k) c.ops.push_back(Op(k));
+  } else if (auto op = parseOp(a.op)) {
+    c.ops = {*op};
+  } else {
+    return Error{"--op " + a.op + " is not a collective; allowed: " + allowedOps() + ", all"};
+  }
+  // The shared parser checks dtype, redop, backend, ranks and root.
+  SpecArgs s;
+  s.op = std::string(name(c.ops.front()));
+  s.ranks = a.ranks;
+  s.elems = 1;
+  s.dtype = a.dtype;
+  s.redop = a.redop;
+  s.root = a.root;
+  s.backend = a.backend;
+  auto p = parseSpec(s, false);
+  if (!p) return p.error();
+  c.ranks = a.ranks;
+  c.dtype = p->spec.dtype;
+  c.redop = p->spec.redop;
+  c.root = a.root;
+  c.backend = p->backend;
+  auto b = parseSize(a.min_bytes);
+  if (!b) return Error{"-b: " + b.error().message};
+  auto e = parseSize(a.max_bytes);
+  if (!e) return Error{"-e: " + e.error().message};
+  c.min_bytes = *b;
+  c.max_bytes = *e;
+  c.factor = a.factor;
+  c.iters = a.iters;
+  c.warmup = a.warmup;
+  c.check = a.check;
+  if (a.deadline_ms != 0 && (a.deadline_ms < 100 || a.deadline_ms > 3600000))
+    return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
+                 " is out of range; allowed: 100 to 3600000, or 0 for automatic"};
+  if (Status st = validate(c); !st) return st.error();
+  return c;
+}
+
+void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
+                 std::chrono::milliseconds deadline) {
+  std::printf("# collviz bench: ranks %d  dtype %s  redop %s  root %d\n", c.ranks,
+              std::string(name(c.dtype)).c_str(), std::string(name(c.redop)).c_str(), c.root);
+  std::printf("# -b %s -e %s -f %d -n %d -w %d -c %d  (deadline %lld ms per op)\n",
+              a.min_bytes.c_str(), a.max_bytes.c_str(), c.factor, c.iters, c.warmup, c.check,
+              static_cast<long long>(deadline.count()));
+  std::printf("# backend: %s %s · %s · %s\n", r.backend.name.c_str(), r.backend.version.c_str(),
+              r.backend.devices.c_str(), r.backend.transport.c_str());
+  if (!r.notice.empty()) std::printf("# notice: %s\n", r.notice.c_str());
+  std::printf("# time: slowest rank, average of -n ops; algbw = size / time; "
+              "busbw = algbw * factor (GB/s = 1e9 B/s)\n");
+  std::printf("# engine: the size's requests inside the engine; overhead = engine - "
+              "(w + n) * time (fill, copies, control, checks)\n");
+}
+
+void printOpHeader(Op op, int ranks) {
+  std::printf("#\n# %s   busbw factor %s = %.4g\n", std::string(name(op)).c_str(),
+              std::string(busBandwidthFactorText(op)).c_str(), busBandwidthFactor(op, ranks));
+  std::printf("#%11s %13s %9s %7s %6s %11s %9s %9s %7s %12s %12s\n", "size", "count", "type",
+              "redop", "root", "time", "algbw", "busbw", "#wrong", "engine", "overhead");
+  std::printf("#%11s %13s %9s %7s %6s %11s %9s %9s %7s %12s %12s\n", "(B)", "(elements)", "",
+              "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)");
+}
+
+void printRow(const BenchRow& r) {
+  const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
+  std::printf("%12zu %13lld %9s %7s %6d %11.2f %9.3f %9.3f %7s %12.0f %12.0f\n", r.size,
+              static_cast<long long>(r.count), std::string(name(r.dtype)).c_str(),
+              reduces(r.op) ? std::string(name(r.redop)).c_str() : "none", r.root, r.time_us,
+              r.algbw, r.busbw, wrong.c_str(), r.engine_us, r.overhead_us);
+  std::fflush(stdout);
+}
+
+void printAverage(const std::vector<BenchRow>& rows, Op op) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows)
+    if (r.op == op) sum += r.busbw, ++n;
+  if (n) std::printf("# Avg bus bandwidth    : %.4f GB/s (%s, %d sizes)\n", sum / n,
+                     std::string(name(op)).c_str(), n);
+}
+
+int runBench(const BenchArgs& a) {
+  auto cfg = parseBench(a);
+  if (!cfg) {
+    std::fprintf(stderr, "collviz bench: %s\n", cfg.error().message.c_str());
+    return kExitUsage;
+  }
+  const BenchConfig& c = *cfg;
+  installInterruptHandler();
+  EngineOptions eo;
+  eo.deadline = a.deadline_ms ? std::chrono::milliseconds(a.deadline_ms) : benchDeadline(c);
+  Engine engine(eo);  // destroyed on return: the workers end with it, also after Ctrl-C
+  BenchResult shown;  // backend and notice for the header
+  bool header = false;
+  Op current = c.ops.front();
+  BenchCallbacks cb;
+  if (!a.json) {
+    cb.on_start = [&](const BenchPoint& p, int, int) {
+      if (!header) {
+        auto chosen = engine.devices().choose(c.backend, &shown.notice);
+        if (chosen) shown.backend = engine.devices().find(*chosen)->info;
+        printHeader(c, a, shown, eo.deadline);
+        header = true;
+        printOpHeader(p.spec.op, c.ranks);
+      } else if (p.spec.op != current) {
+        printOpHeader(p.spec.op, c.ranks);
+      }
+      current = p.spec.op;
+      std::fflush(stdout);
+    };
+    cb.on_row = [&](const BenchRow& r, int, int) {
+      printRow(r);
+    };
+  }
+  auto res = runSweep(engine, c, cb, &g_interrupted);
+  if (!res) {
+    std::fprintf(stderr, "collviz bench: %s\n", res.error().message.c_str());
+    return g_interrupted ? kExitInterrupted : kExitUsage;
+  }
+  if (!res->notice.empty()) std::fprintf(stderr, "collviz: %s\n", res->notice.c_str());
+  int64_t wrong = 0;
+  bool checked = false;
+  for (const auto& r : res->rows)
+    if (r.wrong >= 0) wrong += r.wrong, checked = true;
+  if (a.json) {
+    std::cout << toJson(*res, c).dump(2) << "\n";
+  } else {
+    std::printf("#\n");
+    for (Op op : c.ops) printAverage(res->rows, op);
+    std::printf("# Wrong elements       : %s\n",
+                !checked ? "N/A (-c 0)" : wrong == 0 ? "0 OK" : (std::to_string(wrong) + " FAILED").c_str());
+  }
+  std::fflush(stdout);
+  if (res->cancelled) {
+    std::fprintf(stderr, "collviz bench: interrupted after %zu sizes\n", res->rows.size());
+    return kExitInterrupted;
+  }
+  if (!res->error.empty()) {
+    std::fprintf(stderr, "collviz bench: %s\n", res->error.c_str());
+    return kExitFailed;
+  }
+  return wrong == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app, std::function<int()>& action) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Bandwidth sweep like nccl-tests: time (us), algbw and busbw (GB/s) per size");
+  cmd->add_option("--op", a->op, "Collective: " + allowedOps() + ", or all")->capture_default_str();
+  cmd->add_option("-b,--minbytes", a->min_bytes, "Smallest size in bytes (K, M, G = 1024^n)")
+      ->capture_default_str();
+  cmd->add_option("-e,--maxbytes", a->max_bytes, "Largest size in bytes (K, M, G = 1024^n)")
+      ->capture_default_str();
+  cmd->add_option("-f,--stepfactor", a->factor, "Multiply the size by this each step")
+      ->capture_default_str();
+  cmd->add_option("-n,--iters", a->iters, "Timed iterations per size")->capture_default_str();
+  cmd->add_option("-w,--warmup_iters", a->warmup, "Untimed warm-up iterations per size")
+      ->capture_default_str();
+  cmd->add_option("-c,--check", a->check,
+                  "Iterations whose results are checked against the oracle (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--ranks", a->ranks, "Number of ranks")->capture_default_str();
+  cmd->add_option("--dtype", a->dtype, "Element type: " + allowedDTypes())->capture_default_str();
+  cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
+  cmd->add_option("--root", a->root, "Root rank (broadcast, scatter, gather, reduce)")
+      ->capture_default_str();
+  cmd->add_option("--backend", a->backend, "auto, gloo or nccl")->capture_default_str();
+  cmd->add_option("--deadline-ms", a->deadline_ms,
+                  "Per-op time before a rank counts as hung (0: 5 s + 2 s per 16 MiB of -e)")
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");
+  cmd->callback([&action, a] { action = [a] { return runBench(*a); }; });
+}
+
+}  // namespace collviz

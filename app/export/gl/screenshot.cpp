@@ -1,0 +1,56 @@
+// The window's Screenshot button (in the trace bar) and F12: the current view saved as a PNG
+// through the export's offscreen path (DiagramImage), in
+// $COLLVIZ_SCREENSHOT_DIR or the current directory, never overwriting.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "app/export/export_set.h"
+#include "app/panels/app_ui.h"
+
+namespace collviz::ui {
+
+namespace {
+std::string screenshotPath(const ExportView& v) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("COLLVIZ_SCREENSHOT_DIR");
+  fs::path dir = env && *env ? fs::path(env) : fs::current_path();
+  std::string stem = "collviz_" + fs::path(exportFileName(v.program, v.spec.op, v.view, "png")).stem().string();
+  fs::path p = dir / (stem + ".png");
+  std::error_code ec;
+  for (int n = 2; fs::exists(p, ec) && n < 100000; ++n) p = dir / (stem + "_" + std::to_string(n) + ".png");
+  return p.string();
+}
+}  // namespace
+
+std::string AppUi::afterRender() {
+  if (!screenshot_requested_) return "";
+  screenshot_requested_ = false;
+  shot_ok_ = false;
+  if (shown_view_.width < 1 || shown_view_.height < 1) {
+    shot_message_ = "screenshot: nothing on screen to save";
+    return "";
+  }
+  if (Status s = shot_.init(true); !s) {
+    shot_message_ = "screenshot failed: " + s.message();
+    return "";
+  }
+  Result<Image> img = shot_.renderPng(shown_view_);
+  if (!img) {
+    shot_message_ = "screenshot failed: " + img.error().message;
+    return "";
+  }
+  const std::string path = screenshotPath(shown_view_);
+  std::vector<uint8_t> png = encodePng(*img);
+  if (Status s = writeFileAtomic(path, png.data(), png.size()); !s) {
+    shot_message_ = "screenshot failed: " + s.message();
+    return "";
+  }
+  shot_ok_ = true;
+  shot_path_ = path;
+  shot_message_ = "saved " + std::filesystem::path(path).filename().string();  // full path on hover
+  std::fprintf(stderr, "collviz: screenshot saved to %s\n", path.c_str());
+  return path;
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,156 @@
+#include "app/export/svg_writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+namespace collviz::ui {
+
+namespace {
+
+// Numbers with at most two decimals and no trailing zeros: small, stable.
+std::string num(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", double(v));
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::string hex(Rgba c) {
+  auto byte = [](float v) { return int(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(c.r), byte(c.g), byte(c.b));
+  return buf;
+}
+
+// fill="#..." (and fill-opacity when translucent); attr is "fill" or "stroke".
+std::string paint(const char* attr, Rgba c) {
+  std::string s = std::string(attr) + "=\"" + hex(c) + "\"";
+  if (c.a < 0.999f) s += std::string(" ") + attr + "-opacity=\"" + num(c.a) + "\"";
+  return s;
+}
+
+std::string escape(const std::string& t) {
+  std::string out;
+  for (char c : t) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// A closed rounded-rectangle path (clockwise).
+std::string roundedRect(float x, float y, float w, float h, float r) {
+  r = std::max(0.0f, std::min({r, w / 2, h / 2}));
+  if (w <= 0 || h <= 0) return "";
+  std::string a = " A" + num(r) + " " + num(r) + " 0 0 1 ";
+  return "M" + num(x + r) + " " + num(y) + " H" + num(x + w - r) + a + num(x + w) + " " +
+         num(y + r) + " V" + num(y + h - r) + a + num(x + w - r) + " " + num(y + h) + " H" +
+         num(x + r) + a + num(x) + " " + num(y + h - r) + " V" + num(y + r) + a + num(x + r) + " " +
+         num(y) + " Z";
+}
+
+// The k-th set bit's letter (the tile shader's stripeColor).
+int kthContributor(uint32_t mask, int k) {
+  for (int bit = 0, seen = 0; bit < 32; ++bit)
+    if (mask & (1u << bit)) {
+      if (seen == k) return bit;
+      ++seen;
+    }
+  return -1;
+}
+
+// One tile as shaders/tile.frag draws it: a border ring of border_width
+// inside the rect, the fill within, dashes, contributor stripes.
+void tile(std::string& out, const TileInstance& t, int id) {
+  const Rect& r = t.rect;
+  const float radius = std::min({t.radius, r.w / 2, r.h / 2}), bw = t.border_width;
+  const std::string outer = roundedRect(r.x, r.y, r.w, r.h, radius);
+  const std::string inner = roundedRect(r.x + bw, r.y + bw, r.w - 2 * bw, r.h - 2 * bw, radius - bw);
+  if (t.flags & kTileDashed) {
+    // The shader: 5 pixels on, 4 off, along the edge; the fill is empty.
+    if (t.fill.a > 0.001f) out += "<path d=\"" + inner + "\" " + paint("fill", t.fill) + "/>\n";
+    out += "<path d=\"" + roundedRect(r.x + bw / 2, r.y + bw / 2, r.w - bw, r.h - bw, radius - bw / 2) +
+           "\" fill=\"none\" " + paint("stroke", t.border) + " stroke-width=\"" + num(bw) +
+           "\" stroke-dasharray=\"5 4\"/>\n";
+    return;
+  }
+  out += "<path d=\"" + outer + " " + inner + "\" fill-rule=\"evenodd\" " + paint("fill", t.border) + "/>\n";
+  const int n = std::popcount(t.stripes);
+  if (!(t.flags & (kTileStripes | kTileStripesFull)) || n == 0) {
+    out += "<path d=\"" + inner + "\" " + paint("fill", t.fill) + "/>\n";
+    return;
+  }
+  // Stripes replace the fill in a band along the bottom (or everywhere).
+  const float band = (t.flags & kTileStripesFull) ? r.h : std::max(3.0f, 0.17f * r.h);
+  const float top = r.y + r.h - bw - band, x0 = r.x + bw, w = r.w - 2 * bw;
+  const float seg = w / float(n), gap = (n > 1 && seg > 4.0f) ? 0.6f : 0.0f;
+  std::string clip = "c" + std::to_string(id);
+  out += "<clipPath id=\"" + clip + "\"><path d=\"" + inner + "\"/></clipPath>\n<g clip-path=\"url(#" +
+         clip + ")\">\n";
+  auto rect = [&](float x, float y, float rw, float rh, Rgba c) {
+    if (rw <= 0 || rh <= 0) return;
+    out += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(rw) + "\" height=\"" +
+           num(rh) + "\" " + paint("fill", c) + "/>\n";
+  };
+  rect(r.x, r.y, r.w, top - r.y, t.fill);
+  for (int k = 0; k < n; ++k) {
+    Rgba c = letterColor(kthContributor(t.stripes, k));
+    c.a = t.fill.a;
+    float xk = x0 + k * seg;
+    rect(xk, top, gap, r.y + r.h - top, t.fill);
+    rect(xk + gap, top, seg - 2 * gap, r.y + r.h - top, c);
+    rect(xk + seg - gap, top, gap, r.y + r.h - top, t.fill);
+  }
+  out += "</g>\n";
+}
+
+void text(std::string& out, const TextItem& t, const SvgParams& p) {
+  const char* anchor = t.align_x < 0.25f ? "start" : t.align_x < 0.75f ? "middle" : "end";
+  const float top = t.anchor.y - t.size * t.align_y;
+  const float base = top + p.ascent[int(t.style)] * t.size;
+  out += "<text x=\"" + num(t.anchor.x) + "\" y=\"" + num(base) + "\" font-size=\"" + num(t.size * p.em_per_size) + "\"";
+  if (t.style != TextStyle::regular) out += " font-weight=\"bold\"";
+  if (anchor[0] != 's') out += std::string(" text-anchor=\"") + anchor + "\"";
+  out += " " + paint("fill", t.color) + ">" + escape(t.text) + "</text>\n";
+}
+
+}  // namespace
+
+std::string sceneToSvg(const Scene& s, const std::vector<TextItem>& extra, const SvgParams& p) {
+  std::string out;
+  out.reserve(64 * 1024);
+  const std::string w = std::to_string(p.width), h = std::to_string(p.height);
+  out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
+         "\" viewBox=\"0 0 " + w + " " + h + "\">\n";
+  if (!p.title.empty()) out += "<title>" + escape(p.title) + "</title>\n";
+  out += "<rect width=\"" + w + "\" height=\"" + h + "\" " + paint("fill", p.background) + "/>\n";
+  // The renderer's order: flows, arrowheads, tiles, then text on top.
+  out += "<g fill=\"none\" stroke-linecap=\"butt\">\n";
+  for (const CurveInstance& c : s.curves)
+    out += "<path d=\"M" + num(c.p0.x) + " " + num(c.p0.y) + " C" + num(c.p1.x) + " " + num(c.p1.y) +
+           " " + num(c.p2.x) + " " + num(c.p2.y) + " " + num(c.p3.x) + " " + num(c.p3.y) + "\" " +
+           paint("stroke", c.color) + " stroke-width=\"" + num(c.width) + "\"/>\n";
+  out += "</g>\n";
+  for (const Triangle& t : s.triangles)
+    out += "<path d=\"M" + num(t.a.x) + " " + num(t.a.y) + " L" + num(t.b.x) + " " + num(t.b.y) + " L" +
+           num(t.c.x) + " " + num(t.c.y) + " Z\" " + paint("fill", t.color) + "/>\n";
+  int id = 0;
+  for (const TileInstance& t : s.tiles) tile(out, t, id++);
+  out += "<g font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
+  for (const TextItem& t : s.texts) text(out, t, p);
+  for (const TextItem& t : extra) text(out, t, p);
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,29 @@
+// SVG from a Scene: the same tiles, flows, arrowheads and text that
+// DiagramRenderer and ImGui draw, walked from the same scene model, written
+// as vector shapes with text as text. Pure (no GL, no ImGui).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/view/palette.h"
+#include "app/view/scene.h"
+
+namespace collviz::ui {
+
+struct SvgParams {
+  int width = 0, height = 0;  // pixels
+  Rgba background;
+  // Baseline below the top of a line of text, as a fraction of the text
+  // size, per TextStyle (ImGui places text by its top; SVG by its baseline).
+  float ascent[3] = {0.8f, 0.8f, 0.8f};
+  // ImGui sizes a font by its line height (ascent - descent); SVG and CSS
+  // by its em. For DejaVu Sans: em 2048 units, ascent - descent 2384.
+  float em_per_size = 2048.0f / 2384.0f;
+  std::string title;  // <title>, for accessibility
+};
+
+// `extra`: text outside the scene (the status line), in the same pixels.
+std::string sceneToSvg(const Scene& scene, const std::vector<TextItem>& extra, const SvgParams& p);
+
+}  // namespace collviz::ui

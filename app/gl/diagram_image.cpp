@@ -1,0 +1,218 @@
+#include "app/gl/diagram_image.h"
+
+#include <backends/imgui_impl_opengl3.h>
+
+#include <cfloat>
+#include <cmath>
+
+#include "app/view/status_text.h"
+#include "app/gl/style.h"
+#include "app/export/svg_writer.h"
+
+namespace collviz::ui {
+
+namespace {
+// Makes `ctx` current for a scope and puts the caller's back.
+struct ContextScope {
+  ImGuiContext* prev;
+  explicit ContextScope(ImGuiContext* ctx) : prev(ImGui::GetCurrentContext()) {
+    ImGui::SetCurrentContext(ctx);
+  }
+  ~ContextScope() { ImGui::SetCurrentContext(prev); }
+};
+
+float fontScaleOf(const ExportView& v) { return v.font_scale > 0 ? v.font_scale : v.scale; }
+}  // namespace
+
+float exportStatusHeight(const ExportView& v, const std::string& font_notice) {
+  if (!v.status) return 0;
+  StatusLineParams p;
+  p.shown = v.snapshot.get();
+  p.font_notice = font_notice;
+  return statusLineCount(p) * statusLineHeight(v.scale) + 14 * v.scale;
+}
+
+Status DiagramImage::init(bool gl) {
+  if (ctx_) return Status::Ok();
+  ImGuiContext* prev = ImGui::GetCurrentContext();
+  ctx_ = ImGui::CreateContext();
+  ImGui::SetCurrentContext(ctx_);
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::GetIO().LogFilename = nullptr;
+  gl_ = gl;
+  Status s;
+  if (gl) {
+    ImGui_ImplOpenGL3_Init("#version 330");
+    s = view_.init();
+  }
+  ImGui::SetCurrentContext(prev);
+  if (!s) destroy();
+  return s;
+}
+
+void DiagramImage::destroy() {
+  if (!ctx_) return;
+  {
+    ContextScope scope(ctx_);
+    if (gl_) {
+      view_.destroy();
+      fbo_.destroy();
+      ImGui_ImplOpenGL3_Shutdown();
+    }
+  }
+  ImGui::DestroyContext(ctx_);  // keeps the caller's context current
+  ctx_ = nullptr;
+  gl_ = false;
+  fonts_ = Fonts{};
+}
+
+void DiagramImage::ensureFonts(float scale) {
+  if (fonts_.scale == scale && fonts_.regular) return;
+  fonts_.load(scale);
+  if (gl_) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+}
+
+DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, float* status_h) const {
+  const float h = exportStatusHeight(v, fonts_.notice);
+  *status_h = h;
+  ViewSettings view = v.view;
+  view.theme = v.theme;
+  DiagramInputs in{v.program, v.spec, v.snapshot, view, theme, v.scale,
+                   {float(v.width), std::max(1.0f, float(v.height) - h)}};
+  in.fill_background = true;
+  return in;
+}
+
+std::vector<TextItem> DiagramImage::statusTexts(const ExportView& v, const Theme& theme,
+                                                const Scene& scene, float top) const {
+  if (!v.status) return {};
+  StatusLineParams p;
+  p.shown = v.snapshot.get();
+  p.bad_blocks = scene.bad_blocks;
+  p.with_time = v.status_time;
+  p.font_notice = fonts_.notice;
+  p.scale = v.scale;
+  p.x = 18 * v.scale;
+  p.y = top + 4 * v.scale;
+  p.max_width = float(v.width) - 2 * p.x;
+  p.measure = [this](const std::string& t, TextStyle s, float size) { return fonts_.measure(t, s, size); };
+  return statusLineTexts(p, theme);
+}
+
+void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagram_h) {
+  warning_.clear();
+  if (scene.width > v.width + 0.5f || scene.height > diagram_h + 0.5f) {
+    warning_ = "the diagram needs " + std::to_string(int(std::ceil(scene.width))) + "x" +
+               std::to_string(int(std::ceil(scene.height + (v.height - diagram_h)))) +
+               " pixels and is cut off at " + std::to_string(v.width) + "x" +
+               std::to_string(v.height) + "; use a larger --size or a smaller --scale";
+  }
+}
+
+namespace {
+bool sameView(const ExportView& a, const ExportView& b) {
+  auto seq = [](const ExportView& v) { return v.snapshot ? v.snapshot->seq : 0; };
+  return a.program == b.program && a.spec == b.spec && a.snapshot == b.snapshot && seq(a) == seq(b) &&
+         a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
+         a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
+         a.status_time == b.status_time;
+}
+}  // namespace
+
+Result<Image> DiagramImage::renderPng(const ExportView& v) {
+  cache_valid_ = false;  // fbo_ is about to hold this view
+  if (Status s = draw(v); !s) return s.error();
+  GLint prev_fbo = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
+  Image img{v.width, v.height, fbo_.readRgb()};
+  glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
+  return img;
+}
+
+const Offscreen* DiagramImage::cached(const ExportView& v) {
+  if (cache_valid_ && sameView(cached_, v)) return &fbo_;
+  cache_valid_ = false;
+  if (!draw(v)) return nullptr;
+  cached_ = v;
+  cache_valid_ = true;
+  return &fbo_;
+}
+
+Status DiagramImage::draw(const ExportView& v) {
+  if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
+  if (Status s = fbo_.resize(v.width, v.height); !s) return s;
+  ContextScope scope(ctx_);
+  ensureFonts(fontScaleOf(v));
+  const Theme theme = makeTheme(v.theme);
+  applyStyle(theme, fontScaleOf(v));
+  float status_h = 0;
+  const DiagramInputs in = inputs(v, theme, &status_h);
+
+  GLint prev_fbo = 0, prev_viewport[4];
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
+  glGetIntegerv(GL_VIEWPORT, prev_viewport);
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(float(v.width), float(v.height));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  io.DeltaTime = 1.0f / 60.0f;
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover, no tooltip
+  // Two frames: ImGui settles a new window's layout in its first.
+  for (int pass = 0; pass < 2; ++pass) {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    ImGui::Begin("collviz export", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoInputs);
+    const Scene& scene = view_.Draw(in, fonts_);
+    if (pass == 1) checkFit(v, scene, in.size.y);
+    if (v.status) {
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      const float top = float(v.height) - status_h;
+      dl->AddRectFilled(ImVec2(0, top), io.DisplaySize, packAbgr(theme.background));
+      drawSceneTexts(dl, ImVec2(0, 0), statusTexts(v, theme, scene, top), fonts_);
+    }
+    ImGui::End();
+    ImGui::PopStyleVar(2);
+    ImGui::Render();
+  }
+  fbo_.bind();
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(theme.background.r, theme.background.g, theme.background.b, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
+  glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
+  return Status::Ok();
+}
+
+std::string DiagramImage::renderSvg(const ExportView& v) {
+  if (!ctx_) return "";
+  ContextScope scope(ctx_);
+  ensureFonts(fontScaleOf(v));
+  const Theme theme = makeTheme(v.theme);
+  float status_h = 0;
+  const DiagramInputs in = inputs(v, theme, &status_h);
+  const Scene scene = layoutScene(in, fonts_);
+  checkFit(v, scene, in.size.y);
+  SvgParams p;
+  p.width = v.width;
+  p.height = v.height;
+  p.background = theme.background;
+  if (!fonts_.unicode) p.em_per_size = 1.0f;  // ImGui's own font: no metrics to match
+  for (int s = 0; s < 3; ++s) {
+    ImFont* f = fonts_.font(TextStyle(s));
+    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
+  }
+  Heading h = headingFor(v.program, v.spec.op);
+  p.title = h.number + " " + h.title + " — " + h.phrase;
+  return sceneToSvg(scene, statusTexts(v, theme, scene, float(v.height) - status_h), p);
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,78 @@
+// DiagramImage: one view of one diagram as a picture, drawn by the window's
+// own code (DiagramView: DiagramRenderer's shaders plus ImGui's text) into
+// an offscreen framebuffer, or written as SVG from the same scene. It keeps
+// an ImGui context of its own (fonts at the export's scale), so the window
+// can take a screenshot between two of its frames and the command line can
+// export without any window on screen.
+#pragma once
+
+#include <imgui.h>
+
+#include <memory>
+#include <string>
+
+#include "app/gl/diagram_view.h"
+#include "app/gl/fonts.h"
+#include "app/export/image_file.h"
+#include "app/gl/offscreen.h"
+
+namespace collviz::ui {
+
+struct ExportView {
+  Program program = Program::single;
+  OpSpec spec;
+  std::shared_ptr<const Snapshot> snapshot;
+  ViewSettings view;
+  ThemeKind theme = ThemeKind::light;
+  int width = 0, height = 0;  // image pixels
+  float scale = 1.0f;         // pixels per layout unit (the window: UI scale x zoom)
+  float font_scale = 0;       // scale the font atlas is built for; 0: `scale`
+  bool status = true;         // the status line under the diagram
+  bool status_time = false;   // with the op's time (varies run to run)
+};
+
+// Height of the status line under the diagram (0 without one): an image of
+// a diagram `h` pixels tall with its status line is h + this tall.
+float exportStatusHeight(const ExportView& v, const std::string& font_notice);
+
+class DiagramImage {
+ public:
+  DiagramImage() = default;
+  ~DiagramImage() { destroy(); }
+  DiagramImage(const DiagramImage&) = delete;
+  DiagramImage& operator=(const DiagramImage&) = delete;
+
+  // An ImGui context and fonts; with `gl`, also the GL drawing (needs a
+  // current OpenGL 3.3 core context). The caller's ImGui context stays current.
+  Status init(bool gl);
+  void destroy();
+  Result<Image> renderPng(const ExportView& v);  // needs init(true)
+  // The view drawn into a framebuffer (the window's cache: compute once,
+  // draw every frame); drawn again only when `v` differs from the last
+  // call. Null on failure. Needs init(true).
+  const Offscreen* cached(const ExportView& v);
+  std::string renderSvg(const ExportView& v);
+  // After a render: non-empty when the diagram did not fit the image.
+  const std::string& warning() const { return warning_; }
+  const std::string& fontNotice() const { return fonts_.notice; }
+
+ private:
+  void ensureFonts(float scale);
+  DiagramInputs inputs(const ExportView& v, const Theme& theme, float* status_h) const;
+  std::vector<TextItem> statusTexts(const ExportView& v, const Theme& theme, const Scene& scene,
+                                    float top) const;
+  void checkFit(const ExportView& v, const Scene& scene, float diagram_h);
+  Status draw(const ExportView& v);  // into fbo_
+
+  ExportView cached_;  // what fbo_ holds (texture())
+  bool cache_valid_ = false;
+
+  ImGuiContext* ctx_ = nullptr;
+  bool gl_ = false;
+  Fonts fonts_;
+  DiagramView view_;
+  Offscreen fbo_;
+  std::string warning_;
+};
+
+}  // namespace collviz::ui

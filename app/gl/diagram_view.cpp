@@ -1,0 +1,159 @@
+#include "app/gl/diagram_view.h"
+
+#include <cfloat>
+#include <cstdio>
+#include <string>
+
+#include "app/view/trace.h"
+
+namespace collviz::ui {
+
+namespace {
+ImU32 col(Rgba c) { return packAbgr(c); }
+}  // namespace
+
+Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
+  DiagramModel model = buildModel(in.program, in.spec, in.snapshot);
+  TraceSets trace = computeTrace(model, in.view.trace_rank, in.view.trace_mode);
+  LayoutParams p{in.size, in.scale, [&fonts](const std::string& t, TextStyle s, float size) {
+                   return fonts.measure(t, s, size);
+                 }};
+  Scene scene = layoutDiagram(model, trace, in.view, in.theme, p);
+  if (model_out) *model_out = std::move(model);
+  return scene;
+}
+
+void drawSceneTexts(ImDrawList* dl, ImVec2 o, const std::vector<TextItem>& texts, const Fonts& fonts) {
+  for (const TextItem& t : texts) {
+    ImFont* f = fonts.font(t.style);
+    std::string s = fonts.display(t.text);
+    ImVec2 sz = f->CalcTextSizeA(t.size, FLT_MAX, 0.0f, s.c_str(), s.c_str() + s.size());
+    ImVec2 pos(o.x + t.anchor.x - sz.x * t.align_x, o.y + t.anchor.y - sz.y * t.align_y);
+    dl->AddText(f, t.size, ImVec2(float(int(pos.x + 0.5f)), float(int(pos.y + 0.5f))), col(t.color),
+                s.c_str(), s.c_str() + s.size());
+  }
+}
+
+void DiagramView::renderCallback(const ImDrawList*, const ImDrawCmd* cmd) {
+  const auto* self = static_cast<const DiagramView*>(cmd->UserCallbackData);
+  const ImGuiIO& io = ImGui::GetIO();
+  // Clip to the panel, like ImGui's own draw commands (y flipped for GL).
+  const ImVec4& c = cmd->ClipRect;
+  float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
+  float fb_h = io.DisplaySize.y * sy;
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(GLint(c.x * sx), GLint(fb_h - c.w * sy), GLsizei((c.z - c.x) * sx),
+            GLsizei((c.w - c.y) * sy));
+  self->renderer_.draw(self->origin_, {io.DisplaySize.x, io.DisplaySize.y});
+}
+
+// A straight copy from the cache: on a software rasterizer far cheaper than
+// drawing a textured quad (no sampling, no blending).
+void DiagramView::blitCallback(const ImDrawList*, const ImDrawCmd* cmd) {
+  const auto* self = static_cast<const DiagramView*>(cmd->UserCallbackData);
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec4& c = cmd->ClipRect;
+  float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
+  float fb_h = io.DisplaySize.y * sy;
+  GLint draw_fbo = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_fbo);
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(GLint(c.x * sx), GLint(fb_h - c.w * sy), GLsizei((c.z - c.x) * sx),
+            GLsizei((c.w - c.y) * sy));
+  const GLint w = GLint(self->blit_size_.x), h = GLint(self->blit_size_.y);
+  const GLint x0 = GLint(self->origin_.x * sx), y0 = GLint(fb_h - (self->origin_.y + self->blit_size_.y) * sy);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, self->blit_from_);
+  glBlitFramebuffer(0, 0, w, h, x0, y0, x0 + GLint(w * sx), y0 + GLint(h * sy), GL_COLOR_BUFFER_BIT,
+                    GL_NEAREST);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(draw_fbo));
+}
+
+const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
+  Key key{in.snapshot ? in.snapshot->seq : 0, in.snapshot.get(), in.program, in.spec, in.view,
+          in.theme.kind, in.scale, in.size.x, in.size.y, fonts.scale, fonts.unicode};
+  const Theme& theme = in.theme;
+  if (!have_key_ || !(key == key_)) {
+    // Compute once, draw every frame: only here do layout and upload run.
+    scene_ = layoutScene(in, fonts, &model_);
+    renderer_.upload(scene_);
+    key_ = key;
+    have_key_ = true;
+    ++rebuilds_;
+  }
+
+  ImVec2 o = ImGui::GetCursorScreenPos();
+  origin_ = {o.x, o.y};
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (in.fill_background)
+    dl->AddRectFilled(o, ImVec2(o.x + std::max(scene_.width, in.size.x), o.y + std::max(scene_.height, in.size.y)),
+                    col(theme.background));
+  const bool fits = scene_.width <= in.size.x + 0.5f && scene_.height <= in.size.y + 0.5f;
+  if (in.cached_framebuffer && fits) {
+    blit_from_ = in.cached_framebuffer;
+    blit_size_ = in.size;
+    dl->AddCallback(&DiagramView::blitCallback, this);
+    dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+  } else {
+    dl->AddCallback(&DiagramView::renderCallback, this);
+    dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+    drawSceneTexts(dl, o, scene_.texts, fonts);
+  }
+  // Reserve the space (scrolls when zoomed past the panel).
+  ImGui::InvisibleButton("##diagram", ImVec2(std::max(scene_.width, in.size.x), std::max(scene_.height, in.size.y)));
+  if (ImGui::IsItemHovered()) {
+    ImVec2 m = ImGui::GetMousePos();
+    Vec2 local{m.x - o.x, m.y - o.y};
+    for (int i = 0; i < int(scene_.hits.size()); ++i) {
+      if (scene_.hits[i].rect.contains(local)) {
+        drawTooltip(i, fonts);
+        break;
+      }
+    }
+  }
+  return scene_;
+}
+
+void DiagramView::drawTooltip(int hit_index, const Fonts& fonts) const {
+  const HitBox& hit = scene_.hits[hit_index];
+  const ColumnModel& column = model_.columns[hit.column];
+  const BlockLabel& l = column.rows[hit.row].labels[hit.block];
+  const OpSpec& spec = model_.spec;
+  ImGui::BeginTooltip();
+  ImGui::PushFont(fonts.bold);
+  std::string head = "R" + std::to_string(hit.row) + " · " + column.title + " block " +
+                     std::to_string(hit.block) + ":  " + l.text(spec.redop);
+  ImGui::TextUnformatted(fonts.display(head).c_str());
+  ImGui::PopFont();
+  std::string who;
+  for (int r = 0; r < 32; ++r)
+    if (l.contributors & (1u << r)) who += (who.empty() ? "R" : ", R") + std::to_string(r);
+  ImGui::Text("contributors: %s", who.empty() ? "none" : who.c_str());
+  if (column.expected) {
+    ImGui::TextDisabled("expected shape (oracle) — not yet run");
+  } else {
+    ImGui::TextDisabled(l.decoded ? "label decoded from the returned bytes"
+                                  : "label from the oracle (values beyond the provenance pattern)");
+    if (l.bad > 0)
+      ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%d element(s) failed verification", l.bad);
+    if (const BufferView* b = model_.buffer(hit.column, hit.row)) {
+      // Values of this block: E elements starting at block * E.
+      std::string vals;
+      int64_t e = spec.elems;
+      int64_t shown = std::min<int64_t>(e, 16);
+      for (int64_t i = 0; i < shown; ++i) {
+        size_t idx = size_t(hit.block * e + i);
+        if (idx >= b->count(spec.dtype)) break;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", b->value(idx, spec.dtype));
+        vals += buf;
+      }
+      if (shown < e) vals += ", … (" + std::to_string(e) + " elements)";
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+      ImGui::Text("values (%s): %s", std::string(name(spec.dtype)).c_str(), fonts.display(vals).c_str());
+      ImGui::PopTextWrapPos();
+    }
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,89 @@
+// DiagramView: one diagram (model + view settings + theme) drawn at a size
+// and scale. Layout is recomputed and uploaded to the GPU only when its
+// inputs change (snapshot seq, spec, view settings, size, fonts). The tiles,
+// flows and nodes go through DiagramRenderer's shaders via an ImDrawList
+// callback; text is drawn with ImGui's fonts on top, so the same code draws
+// into an offscreen ImGui frame (export) as into the window.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "app/view/diagram_layout.h"
+#include "app/view/diagram_model.h"
+#include "app/gl/diagram_renderer.h"
+#include "app/gl/fonts.h"
+
+namespace collviz::ui {
+
+struct DiagramInputs {
+  Program program = Program::single;
+  OpSpec spec;
+  std::shared_ptr<const Snapshot> snapshot;  // may be null or not match
+  ViewSettings view;
+  Theme theme;         // made once per frame or export (makeTheme)
+  float scale = 1.0f;  // UI scale times zoom
+  Vec2 size;           // pixels
+  // Paint the theme's background first. Off in the window, whose background
+  // is already that colour (every full-size layer costs on llvmpipe); on
+  // when drawing into an empty target (export).
+  bool fill_background = false;
+  // The window's cache: this view already drawn into a framebuffer of
+  // `size` (DiagramImage::cached). Non-zero: copied to the screen in one
+  // blit when the scene fits, instead of drawing tiles, flows and text
+  // again every frame.
+  unsigned cached_framebuffer = 0;
+};
+
+// The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
+// what the SVG export writes (app/ui/svg_writer.h), so the two stay in step.
+Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model = nullptr);
+// A scene's text, with ImGui's fonts, with the scene's origin at `origin`.
+void drawSceneTexts(ImDrawList* dl, ImVec2 origin, const std::vector<TextItem>& texts,
+                    const Fonts& fonts);
+
+class DiagramView {
+ public:
+  Status init() { return renderer_.init(); }
+  void destroy() {
+    renderer_.destroy();
+    have_key_ = false;  // upload again after the next init
+  }
+  // Draw at the current ImGui cursor, taking `in.size`; shows tooltips for
+  // hovered blocks. Returns the scene (for counts such as bad blocks).
+  const Scene& Draw(const DiagramInputs& in, const Fonts& fonts);
+  const DiagramModel& model() const { return model_; }
+  int rebuilds() const { return rebuilds_; }
+  int uploads() const { return renderer_.uploads(); }
+
+ private:
+  struct Key {
+    uint64_t seq = 0;
+    const Snapshot* snap = nullptr;
+    Program program = Program::single;
+    OpSpec spec;
+    ViewSettings view;
+    ThemeKind theme = ThemeKind::light;  // a theme's colours follow its kind
+    float scale = 0, w = 0, h = 0, font_scale = 0;
+    bool unicode = false;
+    bool operator==(const Key&) const = default;
+  };
+  static void renderCallback(const ImDrawList* list, const ImDrawCmd* cmd);
+  static void blitCallback(const ImDrawList* list, const ImDrawCmd* cmd);
+  void drawTooltip(int hit, const Fonts& fonts) const;
+
+  DiagramRenderer renderer_;
+  DiagramModel model_;
+  Scene scene_;
+  Key key_;
+  bool have_key_ = false;
+  Vec2 origin_;  // where the scene is drawn this frame (screen pixels)
+  unsigned blit_from_ = 0;  // the cache's framebuffer this frame
+  Vec2 blit_size_;
+  int rebuilds_ = 0;
+};
+
+}  // namespace collviz::ui

@@ -1,0 +1,196 @@
+#include "app/panels/app_ui.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "app/view/keys.h"
+#include "app/gl/style.h"
+
+namespace collviz::ui {
+
+AppUi::AppUi(Engine& engine, AppOptions options)
+    : engine_(engine), options_(options), runner_(engine), runs_(runner_) {
+  // The device probe starts a worker process; keep it off the frame.
+  devices_future_ = std::async(std::launch::async, [this] {
+    return Result<DeviceReport>(engine_.devices());
+  });
+}
+
+void AppUi::loadFonts() {
+  fonts_.load(state_.ui_scale);
+  styled_scale_ = 0;  // restyle at the new scale
+}
+
+Status AppUi::initGl() { return diagram_.init(); }
+
+void AppUi::destroyGl() {
+  shot_.destroy();
+  cache_.destroy();
+  diagram_.destroy();
+}
+
+RunKey AppUi::currentKey() const { return {state_.program(), state_.runSpec(), state_.backend}; }
+
+std::vector<RunKey> AppUi::prefetchKeys() const {
+  // Nearest entries first, the next one before the previous: that is where a
+  // lecture goes.
+  std::vector<RunKey> keys;
+  AppState s = state_;
+  for (int d = 1; d < kEntryCount; ++d) {
+    for (int sign : {+1, -1}) {
+      s.entry = ((state_.entry + sign * d) % kEntryCount + kEntryCount) % kEntryCount;
+      RunKey k{s.program(), s.runSpec(), s.backend};
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    }
+  }
+  return keys;
+}
+
+std::string AppUi::windowTitle() const {
+  Heading h = headingFor(state_.program(), state_.runSpec().op);
+  std::string t = "collviz — " + h.number + " " + h.title;
+  const OpSpec s = state_.runSpec();
+  t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
+  if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
+  return t + ")";
+}
+
+void AppUi::handleKeys() {
+  ImGuiIO& io = ImGui::GetIO();
+  std::vector<LectureKey> keys;
+  keys.swap(queued_keys_);
+  if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
+  for (LectureKey k : keys) rerun_ = applyLectureKey(state_, k) || rerun_;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) state_.show_help = false;
+  for (ImWchar c : io.InputQueueCharacters) {
+    LectureKey key;
+    int rank = 0;
+    if (c != ' ' && keyForChar(c, &key, &rank)) applyLectureKey(state_, key, rank);
+  }
+}
+
+void AppUi::Draw() {
+  handleKeys();
+  const Theme theme = makeTheme(state_.view.theme);
+  if (styled_theme_ != state_.view.theme || styled_scale_ != fonts_.scale) {
+    applyStyle(theme, fonts_.scale);
+    styled_theme_ = state_.view.theme;
+    styled_scale_ = fonts_.scale;
+  }
+  state_.spec.root = std::clamp(state_.spec.root, 0, state_.spec.ranks - 1);
+  if (state_.view.trace_rank >= state_.spec.ranks) state_.view.trace_rank = -1;
+
+  // Any change of what to run runs it again (the engine never blocks us).
+  RunKey key = currentKey();
+  if (!requested_any_ || !(key == requested_) || rerun_) {
+    if (!(key.backend == requested_.backend)) runs_.clear();
+    runs_.request(key);
+    requested_ = key;
+    requested_any_ = true;
+    rerun_ = false;
+  }
+  runs_.poll(options_.prefetch ? prefetchKeys() : std::vector<RunKey>{});
+  if (!devices_ && devices_future_.valid() &&
+      devices_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    Result<DeviceReport> r = devices_future_.get();
+    if (r) devices_ = std::make_unique<DeviceReport>(*r);
+  }
+  std::shared_ptr<const Snapshot> shown = runs_.find(key);
+
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::Begin("collviz", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  if (!state_.fullscreen) {
+    // Children draw no background of their own: the window already did, and on
+    // a software rasterizer every full-size layer costs milliseconds.
+    ImGui::BeginChild("sidebar", ImVec2(310 * fonts_.scale, 0), false, ImGuiWindowFlags_NoBackground);
+    op_list_.Draw(state_, fonts_);
+    ImGui::Spacing();
+    ImGui::Separator();
+    controls_.Draw(state_, devices_.get());
+    if (ImGui::Button(fonts_.display("Bandwidth sweep… (B)").c_str())) state_.show_bandwidth = true;
+    ImGui::Spacing();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", fonts_.display("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
+                                            "F full screen · + − zoom · T theme · B bandwidth · ? help").c_str());
+    ImGui::PopStyleColor();
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
+  trace_bar_.screenshot_note = shot_message_;
+  trace_bar_.screenshot_ok = shot_ok_;
+  trace_bar_.screenshot_path = shot_path_;
+  if (trace_bar_.Draw(state_, fonts_, runs_.waiting(key))) rerun_ = true;
+  if (trace_bar_.screenshot_clicked) requestScreenshot();
+
+  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, fonts_.notice};
+  const Snapshot* e = shown ? shown.get() : info.newest.get();
+  int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
+              (shown && !shown->backend.notes.empty()) + !fonts_.notice.empty();
+  float status_h = lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::BeginChild("diagram", ImVec2(0, -status_h), true,
+                    ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
+                   fonts_.scale * state_.view.zoom, {std::floor(avail.x), std::floor(avail.y)}};
+  // Compute once, draw every frame: the diagram is drawn into a texture when
+  // it changes and shown as one image (DiagramView falls back to drawing it
+  // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
+  if (cache_ok_ && options_.diagram_cache && avail.x >= 1 && avail.y >= 1) {
+    if (cache_.init(true)) {
+      ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
+                    int(avail.y), in.scale, fonts_.scale, false, false};
+      if (const Offscreen* f = cache_.cached(cv)) in.cached_framebuffer = f->framebuffer();
+    } else {
+      cache_ok_ = false;
+    }
+  }
+  const Scene& scene = diagram_.Draw(in, fonts_);
+  // The screenshot: this panel's view at its size, with the status line under it.
+  shown_view_ = ExportView{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
+                           int(avail.y), in.scale, fonts_.scale, true, false};
+  shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_.notice)));
+  shown_matches_ = shown != nullptr;
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  info.bad_blocks = scene.bad_blocks;
+  status_bar_.Draw(info, fonts_);
+  ImGui::EndChild();
+  ImGui::End();
+  if (state_.show_help) drawHelp();
+  if (state_.show_bandwidth) bandwidth_.Draw("Bandwidth", &state_.show_bandwidth, state_);
+}
+
+void AppUi::drawHelp() {
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
+  ImGui::Begin("Keys", &state_.show_help,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
+  const char* rows[][2] = {
+      {"← →", "previous / next op"},      {"↑ ↓  PgUp PgDn", "step (decomposition, then ops)"},
+      {"Space", "run again"},             {"0 – 9", "trace that rank"},
+      {"A", "trace all"},                 {"F", "full screen, no sidebar"},
+      {"+ −", "zoom"},                    {"T", "light / dark theme"},
+      {"B", "bandwidth sweep (busbw against size)"}, {"?", "this help"},
+  };
+  for (auto& r : rows) {
+    ImGui::PushFont(fonts_.bold);
+    ImGui::TextUnformatted(fonts_.display(r[0]).c_str());
+    ImGui::PopFont();
+    ImGui::SameLine(fonts_.scale * 150);
+    ImGui::TextUnformatted(r[1]);
+  }
+  ImGui::End();
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,103 @@
+// AppUi: the whole window's contents. Owns the panels (each a struct with a
+// Draw method), the viewer's choices (AppState), and the link to the engine
+// (Runs). Once per frame: read keys, run the op again if the spec changed,
+// take the newest snapshot, draw. It never waits on the engine.
+#pragma once
+
+#include <future>
+#include <memory>
+#include <string>
+
+#include "app/view/app_state.h"
+#include "app/panels/bandwidth_panel.h"
+#include "app/panels/controls_panel.h"
+#include "app/gl/diagram_image.h"
+#include "app/gl/diagram_view.h"
+#include "app/gl/fonts.h"
+#include "app/view/keys.h"
+#include "app/panels/op_list_panel.h"
+#include "app/view/runs.h"
+#include "app/panels/status_bar.h"
+#include "app/panels/trace_bar.h"
+#include "engine/engine.h"
+
+namespace collviz::ui {
+
+struct AppOptions {
+  bool prefetch = true;  // run the other ops in the background when idle
+  bool diagram_cache = true;  // draw the diagram into a texture once per change
+};
+
+class AppUi {
+ public:
+  AppUi(Engine& engine, AppOptions options = {});
+  // After the ImGui context and before the renderer backend's first frame:
+  // fonts, style. Then, with the GL context current, the shaders.
+  void loadFonts();
+  Status initGl();
+  void destroyGl();
+
+  void Draw();  // between ImGui::NewFrame() and ImGui::Render()
+  // A named key (arrows, PgUp/PgDn, Space) from the window's key callback.
+  // Queued, because ImGui 1.86 loses a press and release that arrive within
+  // one frame (xdotool, clickers); typed characters come through ImGui.
+  void queueKey(LectureKey key) { queued_keys_.push_back(key); }
+
+  // Screenshot button and F12: save the current view as a PNG, drawn by the
+  // export's offscreen path, after this frame (see afterRender).
+  void requestScreenshot() { screenshot_requested_ = true; }
+  // After the frame is rendered, with the GL context current: takes a
+  // requested screenshot. Returns the path written ("" when none).
+  std::string afterRender();
+  const std::string& screenshotMessage() const { return shot_message_; }
+
+  AppState& state() { return state_; }
+  // The UI scale changed: call loadFonts() outside a frame, then recreate
+  // the renderer backend's font texture.
+  bool fontsStale() const { return fonts_.scale != state_.ui_scale; }
+  std::string windowTitle() const;
+  // Keep drawing frames (a run is in flight, a spinner turns).
+  bool animating() const { return runs_.busy() || bandwidth_.running(); }
+  // Is the diagram showing a backend result for the current selection?
+  bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
+  const DiagramView& diagram() const { return diagram_; }
+
+ private:
+  RunKey currentKey() const;
+  std::vector<RunKey> prefetchKeys() const;
+  void handleKeys();
+  void drawHelp();
+
+  Engine& engine_;
+  AppOptions options_;
+  EngineRunner runner_;
+  Runs runs_;
+  AppState state_;
+  Fonts fonts_;
+  OpListPanel op_list_;
+  ControlsPanel controls_;
+  TraceBar trace_bar_;
+  StatusBar status_bar_;
+  DiagramView diagram_;
+  BandwidthPanel bandwidth_;
+
+  RunKey requested_;        // the last selection sent to the engine
+  bool requested_any_ = false;
+  bool rerun_ = false;      // Space or the button
+  ThemeKind styled_theme_ = ThemeKind::light;
+  float styled_scale_ = 0;
+  bool shown_matches_ = false;
+  std::vector<LectureKey> queued_keys_;
+  bool screenshot_requested_ = false;
+  ExportView shown_view_;  // what the diagram panel shows, for the screenshot
+  DiagramImage shot_;
+  DiagramImage cache_;  // the diagram drawn once per change, shown as a texture
+  bool cache_ok_ = true;
+  std::string shot_message_;
+  std::string shot_path_;
+  bool shot_ok_ = false;
+  std::future<Result<DeviceReport>> devices_future_;
+  std::unique_ptr<DeviceReport> devices_;
+};
+
+}  // namespace collviz::ui

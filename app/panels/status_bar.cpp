@@ -1,0 +1,82 @@
+#include "app/panels/status_bar.h"
+
+#include <cstdio>
+
+#include "app/view/status_text.h"
+#include "app/gl/style.h"
+
+namespace collviz::ui {
+
+namespace {
+// One line per note, cut at the panel's edge; hovering shows all of it.
+void noteLine(const std::string& text, ImVec4 color) {
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float w = ImGui::GetContentRegionAvail().x;
+  float h = ImGui::GetTextLineHeight();
+  ImU32 c = color.w > 0 ? ImGui::GetColorU32(color) : ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  ImGui::GetWindowDrawList()->PushClipRect(p, ImVec2(p.x + w, p.y + h), true);
+  ImGui::GetWindowDrawList()->AddText(p, c, text.c_str());
+  ImGui::GetWindowDrawList()->PopClipRect();
+  ImGui::Dummy(ImVec2(w, h));
+  if (ImGui::IsItemHovered() && ImGui::CalcTextSize(text.c_str()).x > w) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+}  // namespace
+
+void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
+  const ImVec4 ok(0.30f, 0.58f, 0.32f, 1), bad(0.85f, 0.15f, 0.2f, 1);
+  auto sep = [] {
+    ImGui::SameLine();
+    ImGui::TextDisabled("·");
+    ImGui::SameLine();
+  };
+  if (in.busy) {
+    Spinner("busy");
+    ImGui::SameLine();
+  }
+  const Snapshot* s = in.shown.get();
+  if (!s) {
+    ImGui::TextDisabled(in.busy ? "running…" : "not yet run");
+  } else {
+    const BackendInfo& b = s->backend;
+    ImGui::PushFont(fonts.bold);
+    ImGui::Text("%s %s", b.name.c_str(), b.version.c_str());
+    ImGui::PopFont();
+    if (!b.devices.empty()) sep(), ImGui::TextUnformatted(b.devices.c_str());
+    if (!b.transport.empty()) sep(), ImGui::TextUnformatted(b.transport.c_str());
+    std::string t = "op " + formatMicros(s->time_us) + "  (request " + formatMicros(s->engine_us) + ")";
+    ImGui::TextUnformatted(fonts.display(t).c_str());
+    sep();
+    if (s->verified) {
+      std::string mode = s->steps.empty() ? "" : s->steps[0].verify.mode;
+      ImGui::TextColored(ok, "%s", fonts.display("✓ verified against the oracle").c_str());
+      if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
+    } else if (s->error.empty()) {
+      ImGui::TextColored(bad, "%s", fonts.display("✗ " + std::to_string(s->mismatches) + " mismatches").c_str());
+      for (const StepResult& st : s->steps) {
+        if (!st.verify.first_problem.empty()) {
+          sep();
+          ImGui::TextColored(bad, "%s", st.verify.first_problem.c_str());
+          break;
+        }
+      }
+    }
+    if (in.bad_blocks > 0) {
+      sep();
+      ImGui::TextColored(bad, "%d block(s) marked !", in.bad_blocks);
+    }
+  }
+  // Errors and notices get their own lines: they are the things to read.
+  const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
+  if (e && !e->error.empty()) noteLine(fonts.display("engine error: " + e->error), bad);
+  if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));
+  if (s && !s->backend.notes.empty()) noteLine(fonts.display(s->backend.notes), ImVec4(0, 0, 0, 0));
+  if (!in.font_notice.empty()) noteLine(in.font_notice, bad);
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,27 @@
+// The status line: backend and devices as the engine describes them, the
+// op's time, verified or not (with the first problem), the engine's notice,
+// and errors.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/gl/fonts.h"
+#include "engine/snapshot.h"
+
+namespace collviz::ui {
+
+struct StatusInfo {
+  std::shared_ptr<const Snapshot> shown;   // the result on screen, may be null
+  std::shared_ptr<const Snapshot> newest;  // the engine's newest (errors)
+  bool busy = false;
+  int bad_blocks = 0;
+  std::string font_notice;
+};
+
+struct StatusBar {
+  void Draw(const StatusInfo& info, const Fonts& fonts);
+};
+
+
+}  // namespace collviz::ui

@@ -1,0 +1,37 @@
+// What the viewer has chosen: the op (or the decomposition), the spec, the
+// backend and how to look at it. Panels read and change it; AppUi notices
+// changes and asks the engine to run.
+#pragma once
+
+#include "app/view/diagram_layout.h"
+#include "engine/spec.h"
+
+namespace collviz::ui {
+
+// The op list: 0..7 are the article's ops in order, 8 the decomposition.
+inline constexpr int kEntryCount = kOpCount + 1;
+inline constexpr int kDecompositionEntry = kOpCount;
+
+struct AppState {
+  int entry = 0;  // 01 Broadcast: a lecture starts at the top
+  OpSpec spec;    // ranks, elems, dtype, redop, root (op follows `entry`)
+  BackendKind backend = BackendKind::automatic;
+  ViewSettings view;
+  float ui_scale = 1.0f;  // fonts and widgets; 2.0 reads from the back of a hall
+  bool fullscreen = false;
+  bool show_help = false;
+  bool show_bandwidth = false;  // the Bandwidth panel (B)
+
+  Program program() const {
+    return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;
+  }
+  // The spec to run: the decomposition runs as all_reduce.
+  OpSpec runSpec() const {
+    OpSpec s = spec;
+    s.op = entry == kDecompositionEntry ? Op::all_reduce : static_cast<Op>(entry);
+    if (s.root >= s.ranks) s.root = s.ranks - 1;
+    return s;
+  }
+};
+
+}  // namespace collviz::ui

@@ -1,0 +1,38 @@
+// Layout: turns a DiagramModel (+ trace, view settings, theme, size) into a
+// Scene of tiles, curves and text. Pure; the only thing it needs from fonts
+// is a width measure, passed in.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "app/view/diagram_model.h"
+#include "app/view/heading.h"
+#include "app/view/palette.h"
+#include "app/view/scene.h"
+#include "app/view/trace.h"
+
+namespace collviz::ui {
+
+// What the viewer chose; part of the key that decides when to rebuild.
+struct ViewSettings {
+  int trace_rank = -1;  // -1: All
+  TraceMode trace_mode = TraceMode::reaches;
+  int stage = 2;        // decomposition: columns shown in full (0 input .. 2)
+  float zoom = 1.0f;
+  ThemeKind theme = ThemeKind::light;
+  bool operator==(const ViewSettings&) const = default;
+};
+
+using MeasureText = std::function<float(const std::string& text, TextStyle style, float size)>;
+
+struct LayoutParams {
+  Vec2 size;          // pixels available
+  float scale = 1.0f; // UI scale times zoom: pixels per layout unit
+  MeasureText measure;  // null: estimate 0.6 em per code point
+};
+
+Scene layoutDiagram(const DiagramModel& m, const TraceSets& trace, const ViewSettings& view,
+                    const Theme& theme, const LayoutParams& params);
+
+}  // namespace collviz::ui

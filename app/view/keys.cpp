@@ -1,0 +1,86 @@
+#include "app/view/keys.h"
+
+#include <algorithm>
+
+namespace collviz::ui {
+
+namespace {
+void selectEntry(AppState& s, int entry) {
+  s.entry = (entry % kEntryCount + kEntryCount) % kEntryCount;
+  // Arriving at the decomposition by stepping starts at its input.
+  s.view.stage = s.entry == kDecompositionEntry ? 0 : 2;
+}
+}  // namespace
+
+bool applyLectureKey(AppState& s, LectureKey key, int rank) {
+  switch (key) {
+    case LectureKey::prev_op:
+      selectEntry(s, s.entry - 1);
+      s.view.stage = 2;  // ←/→ jump to the whole picture
+      break;
+    case LectureKey::next_op:
+      selectEntry(s, s.entry + 1);
+      s.view.stage = 2;
+      break;
+    case LectureKey::step_forward:
+      // Walk the decomposition's states first, then on to the next op.
+      if (s.entry == kDecompositionEntry && s.view.stage < 2) ++s.view.stage;
+      else selectEntry(s, s.entry + 1);
+      break;
+    case LectureKey::step_back:
+      if (s.entry == kDecompositionEntry && s.view.stage > 0) {
+        --s.view.stage;
+      } else {
+        selectEntry(s, s.entry - 1);
+        s.view.stage = 2;
+      }
+      break;
+    case LectureKey::rerun:
+      return true;
+    case LectureKey::trace_rank:
+      if (rank >= 0 && rank < s.spec.ranks) s.view.trace_rank = rank;
+      break;
+    case LectureKey::trace_all:
+      s.view.trace_rank = -1;
+      break;
+    case LectureKey::fullscreen:
+      s.fullscreen = !s.fullscreen;
+      break;
+    case LectureKey::zoom_in:
+      s.view.zoom = std::min(3.0f, s.view.zoom * 1.15f);
+      break;
+    case LectureKey::zoom_out:
+      s.view.zoom = std::max(0.5f, s.view.zoom / 1.15f);
+      break;
+    case LectureKey::theme:
+      s.view.theme = s.view.theme == ThemeKind::light ? ThemeKind::dark : ThemeKind::light;
+      break;
+    case LectureKey::help:
+      s.show_help = !s.show_help;
+      break;
+    case LectureKey::bandwidth:
+      s.show_bandwidth = !s.show_bandwidth;
+      break;
+  }
+  return false;
+}
+
+bool keyForChar(unsigned int c, LectureKey* key, int* rank) {
+  if (c >= '0' && c <= '9') {
+    *key = LectureKey::trace_rank;
+    *rank = int(c - '0');
+    return true;
+  }
+  switch (c) {
+    case 'a': case 'A': *key = LectureKey::trace_all; return true;
+    case 'f': case 'F': *key = LectureKey::fullscreen; return true;
+    case '+': case '=': *key = LectureKey::zoom_in; return true;
+    case '-': case '_': case 0x2212: *key = LectureKey::zoom_out; return true;
+    case 't': case 'T': *key = LectureKey::theme; return true;
+    case '?': case 'h': case 'H': *key = LectureKey::help; return true;
+    case 'b': case 'B': *key = LectureKey::bandwidth; return true;
+    default: return false;
+  }
+}
+
+}  // namespace collviz::ui

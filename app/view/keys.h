@@ -1,0 +1,24 @@
+// Lecture keys, as pure state changes (tested without a window):
+//   ←/→ previous/next op   ↑/↓, PgUp/PgDn step (a clicker's keys)
+//   Space run again   0-9 trace that rank   A trace all   F fullscreen
+//   +/− zoom   T light/dark theme   B bandwidth panel   ? help
+#pragma once
+
+#include "app/view/app_state.h"
+
+namespace collviz::ui {
+
+enum class LectureKey : uint8_t {
+  prev_op, next_op, step_back, step_forward, rerun, trace_rank, trace_all,
+  fullscreen, zoom_in, zoom_out, theme, help, bandwidth,
+};
+
+// Apply a key; `rank` for trace_rank. Returns true when the op should run
+// again even though the spec did not change (Space).
+bool applyLectureKey(AppState& s, LectureKey key, int rank = 0);
+
+// Map a typed character to a key ('f' -> fullscreen, '3' -> trace_rank 3).
+// Returns false for characters that are not lecture keys.
+bool keyForChar(unsigned int c, LectureKey* key, int* rank);
+
+}  // namespace collviz::ui

@@ -1,0 +1,70 @@
+// The parts of layoutDiagram (diagram_layout.cpp): what they share while
+// building one scene. Internal to the view library.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "app/view/diagram_layout.h"
+#include "app/view/text.h"
+
+namespace collviz::ui::layout {
+
+// The inputs of one layout and the scene being built.
+struct Builder {
+  const DiagramModel& m;
+  const TraceSets& trace;
+  const ViewSettings& view;
+  const Theme& th;
+  const LayoutParams& p;
+  float u;  // pixels per layout unit
+  Scene s;
+
+  float measure(const std::string& t, TextStyle st, float size) const {
+    if (p.measure) return p.measure(t, st, size);
+    return 0.6f * size * float(codePoints(t));
+  }
+  void text(Vec2 at, std::string t, Rgba c, float size, TextStyle st = TextStyle::regular,
+            float ax = 0, float ay = 0) {
+    s.texts.push_back({at, ax, ay, std::move(t), c, size, st});
+  }
+  void tile(Rect r, Rgba fill, Rgba border, float radius, float bw, uint32_t flags = 0,
+            uint32_t stripes = 0) {
+    s.tiles.push_back({r, fill, border, radius, bw, flags, stripes});
+  }
+  // A curve from a to b, leaving and arriving horizontally, with an arrowhead.
+  void flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow);
+};
+
+// Where the columns, rows and tiles go.
+struct Geometry {
+  struct Column {
+    float x = 0, box_w = 0;
+  };
+  std::vector<Column> cols;
+  float y_head = 0, y_rows = 0;  // column titles; first row
+  float row_h = 0, row_gap = 0, pad = 0;
+  float tile_w = 0, tile_h = 0, tile_gap = 0;
+  float gap_w = 0;  // between two columns' boxes
+  float x_end = 0;  // right edge of the last column's box plus one gap
+
+  float rowY(int r) const { return y_rows + r * (row_h + row_gap); }
+  float rowMid(int r) const { return rowY(r) + row_h / 2; }
+};
+
+// The heading (number, title, phrase) and the legend strip, from y down.
+void layoutHeadingAndLegend(Builder& b, float& y);
+// Sizes and positions of everything below the legend, which ends at y.
+Geometry columnGeometry(const Builder& b, float y);
+// How visible column c is: a decomposition column not reached yet is a
+// ghost; an output not yet run is faded.
+float columnAlpha(const Builder& b, int c);
+// The flows between each pair of columns (drawn first: tiles cover their ends).
+void layoutFlows(Builder& b, const Geometry& g);
+// Rank labels, column titles, row boxes and block tiles.
+void layoutRows(Builder& b, const Geometry& g);
+// Under the rows: the decomposition's check and the article's caveat.
+void layoutFooter(Builder& b, const Geometry& g);
+
+}  // namespace collviz::ui::layout

@@ -1,0 +1,44 @@
+// The footer: the decomposition's check (after all-gather = All-reduce's
+// output?) and the article's caveat about the arrows.
+#include "app/view/layout_builder.h"
+
+namespace collviz::ui::layout {
+
+namespace {
+
+// The decomposition's line: the next key, or the engine's byte comparison.
+void decompositionCheck(Builder& b, float x, float y) {
+  const Theme& th = b.th;
+  std::string msg;
+  Rgba colour = th.muted_text;
+  if (b.view.stage < 2) {
+    msg = "↓ / PgDn: next step (" + std::to_string(b.view.stage + 1) + " of 3 shown)";
+  } else if (!b.m.snapshot) {
+    msg = "equals All-reduce's output? — not yet run";
+  } else if (b.m.snapshot->verified) {
+    msg = "✓ after all-gather = All-reduce's output (checked by the engine, element by element)";
+    colour = letterColor(1);
+  } else {
+    msg = "✗ differs from All-reduce's output: " + std::to_string(b.m.snapshot->mismatches) +
+          " mismatched elements";
+    colour = th.bad;
+  }
+  b.text({x, y}, msg, colour, 15 * b.u, TextStyle::bold);
+}
+
+}  // namespace
+
+void layoutFooter(Builder& b, const Geometry& g) {
+  const float u = b.u, margin = 18 * u;
+  float y = g.rowY(b.m.spec.ranks) + 6 * u;
+  if (b.m.program == Program::all_reduce_decomposed) {
+    decompositionCheck(b, g.cols[0].x, y);
+    y += 24 * u;
+  }
+  b.text({b.p.size.x - margin, y}, "arrows show data relations, not the algorithm",
+         b.th.muted_text, 13 * u, TextStyle::regular, 1.0f, 0);
+  b.s.width = std::max(b.p.size.x, g.x_end - g.gap_w + margin);
+  b.s.height = y + 22 * u;
+}
+
+}  // namespace collviz::ui::layout

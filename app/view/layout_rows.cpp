@@ -1,0 +1,97 @@
+// Rows and tiles: the rank labels at the left, each column's title, one box
+// per rank (dashed "—" where there is no buffer) holding one tile per block.
+#include "app/view/layout_builder.h"
+
+namespace collviz::ui::layout {
+
+namespace {
+
+void rankLabels(Builder& b, const Geometry& g) {
+  const int columns = int(b.m.columns.size());
+  const bool bold_root = b.m.program == Program::single && usesRoot(b.m.spec.op);
+  for (int r = 0; r < b.m.spec.ranks; ++r) {
+    const bool root = bold_root && r == b.m.spec.root;
+    const float a = b.trace.active && !b.trace.row(0, r) && !b.trace.row(columns - 1, r) ? 0.5f : 1.0f;
+    b.text({g.cols[0].x - 10 * b.u, g.rowMid(r)}, "R" + std::to_string(r),
+           withAlpha(root ? b.th.root_text : b.th.muted_text, a), 16 * b.u,
+           root ? TextStyle::bold : TextStyle::regular, 1.0f, 0.5f);
+  }
+}
+
+// One block's tile: its letter's colours, Σ with contributor stripes, or
+// the "unknown" colours; a thick red border and "!" when elements are bad.
+void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha) {
+  const Theme& th = b.th;
+  const float u = b.u;
+  Rgba fill, border;
+  uint32_t flags = 0, stripes = 0;
+  if (l.kind == BlockLabel::Kind::source) {
+    fill = tileFill(th, l.letter);
+    border = letterColor(l.letter);
+  } else if (l.kind == BlockLabel::Kind::reduced) {
+    fill = th.neutral_fill;
+    border = th.neutral_border;
+    flags = kTileStripes;
+    stripes = l.contributors;
+  } else {
+    fill = mix(th.bad, th.background, 0.8f);
+    border = th.bad;
+  }
+  float bw = 1.4f * u;
+  if (l.bad > 0) {
+    border = th.bad;
+    bw = 2.6f * u;
+    ++b.s.bad_blocks;
+  }
+  b.tile(t, withAlpha(fill, alpha), withAlpha(border, alpha), 6 * u, bw, flags, stripes);
+  const std::string label = l.text(b.m.spec.redop);
+  float size = std::min(g.tile_h * 0.5f, 19 * u);
+  const float w = b.measure(label, TextStyle::regular, size);
+  if (w > g.tile_w - 6 * u) size *= (g.tile_w - 6 * u) / w;
+  const float lift = flags ? g.tile_h * 0.07f : 0;  // keep Σ clear of the stripes
+  b.text({t.center().x, t.center().y - lift}, label, withAlpha(th.text, alpha), size,
+         TextStyle::regular, 0.5f, 0.5f);
+  if (l.bad > 0)
+    b.text({t.x + t.w - 2 * u, t.y + 1 * u}, "!", withAlpha(th.bad, alpha), 13 * u, TextStyle::bold,
+           1.0f, 0);
+}
+
+void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
+  const Theme& th = b.th;
+  const float u = b.u;
+  const RowModel& row = b.m.columns[c].rows[r];
+  const Rect box{g.cols[c].x, g.rowY(r), g.cols[c].box_w, g.row_h};
+  if (!row.present) {
+    // Dashed: "not specified" (the article stresses: not "cleared").
+    const float da = column_alpha * (b.trace.active ? 0.5f : 1.0f);
+    b.tile(box, withAlpha(th.background, 0), withAlpha(th.row_border, da), 8 * u, 1.2f * u,
+           kTileDashed);
+    b.text(box.center(), "—", withAlpha(th.muted_text, da), 16 * u, TextStyle::regular, 0.5f, 0.5f);
+    return;
+  }
+  const float ra = column_alpha * (b.trace.row(c, r) ? 1.0f : 0.45f);
+  b.tile(box, withAlpha(th.row_box, ra), withAlpha(th.row_border, ra), 8 * u, 1 * u);
+  for (int k = 0; k < int(row.labels.size()); ++k) {
+    const Rect t{box.x + g.pad + k * (g.tile_w + g.tile_gap), box.y + g.pad, g.tile_w, g.tile_h};
+    blockTile(b, g, t, row.labels[k], column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded));
+    b.s.hits.push_back({t, c, r, k});
+  }
+}
+
+}  // namespace
+
+void layoutRows(Builder& b, const Geometry& g) {
+  rankLabels(b, g);
+  for (int c = 0; c < int(b.m.columns.size()); ++c) {
+    const ColumnModel& col = b.m.columns[c];
+    const float ca = columnAlpha(b, c);
+    const float hx = g.cols[c].x + g.cols[c].box_w / 2;
+    b.text({hx, g.y_head}, col.title, withAlpha(b.th.text, ca), 16 * b.u, TextStyle::bold, 0.5f, 0);
+    if (!col.subtitle.empty())
+      b.text({hx, g.y_head + 21 * b.u}, col.subtitle, withAlpha(b.th.muted_text, std::max(ca, 0.6f)),
+             13.5f * b.u, TextStyle::regular, 0.5f, 0);
+    for (int r = 0; r < int(col.rows.size()); ++r) rowBox(b, g, c, r, ca);
+  }
+}
+
+}  // namespace collviz::ui::layout

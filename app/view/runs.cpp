@@ -1,0 +1,50 @@
+#include "app/view/runs.h"
+
+#include <algorithm>
+
+#include "app/view/diagram_model.h"
+
+namespace collviz::ui {
+
+void Runs::request(const RunKey& k) {
+  uint64_t id = runner_.run(k);
+  pending_.push_back({id, k});
+}
+
+void Runs::poll(const std::vector<RunKey>& prefetch) {
+  std::shared_ptr<const Snapshot> s = runner_.latest();
+  if (s && s->seq != last_seq_) {
+    last_seq_ = s->seq;
+    newest_ = s;
+    ++received_;
+    // Requests up to this one are answered or were replaced in the queue.
+    auto answered = std::find_if(pending_.begin(), pending_.end(),
+                                 [&](const Pending& p) { return p.id == s->request; });
+    if (answered != pending_.end()) {
+      RunKey key = answered->key;
+      auto old = std::find_if(cache_.begin(), cache_.end(), [&](const Entry& e) { return e.key == key; });
+      if (old != cache_.end()) old->snap = s;
+      else cache_.push_back({key, s});
+    }
+    std::erase_if(pending_, [&](const Pending& p) { return p.id <= s->request; });
+  }
+  if (!pending_.empty() || runner_.busy()) return;
+  for (const RunKey& k : prefetch) {
+    if (!find(k)) {
+      request(k);
+      return;
+    }
+  }
+}
+
+std::shared_ptr<const Snapshot> Runs::find(const RunKey& k) const {
+  for (const Entry& e : cache_)
+    if (e.key == k) return e.snap;
+  return nullptr;
+}
+
+bool Runs::waiting(const RunKey& k) const {
+  return std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.key == k; });
+}
+
+}  // namespace collviz::ui

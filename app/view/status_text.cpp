@@ -1,0 +1,77 @@
+#include "app/view/status_text.h"
+
+#include <cstdio>
+
+#include "app/view/text.h"
+
+namespace collviz::ui {
+
+namespace {
+constexpr float kTextSize = 15.0f;
+constexpr float kLine = 23.0f;
+}  // namespace
+
+std::string formatMicros(double us) {
+  char buf[32];
+  if (us < 1000) std::snprintf(buf, sizeof buf, "%.1f µs", us);
+  else if (us < 1e6) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
+  else std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
+  return buf;
+}
+
+int statusLineCount(const StatusLineParams& p) {
+  const Snapshot* s = p.shown;
+  return 1 + (s && !s->error.empty()) + (s && !s->notice.empty()) +
+         (s && !s->backend.notes.empty()) + !p.font_notice.empty();
+}
+
+float statusLineHeight(float scale) { return kLine * scale; }
+
+std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th) {
+  std::vector<TextItem> out;
+  const float size = kTextSize * p.scale;
+  float x = p.x, y = p.y;
+  auto measure = [&](const std::string& t, TextStyle st) {
+    return p.measure ? p.measure(t, st, size) : 0.6f * size * float(codePoints(t));
+  };
+  auto put = [&](std::string t, Rgba c, TextStyle st = TextStyle::regular) {
+    const float room = p.max_width > 0 ? p.x + p.max_width - x : 1e9f;
+    if (measure(t, st) > room) {
+      // Cut at a code point boundary until it fits with the ellipsis.
+      while (!t.empty() && measure(t + "…", st) > room) {
+        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
+        if (!t.empty()) t.pop_back();  // the lead byte: one whole code point gone
+      }
+      t += "…";
+    }
+    out.push_back({{x, y}, 0, 0, t, c, size, st});
+    x += measure(t, st);
+  };
+  auto newline = [&] {
+    x = p.x;
+    y += statusLineHeight(p.scale);
+  };
+  const Rgba ok = letterColor(1);
+  const Snapshot* s = p.shown;
+  if (!s) {
+    put("not yet run", th.muted_text);
+  } else {
+    const BackendInfo& b = s->backend;
+    put(b.name + " " + b.version, th.text, TextStyle::bold);
+    std::string rest;
+    if (!b.devices.empty()) rest += " · " + b.devices;
+    if (!b.transport.empty()) rest += " · " + b.transport;
+    if (p.with_time) rest += " · op " + formatMicros(s->time_us);
+    put(rest + " · ", th.muted_text);
+    if (s->verified) put("✓ verified against the oracle", ok);
+    else if (s->error.empty()) put("✗ " + std::to_string(s->mismatches) + " mismatches", th.bad);
+    if (p.bad_blocks > 0) put(" · " + std::to_string(p.bad_blocks) + " block(s) marked !", th.bad);
+  }
+  if (s && !s->error.empty()) newline(), put("engine error: " + s->error, th.bad);
+  if (s && !s->notice.empty()) newline(), put(s->notice, th.muted_text);
+  if (s && !s->backend.notes.empty()) newline(), put(s->backend.notes, th.muted_text);
+  if (!p.font_notice.empty()) newline(), put(p.font_notice, th.bad);
+  return out;
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,37 @@
+// The status line of an exported image (PNG and SVG) as scene text: what the
+// window's status bar says about the result on screen (backend, devices,
+// transport, verified or not, the engine's notice), laid out as TextItems so
+// both exporters draw it from the same data. The op's time varies from run
+// to run, so it is left out unless asked for (exports are byte-identical).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/view/diagram_layout.h"
+#include "app/view/palette.h"
+#include "app/view/scene.h"
+#include "engine/snapshot.h"
+
+namespace collviz::ui {
+
+struct StatusLineParams {
+  const Snapshot* shown = nullptr;  // the result drawn; null: "not yet run"
+  int bad_blocks = 0;
+  bool with_time = false;
+  std::string font_notice;  // fonts missing (drawn in the error colour)
+  float scale = 1.0f;       // pixels per layout unit
+  float x = 0, y = 0;       // top-left of the first line
+  float max_width = 0;      // a longer line is cut with "…" (0: never)
+  MeasureText measure;      // null: estimate
+};
+
+// Lines the status takes for `p` (for sizing before layout).
+int statusLineCount(const StatusLineParams& p);
+float statusLineHeight(float scale);  // one line, pixels
+std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& theme);
+
+// "12.3 µs", "4.56 ms", "1.20 s"
+std::string formatMicros(double us);
+
+}  // namespace collviz::ui

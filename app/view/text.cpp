@@ -1,0 +1,67 @@
+#include "app/view/text.h"
+
+#include <cstdint>
+
+namespace collviz::ui {
+
+namespace {
+// Decode one code point; advances i. Invalid bytes decode as U+FFFD.
+uint32_t next(std::string_view s, size_t& i) {
+  unsigned char c = s[i++];
+  if (c < 0x80) return c;
+  int extra = (c >= 0xf0) ? 3 : (c >= 0xe0) ? 2 : (c >= 0xc0) ? 1 : -1;
+  if (extra < 0) return 0xfffd;
+  uint32_t cp = c & (0x3f >> extra);
+  for (int k = 0; k < extra; ++k) {
+    if (i >= s.size() || (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return 0xfffd;
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3f);
+  }
+  return cp;
+}
+}  // namespace
+
+std::string asciiFallback(std::string_view s) {
+  std::string out;
+  bool in_sub = false;  // consecutive subscript digits share one "_"
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = next(s, i);
+    bool sub = (cp >= 0x2080 && cp <= 0x2089) || cp == 0x1d62;
+    if (sub) {
+      if (!in_sub) out += '_';
+      out += cp == 0x1d62 ? 'i' : char('0' + (cp - 0x2080));
+      in_sub = true;
+      continue;
+    }
+    in_sub = false;
+    if (cp < 0x80) { out += char(cp); continue; }
+    switch (cp) {
+      case 0x03a3: out += "S"; break;        // Σ
+      case 0x03a0: out += "P"; break;        // Π
+      case 0x2014: case 0x2013: out += "-"; break;
+      case 0x00b7: case 0x2022: out += "*"; break;
+      case 0x2192: out += "->"; break;
+      case 0x2190: out += "<-"; break;
+      case 0x2191: out += "^"; break;
+      case 0x2193: out += "v"; break;
+      case 0x2713: out += "ok"; break;
+      case 0x2717: out += "x"; break;
+      case 0x00d7: out += "x"; break;
+      case 0x2260: out += "!="; break;
+      case 0x2026: out += "..."; break;
+      case 0x2212: out += "-"; break;
+      default: out += '?';
+    }
+  }
+  return out;
+}
+
+int codePoints(std::string_view s) {
+  int n = 0;
+  for (size_t i = 0; i < s.size();) {
+    next(s, i);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace collviz::ui
