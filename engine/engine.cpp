@@ -226,6 +226,10 @@ void Engine::handle(const Request& r) {
     snap->rejected = true;
     return finish();
   }
+  if (r.algo != "native") {
+    runAlgorithm(r, *snap, *bs);
+    return finish();
+  }
   if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
     snap->error = st.message();
     return finish();
