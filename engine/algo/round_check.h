@@ -7,6 +7,7 @@
 
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/algo/reference.h"
@@ -18,13 +19,13 @@ namespace collviz::algo {
 // Expected values of a slot state, computed once per distinct state.
 class ExpectedSlots {
  public:
-  ExpectedSlots(const OpSpec& s, const std::vector<std::vector<double>>& inputs)
-      : s_(s), inputs_(inputs) {}
+  ExpectedSlots(const OpSpec& s, std::vector<std::vector<double>> inputs)
+      : s_(s), inputs_(std::move(inputs)) {}
   const std::vector<double>& get(const SlotState& st);
 
  private:
   OpSpec s_;
-  const std::vector<std::vector<double>>& inputs_;
+  std::vector<std::vector<double>> inputs_;
   std::map<std::tuple<uint32_t, int, bool>, std::vector<double>> cache_;
 };
 
