@@ -79,11 +79,12 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
 }
 
 void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) const {
-  d.zero(work, s_.workBytes());
   const auto& init = s_.init[std::size_t(rank_)];
-  for (int k = 0; k < int(init.size()); ++k)
-    if (init[std::size_t(k)] >= 0)
-      d.load(work + std::size_t(k) * slot_, in + std::size_t(init[std::size_t(k)]) * slot_, slot_);
+  for (int k = 0; k < int(init.size()); ++k) {
+    std::byte* slot = work + std::size_t(k) * slot_;
+    if (init[std::size_t(k)] >= 0) d.load(slot, in + std::size_t(init[std::size_t(k)]) * slot_, slot_);
+    else d.zero(slot, slot_);
+  }
 }
 
 void RoundRunner::runCopies(RoundDevice& d, const Copies& c, std::byte* work,
