@@ -74,6 +74,7 @@ struct BenchConfig {
   int iters = 20;                             // -n: timed iterations per size
   int warmup = 5;                             // -w: untimed iterations first
   int check = 1;                              // -c: iterations checked (see bench_sweep.h)
+  std::string algo = "native";                // engine/algo/: a schedule run back to back
 };
 
 // Names the bad field and the allowed range (ops, sizes, factor, counts).

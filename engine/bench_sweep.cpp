@@ -71,6 +71,8 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
       r.warmup = k == 0 ? c.warmup : 0;
       r.iters = c.iters / chunks + (k < c.iters % chunks ? 1 : 0);
       r.verify = c.check > 0;
+      r.algo = c.algo;
+      r.every_round = false;
       const uint64_t id = engine.submit(r);
       auto snap = waitOrCancel(engine, id, cancel);
       if (!snap) {
@@ -165,7 +167,8 @@ json toJson(const BenchResult& r, const BenchConfig& c) {
         {"factor", c.factor},
         {"iters", c.iters},
         {"warmup", c.warmup},
-        {"check", c.check}}},
+        {"check", c.check},
+        {"algo", c.algo}}},
       {"backend", toJson(r.backend)},
       {"notice", r.notice},
       {"units",

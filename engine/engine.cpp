@@ -225,6 +225,10 @@ void Engine::handle(const Request& r) {
     snap->rejected = true;
     return finish();
   }
+  if (r.algo != "native") {
+    runAlgorithm(r, *snap, *bs);
+    return finish();
+  }
   if (Status st = ensureGroup(first.ranks, *backend); !st) {
     snap->error = st.message();
     return finish();

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ struct RunOptions;
 struct EngineOptions {
   std::string worker_path;  // collviz-rank; empty: next to this executable
   std::chrono::milliseconds deadline{5000};  // per op, before a rank counts as hung
+  // Called on the engine thread before each round of an algorithm run round
+  // by round (progress; tests use it to break a rank mid-schedule).
+  std::function<void(int round, int rounds)> on_round;
 };
 
 struct Request {
@@ -40,6 +44,13 @@ struct Request {
   int warmup = 0;      // untimed repetitions first (benchmarks)
   int iters = 1;       // timed repetitions; op times are their average
   bool verify = true;  // decode and check the outputs (of the last repetition)
+  // The algorithm (engine/algo/algorithms.h): "native" is the backend's own
+  // call; any other runs its schedule of point-to-point rounds.
+  std::string algo = "native";
+  // Algorithm: a snapshot of every rank after every round, checked against
+  // the reference, and the final state compared with the native op. False
+  // (benchmarks): the rounds back to back, the output checked once.
+  bool every_round = true;
   uint64_t id = 0;     // filled by the engine
 };
 
@@ -80,6 +91,7 @@ class Engine {
   Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
                              const RunOptions& opts);
   void compareWithAllReduce(Snapshot& snap, const Pattern& p);
+  void runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus& backend);
   StepResult patternInputs(const OpSpec& s, const Pattern& p);
 
   EngineOptions opts_;

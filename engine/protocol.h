@@ -10,6 +10,10 @@
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","out_offset","warmup","iters"}
 //   worker -> engine  {"type":"done","op_us":t,"copy_us":c} | {"type":"error",...}
+//   engine -> worker  {"type":"rounds","algo","op","ranks","elems","dtype","redop","root",
+//                      "in_offset","work_offset","from","to","warmup","iters"}
+//                     (rounds [from, to) of the algorithm's schedule, engine/algo/)
+//   worker -> engine  {"type":"done","op_us","copy_us","sent","received"} | {"type":"error",...}
 //   engine -> worker  {"type":"exit"}
 //
 // `collviz-rank --probe` prints {"backends":[{"name","available","reason",

@@ -19,6 +19,16 @@
 
 namespace collviz {
 
+namespace algo {
+struct Schedule;
+}
+
+// One rank's answer to a run of rounds.
+struct RoundsReply {
+  double op_us = 0;
+  uint64_t sent = 0, received = 0;  // bytes
+};
+
 struct GroupConfig {
   std::string worker_path;
   int ranks = 1;
@@ -45,6 +55,12 @@ class RankGroup {
   // bytes (one copy out of shared memory) and times. `opts` repeat the op
   // (benchmarks); the outputs are those of the last iteration.
   Status run(StepResult& step, const RunOptions& opts);
+  // Run rounds [from, to) of `s` on every rank (from = 0 first copies
+  // `inputs`' input bytes in); fills one reply per rank and, when `work` is
+  // given, every rank's working buffer after the last of those rounds.
+  Status runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
+                   const RunOptions& opts, std::vector<RoundsReply>& replies,
+                   std::vector<std::vector<std::byte>>* work);
 
  private:
   struct Worker {
@@ -57,6 +73,9 @@ class RankGroup {
   Status rendezvous();
   Status ensureMemory(int rank, std::size_t bytes);
   std::string describeExit(int rank);
+  // Wait for one reply per rank (done or error) within deadline * reps;
+  // names crashed and hung ranks. Bodies of the "done" replies.
+  Status awaitAll(const std::string& what, int reps, std::vector<std::string>& done);
   void stop();
 
   GroupConfig cfg_;

@@ -37,6 +37,34 @@ json contributors(const BufferView& b) {
   return out;
 }
 
+json transfers(const std::vector<Transfer>& ts) {
+  json out = json::array();
+  for (const Transfer& t : ts)
+    out.push_back({{"from", t.from}, {"to", t.to}, {"bytes", t.bytes}, {"block", t.block},
+                   {"blocks", t.blocks}, {"kind", t.reduce ? "reduce" : "copy"}});
+  return out;
+}
+
+// An algorithm run: traffic, the textbook figures, the final comparison.
+void addAlgorithm(json& j, const Snapshot& s) {
+  j["rounds"] = s.steps.size();
+  j["bytes_sent"] = s.bytes_sent;
+  j["bytes_received"] = s.bytes_received;
+  j["formula"] = {{"text", s.formula.text},
+                  {"rounds", s.formula.rounds},
+                  {"bytes_per_rank", s.formula.bytes},
+                  {"exact", s.formula.exact}};
+  j["final_matches_native"] = s.final_compared ? json(s.final_diffs == 0) : json(nullptr);
+  j["differing_elements"] = s.final_compared ? json(s.final_diffs) : json(nullptr);
+  json fin = json::array();
+  for (const auto& r : s.final_ranks)
+    fin.push_back({{"rank", r.rank},
+                   {"output", values(r.output, s.spec.dtype)},
+                   {"output_labels", labels(r.output, s.spec.redop)},
+                   {"output_contributors", contributors(r.output)}});
+  j["final"] = fin;
+}
+
 }  // namespace
 
 json toJson(const BackendInfo& b) {
@@ -56,13 +84,17 @@ json toJson(const Snapshot& s) {
   j["backend"] = toJson(s.backend);
   j["steps"] = json::array();
   for (const auto& st : s.steps) {
-    json step = {{"name", name(st.spec.op)},
+    json step = {{"name", st.name.empty() ? std::string(name(st.spec.op)) : st.name},
                  {"time_us", st.time_us},
                  {"verified", st.verify.verified},
                  {"mismatches", st.verify.mismatches},
                  {"undecodable", st.verify.undecodable},
                  {"pattern", st.verify.mode}};
     if (!st.verify.first_problem.empty()) step["first_problem"] = st.verify.first_problem;
+    if (!st.name.empty()) {
+      step["phase"] = st.phase;
+      step["transfers"] = transfers(st.transfers);
+    }
     step["ranks"] = json::array();
     for (const auto& r : st.ranks) {
       step["ranks"].push_back({{"rank", r.rank},
@@ -81,6 +113,8 @@ json toJson(const Snapshot& s) {
   j["time_us"] = s.time_us;
   j["engine_us"] = s.engine_us;
   if (s.all_reduce_compared) j["equals_all_reduce"] = s.all_reduce_diffs == 0;
+  j["algo"] = s.algo;
+  if (s.algo != "native") addAlgorithm(j, s);
   if (!s.notice.empty()) j["notice"] = s.notice;
   if (!s.error.empty()) j["error"] = s.error;
   return j;

@@ -25,6 +25,14 @@ std::string BlockLabel::text(RedOp redop) const {
   switch (kind) {
     case Kind::source: return letterName(letter) + subscript(shard);
     case Kind::reduced: {
+      if (partial && contributors) {
+        const bool fn = redop == RedOp::min || redop == RedOp::max;
+        const char* join = fn ? "," : redop == RedOp::prod ? "·" : "+";
+        std::string out;
+        for (int r = 0; r < 32; ++r)
+          if (contributors & (1u << r)) out += (out.empty() ? "" : join) + letterName(r) + subscript(shard);
+        return fn ? std::string(redop == RedOp::min ? "min(" : "max(") + out + ")" : out;
+      }
       const char* sym = redop == RedOp::sum    ? "Σ"
                         : redop == RedOp::prod ? "Π"
                         : redop == RedOp::min  ? "min"
@@ -32,7 +40,7 @@ std::string BlockLabel::text(RedOp redop) const {
                                                : "avg";
       return sym + subscript(shard);
     }
-    case Kind::unknown: return "?";
+    case Kind::unknown: return empty && bad == 0 ? "—" : "?";
   }
   return "?";
 }

@@ -26,7 +26,9 @@ struct BlockLabel {
   uint32_t contributors = 0;  // ranks whose data the bytes name (bitmask)
   int bad = 0;                // elements that fail decoding or verification
   bool decoded = false;       // false: pattern beyond its limits, label from the oracle
-  // "A₂", "Σ₁", "max₀", "?"; UTF-8.
+  bool partial = false;       // reduced over some ranks only (an algorithm's round)
+  bool empty = false;         // an algorithm's slot nothing has reached yet
+  // "A₂", "Σ₁", "max₀", "?", a partial "A₁+B₁", an empty slot "—"; UTF-8.
   std::string text(RedOp redop) const;
 };
 
@@ -54,11 +56,32 @@ struct Verification {
   std::string first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
 };
 
+// One message of an algorithm's round, as counted by the engine.
+struct Transfer {
+  int from = 0, to = 0;
+  std::size_t bytes = 0;
+  int block = 0;        // first working-buffer slot sent
+  int blocks = 1;       // slots sent
+  bool reduce = false;  // the receiver combines instead of overwriting
+};
+
 struct StepResult {
   OpSpec spec;
   std::vector<RankResult> ranks;
   Verification verify;
   double time_us = 0;  // slowest rank's op time
+  // An algorithm's round: ranks[r].output is rank r's working buffer after it.
+  std::string name;   // "reduce-scatter 2/3"; empty for a whole op
+  std::string phase;  // "reduce-scatter"
+  std::vector<Transfer> transfers;
+};
+
+// An algorithm's textbook figures next to what was counted.
+struct AlgoFormula {
+  std::string text;
+  int rounds = 0;
+  double bytes = 0;    // busiest rank's bytes sent by the formula
+  bool exact = true;   // the schedule must send exactly that
 };
 
 struct BackendInfo {
@@ -88,6 +111,13 @@ struct Snapshot {
   bool rejected = false; // the request was refused before anything ran
                          // (invalid spec, backend unavailable): a usage error
   std::string notice;    // e.g. "NCCL unavailable (...); using Gloo"
+  // An algorithm run round by round (algo != "native"): steps are its rounds.
+  std::string algo = "native";
+  std::vector<uint64_t> bytes_sent, bytes_received;  // per rank, counted by the workers
+  AlgoFormula formula;
+  std::vector<RankResult> final_ranks;  // the output buffers after the last round
+  bool final_compared = false;  // compared byte for byte with the backend's own op
+  int64_t final_diffs = 0;      // elements that differ
 };
 
 }  // namespace collviz

@@ -10,7 +10,7 @@
 namespace collviz {
 
 bool isCliCommand(const char* arg) {
-  for (const char* c : {"run", "devices", "export", "bench", "--help", "-h", "--version"})
+  for (const char* c : {"run", "devices", "export", "bench", "algos", "--help", "-h", "--version"})
     if (std::strcmp(arg, c) == 0) return true;
   return false;
 }
@@ -25,6 +25,7 @@ int runCli(int argc, char** argv) {
   addDevicesCommand(app, action);
   addBenchCommand(app, action);
   addExportCommand(app, action);
+  addAlgosCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

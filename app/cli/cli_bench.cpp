@@ -9,6 +9,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "engine/algo/algorithms.h"
 #include "engine/bench_sweep.h"
 
 namespace collviz {
@@ -25,6 +26,7 @@ struct BenchArgs {
   int factor = 2, iters = 20, warmup = 5, check = 1;
   int deadline_ms = 0;  // 0: benchDeadline()
   bool json = false;
+  std::string algo = "native";
 };
 
 Result<BenchConfig> parseBench(const BenchArgs& a) {
@@ -67,6 +69,12 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
     return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
                  " is out of range; allowed: 100 to 3600000, or 0 for automatic"};
   if (Status st = validate(c); !st) return st.error();
+  c.algo = a.algo;
+  for (Op op : c.ops) {
+    OpSpec probe = p->spec;
+    probe.op = op;
+    if (Status st = algo::checkAlgorithm(a.algo, probe); !st) return Error{"--" + st.message()};
+  }
   return c;
 }
 
@@ -77,6 +85,9 @@ void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
   std::printf("# -b %s -e %s -f %d -n %d -w %d -c %d  (deadline %lld ms per op)\n",
               a.min_bytes.c_str(), a.max_bytes.c_str(), c.factor, c.iters, c.warmup, c.check,
               static_cast<long long>(deadline.count()));
+  if (c.algo != "native")
+    std::printf("# algo: %s, its rounds back to back in the workers (no per-round snapshot)\n",
+                c.algo.c_str());
   std::printf("# backend: %s %s · %s · %s\n", r.backend.name.c_str(), r.backend.version.c_str(),
               r.backend.devices.c_str(), r.backend.transport.c_str());
   if (!r.notice.empty()) std::printf("# notice: %s\n", r.notice.c_str());
@@ -205,6 +216,10 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
                   "Per-op time before a rank counts as hung (0: 5 s + 2 s per 16 MiB of -e)")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");
+  cmd->add_option("--algo", a->algo,
+                  "native (the backend's own call), or an algorithm's rounds on point-to-point "
+                  "calls (`collviz algos`)")
+      ->capture_default_str();
   cmd->callback([&action, a] { action = [a] { return runBench(*a); }; });
 }
 

@@ -10,5 +10,6 @@ void addRunCommand(CLI::App& app, std::function<int()>& action);
 void addDevicesCommand(CLI::App& app, std::function<int()>& action);
 void addBenchCommand(CLI::App& app, std::function<int()>& action);
 void addExportCommand(CLI::App& app, std::function<int()>& action);
+void addAlgosCommand(CLI::App& app, std::function<int()>& action);
 
 }  // namespace collviz

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/cli_algos.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "engine/report.h"
@@ -88,16 +89,22 @@ void printTable(const Snapshot& s) {
 void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<SpecArgs>();
   auto json_out = std::make_shared<bool>(false);
+  auto algo = std::make_shared<std::string>("native");
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
+  cmd->add_option("--algo", *algo,
+                  "native (the backend's own call), or an algorithm run round by round on "
+                  "point-to-point calls (`collviz algos` lists them)")
+      ->capture_default_str();
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
-  cmd->callback([&action, args, json_out] {
-    action = [args, json_out]() -> int {
+  cmd->callback([&action, args, json_out, algo] {
+    action = [args, json_out, algo]() -> int {
       auto parsed = parseSpec(*args);
       if (!parsed) {
         std::fprintf(stderr, "collviz run: %s\n", parsed.error().message.c_str());
         return kExitUsage;
       }
+      if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
       installInterruptHandler();
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);

@@ -12,6 +12,10 @@
 
 namespace collviz {
 
+namespace algo {
+struct Schedule;
+}
+
 // Key-value rendezvous through the worker's control channel to the engine:
 // no listening port, nothing on disk.
 class ControlStore {
@@ -32,6 +36,13 @@ struct OpTiming {
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
 };
 
+// Rounds of an algorithm (engine/algo/schedule.h) run by one rank.
+struct RoundsTiming {
+  double op_us = 0;    // per iteration, the rounds run
+  double copy_us = 0;  // working buffer to and from the host (GPU), 0 on CPU
+  uint64_t sent = 0, received = 0;  // bytes this rank moved, per iteration
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -41,6 +52,16 @@ class Communicator {
   // (nullptr where the rank has no buffer per inputBlocks/outputBlocks).
   virtual Result<OpTiming> run(const OpSpec& spec, const void* in, void* out,
                                const RunOptions& opts) = 0;
+  // Run rounds [from, to) of `s` on this rank's point-to-point calls. `in`
+  // is the rank's input (host shared memory), `work` its working buffer
+  // (host shared memory: the engine reads it after each call). Round 0
+  // starts the working buffer from `in`; the last round ends with the
+  // final division (avg).
+  virtual Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to,
+                                         const void* in, void* work, const RunOptions& opts) {
+    (void)s, (void)from, (void)to, (void)in, (void)work, (void)opts;
+    return Error{describe().name + " cannot run an algorithm's rounds in this collviz-rank"};
+  }
   virtual BackendInfo describe() const = 0;
   virtual BackendCaps caps() const = 0;
 };

@@ -24,6 +24,7 @@
 
 #include "engine/dtype.h"
 #include "engine/worker/communicator.h"
+#include "engine/worker/gloo_rounds.h"
 
 namespace collviz {
 namespace {
@@ -115,6 +116,11 @@ class GlooCommunicator : public Communicator {
       return Error{std::string("gloo ") + std::string(name(s.op)) + " on rank " +
                    std::to_string(rank_) + ": " + e.what()};
     }
+  }
+
+  Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
+                                 void* work, const RunOptions& o) override {
+    return runGlooRounds(ctx_, timeout_, s, from, to, in, work, o, round_scratch_);
   }
 
   BackendInfo describe() const override {
@@ -258,6 +264,7 @@ class GlooCommunicator : public Communicator {
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<gloo::Context> ctx_;
   std::vector<char> scratch_;
+  std::vector<char> round_scratch_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "engine/shared_memory.h"
 #include "engine/worker/communicator.h"
 #include "engine/worker/control_store.h"
+#include "engine/worker/rounds_message.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl_communicator.h"
 #endif
@@ -129,6 +130,10 @@ int serve(const Args& a) {
       continue;
     }
     if (m->fd >= 0) ::close(m->fd);
+    if (type == "rounds") {
+      ch.send(handleRounds(*comm, a.rank, j, shm).dump());
+      continue;
+    }
     if (type != "run") {
       ch.send(json{{"type", "error"}, {"message", "unknown message: " + m->body}}.dump());
       continue;

@@ -1,0 +1,163 @@
+#include "app/cli/cli_algos.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/cli_commands.h"
+#include "engine/algo/algorithms.h"
+#include "engine/report.h"
+
+namespace collviz {
+namespace {
+
+std::string labelRow(const BufferView& b, RedOp r) {
+  if (!b.present) return "—";
+  std::string out;
+  for (const auto& l : b.labels) out += (out.empty() ? "" : " ") + l.text(r) + (l.bad ? "!" : "");
+  return out;
+}
+
+std::string bytesText(double b) {
+  char buf[64];
+  if (b >= 1 << 20) std::snprintf(buf, sizeof buf, "%.2f MiB", b / double(1 << 20));
+  else if (b >= 1 << 10) std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  return buf;
+}
+
+void printRounds(const Snapshot& s) {
+  const OpSpec& sp = s.spec;
+  std::printf("collviz run: %s --algo %s  ranks=%d elems=%lld dtype=%s redop=%s root=%d\n",
+              std::string(name(sp.op)).c_str(), s.algo.c_str(), sp.ranks,
+              static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
+              std::string(name(sp.redop)).c_str(), sp.root);
+  std::printf("backend: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
+              s.backend.devices.c_str(), s.backend.transport.c_str());
+  if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
+  std::printf("formula: %s\n", s.formula.text.c_str());
+  for (std::size_t k = 0; k < s.steps.size(); ++k) {
+    const StepResult& st = s.steps[k];
+    std::printf("\nround %zu/%zu: %s  (%.1f us, slowest rank)\n", k + 1, s.steps.size(),
+                st.name.c_str(), st.time_us);
+    for (const Transfer& t : st.transfers)
+      std::printf("  R%d → R%d  %s %d%s (%zu B, %s)\n", t.from, t.to,
+                  t.blocks > 1 ? "slots" : "slot", t.block,
+                  t.blocks > 1 ? ("+" + std::to_string(t.blocks - 1)).c_str() : "", t.bytes,
+                  t.reduce ? "reduce" : "copy");
+    for (const auto& r : st.ranks)
+      std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
+    std::printf("  %s: %lld mismatches, %lld undecodable\n",
+                st.verify.verified ? "matches the reference" : "DIFFERS FROM THE REFERENCE",
+                static_cast<long long>(st.verify.mismatches),
+                static_cast<long long>(st.verify.undecodable));
+    if (!st.verify.first_problem.empty())
+      std::printf("  first problem: %s\n", st.verify.first_problem.c_str());
+  }
+  std::printf("\noutput after %zu rounds:\n", s.steps.size());
+  for (const auto& r : s.final_ranks)
+    std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
+  if (s.final_compared)
+    std::printf("%s the native %s on the same inputs byte for byte (%lld elements differ)\n",
+                s.final_diffs == 0 ? "equals" : "DIFFERS FROM", std::string(name(sp.op)).c_str(),
+                static_cast<long long>(s.final_diffs));
+  uint64_t busiest = 0;
+  std::printf("bytes sent per rank:");
+  for (std::size_t r = 0; r < s.bytes_sent.size(); ++r) {
+    std::printf(" R%zu %llu", r, static_cast<unsigned long long>(s.bytes_sent[r]));
+    busiest = std::max(busiest, s.bytes_sent[r]);
+  }
+  std::printf("\nformula: %d rounds, %s from the busiest rank%s; counted: %zu rounds, %s\n",
+              s.formula.rounds, bytesText(s.formula.bytes).c_str(),
+              s.formula.exact ? "" : " (textbook, power-of-two N)", s.steps.size(),
+              bytesText(double(busiest)).c_str());
+  std::printf("\n%s · %zu rounds · op time %.1f us · engine %.1f us\n",
+              s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), s.time_us, s.engine_us);
+}
+
+void printAlgos(int ranks, bool as_json) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!as_json) std::printf("Algorithms (rounds at N = %d; b = one block, S = the op's buffer)\n", ranks);
+  for (int k = 0; k < kOpCount; ++k) {
+    const Op op = Op(k);
+    if (!as_json) std::printf("\n%s\n", std::string(name(op)).c_str());
+    for (const algo::Algorithm& a : algo::algorithms()) {
+      if (!algo::serves(a, op)) continue;
+      OpSpec s;
+      s.op = op;
+      s.ranks = ranks;
+      s.elems = 1;
+      const algo::Figures f = algo::figuresFor(a.name, s);
+      const bool native = a.build == nullptr;
+      if (as_json) {
+        out.push_back({{"op", name(op)}, {"algo", a.name}, {"summary", a.summary},
+                       {"formula", native ? "" : f.text},
+                       {"rounds", native ? nlohmann::json(nullptr) : nlohmann::json(f.rounds)},
+                       {"ranks", ranks}});
+        continue;
+      }
+      std::printf("  %-19s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
+      if (!native)
+        std::printf("  %-19s %d rounds at N = %d · %s\n", "", f.rounds, ranks, f.text.c_str());
+    }
+  }
+  if (as_json) std::cout << nlohmann::json{{"algorithms", out}}.dump(2) << "\n";
+}
+
+}  // namespace
+
+int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
+                     int deadline_ms) {
+  if (p.program != Program::single) {
+    std::fprintf(stderr, "collviz run: --algo %s runs one op; all_reduce_decomposed is two "
+                         "ops of the backend (use --op all_reduce --algo ring)\n", algo.c_str());
+    return kExitUsage;
+  }
+  if (Status st = algo::checkAlgorithm(algo, p.spec); !st) {
+    std::fprintf(stderr, "collviz run: --%s\n", st.message().c_str());
+    return kExitUsage;
+  }
+  installInterruptHandler();
+  EngineOptions eo;
+  eo.deadline = std::chrono::milliseconds(deadline_ms);
+  Engine engine(eo);
+  Request r;
+  r.spec = p.spec;
+  r.backend = p.backend;
+  r.algo = algo;
+  auto snap = waitInterruptible(engine, engine.submit(r));
+  if (!snap) {
+    std::fprintf(stderr, "collviz run: interrupted\n");
+    return kExitInterrupted;
+  }
+  if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+  if (as_json) std::cout << toJson(*snap).dump(2) << "\n";
+  if (!snap->error.empty()) {
+    std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
+    return snap->rejected ? kExitUsage : kExitFailed;
+  }
+  if (!as_json) printRounds(*snap);
+  return snap->verified ? kExitOk : kExitFailed;
+}
+
+void addAlgosCommand(CLI::App& app, std::function<int()>& action) {
+  auto as_json = std::make_shared<bool>(false);
+  auto ranks = std::make_shared<int>(8);
+  CLI::App* cmd = app.add_subcommand(
+      "algos", "List the algorithms per op with their rounds and bytes-per-rank formulas");
+  cmd->add_flag("--json", *as_json, "Print one JSON document on stdout");
+  cmd->add_option("--ranks,-N", *ranks, "Rank count the round counts are given for")
+      ->capture_default_str();
+  cmd->callback([&action, as_json, ranks] {
+    action = [as_json, ranks]() -> int {
+      if (*ranks < kMinRanks || *ranks > kMaxRanks) {
+        std::fprintf(stderr, "collviz algos: --ranks %d is out of range; allowed: %d to %d\n",
+                     *ranks, kMinRanks, kMaxRanks);
+        return kExitUsage;
+      }
+      printAlgos(*ranks, *as_json);
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace collviz

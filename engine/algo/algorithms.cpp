@@ -1,0 +1,97 @@
+#include "engine/algo/algorithms.h"
+
+#include <algorithm>
+
+namespace collviz::algo {
+
+const std::vector<Algorithm>& algorithms() {
+  static const std::vector<Algorithm> kTable = {
+      {kNative,
+       {Op::broadcast, Op::scatter, Op::gather, Op::reduce, Op::all_gather, Op::reduce_scatter,
+        Op::all_reduce, Op::all_to_all},
+       "the backend's own call, one opaque step",
+       nullptr, nullptr},
+      {"ring",
+       {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::broadcast},
+       "ring: each rank sends to the next, one block per round (broadcast: a pipelined chain)",
+       &buildRing, &ringFigures},
+      {"tree",
+       {Op::broadcast, Op::reduce, Op::all_reduce},
+       "binomial tree from the root (all_reduce: reduce to rank 0, then broadcast)",
+       &buildTree, &treeFigures},
+      {"recursive_doubling",
+       {Op::all_gather},
+       "partners at distance 1, 2, 4, ... swap everything they hold",
+       &buildRecursiveDoubling, &recursiveDoublingFigures},
+      {"halving_doubling",
+       {Op::all_reduce, Op::reduce_scatter},
+       "Rabenseifner: recursive halving reduce-scatter, then recursive doubling all-gather",
+       &buildHalvingDoubling, &halvingDoublingFigures},
+      {"direct",
+       {Op::scatter, Op::gather},
+       "the root sends to / receives from every rank in one round",
+       &buildDirect, &directFigures},
+      {"pairwise",
+       {Op::all_to_all},
+       "round s: send to rank r+s, receive from rank r-s",
+       &buildPairwise, &pairwiseFigures},
+      {"bruck",
+       {Op::all_to_all},
+       "Bruck: rotate, then in round k send the blocks whose index has bit k to rank r+2^k",
+       &buildBruck, &bruckFigures},
+  };
+  return kTable;
+}
+
+const Algorithm* findAlgorithm(std::string_view name) {
+  for (const Algorithm& a : algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+bool serves(const Algorithm& a, Op op) {
+  return std::find(a.ops.begin(), a.ops.end(), op) != a.ops.end();
+}
+
+std::string algorithmsFor(Op op) {
+  std::string out;
+  for (const Algorithm& a : algorithms())
+    if (serves(a, op)) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
+std::string allowedAlgorithms() {
+  std::string out;
+  for (const Algorithm& a : algorithms()) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  return out;
+}
+
+Status checkAlgorithm(std::string_view algo, const OpSpec& s) {
+  const Algorithm* a = findAlgorithm(algo);
+  if (!a)
+    return Error{"algo " + std::string(algo) + " is not an algorithm; allowed: " +
+                 allowedAlgorithms() + " (for " + std::string(name(s.op)) + ": " +
+                 algorithmsFor(s.op) + ")"};
+  if (!serves(*a, s.op))
+    return Error{"algo " + std::string(algo) + " does not run " + std::string(name(s.op)) +
+                 "; algorithms for " + std::string(name(s.op)) + ": " + algorithmsFor(s.op)};
+  if (s.ranks > 32)
+    return Error{"algo " + std::string(algo) + " tracks contributors in 32 bits; ranks = " +
+                 std::to_string(s.ranks) + " is more; allowed: 1 to 32, or algo native"};
+  return {};
+}
+
+Result<Schedule> buildSchedule(std::string_view algo, const OpSpec& s) {
+  if (Status st = checkAlgorithm(algo, s); !st) return st.error();
+  const Algorithm* a = findAlgorithm(algo);
+  if (!a->build) return Error{"algo native has no schedule: it is the backend's own call"};
+  return a->build(s);
+}
+
+Figures figuresFor(std::string_view algo, const OpSpec& s) {
+  const Algorithm* a = findAlgorithm(algo);
+  if (!a || !a->figures || !serves(*a, s.op)) return {};
+  return a->figures(s);
+}
+
+}  // namespace collviz::algo

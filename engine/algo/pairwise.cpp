@@ -1,0 +1,35 @@
+// Pairwise all_to_all: N-1 rounds; in round s rank r sends the block meant
+// for r+s and receives the block rank r-s meant for it. The working buffer
+// holds the input blocks (slots 0..N-1) and the output blocks (slots
+// N..2N-1, the own block copied in at the start).
+#include "engine/algo/algorithms.h"
+
+namespace collviz::algo {
+
+Schedule buildPairwise(const OpSpec& sp) {
+  const int n = sp.ranks;
+  Schedule s = emptySchedule(sp, "pairwise", 2 * n);
+  initFromInput(s);
+  for (int r = 0; r < n; ++r) s.init[std::size_t(r)][std::size_t(n + r)] = r;
+  for (int k = 1; k < n; ++k) {
+    Round& round = addRound(s, "exchange", k, n - 1);
+    for (int r = 0; r < n; ++r) {
+      const int to = (r + k) % n;
+      addMove(round, r, to, {to}, false, {n + r});
+    }
+  }
+  outputFrom(s, n);
+  return s;
+}
+
+Figures pairwiseFigures(const OpSpec& sp) {
+  const int n = sp.ranks;
+  const double b = double(sp.elems) * double(dtypeSize(sp.dtype));
+  Figures f;
+  f.text = "N-1 rounds; (N-1)/N·S sent per rank (S = N blocks); cost (N-1)α + (N-1)/N·Sβ";
+  f.rounds = n - 1;
+  f.bytes = (n - 1) * b;
+  return f;
+}
+
+}  // namespace collviz::algo

@@ -1,0 +1,81 @@
+// A schedule: how an algorithm runs one collective as rounds of
+// point-to-point messages. Pure data, built from (algorithm, OpSpec); the
+// rank workers execute it on a backend's send/recv and the engine checks
+// every round against a symbolic reference (engine/algo/reference.h).
+//
+// Every rank has a working buffer of `slots` slots of E elements (one block
+// each). It starts from the rank's input blocks (`init`), every round moves
+// slots between ranks, and the output buffer is read from `output` slots
+// after the last round.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/spec.h"
+
+namespace collviz::algo {
+
+// One message of a round: slots `src` of rank `from`'s working buffer land
+// in slots `dst` of rank `to`'s, overwriting them, or combined into them
+// with the reduce op when `reduce`.
+struct Move {
+  int from = 0, to = 0;
+  std::vector<int> src, dst;  // same length, in order
+  bool reduce = false;
+};
+
+// A local copy inside one rank (Bruck's rotations): every source is read
+// before any destination is written.
+struct LocalCopy {
+  int rank = 0;
+  std::vector<int> src, dst;
+};
+
+struct Round {
+  std::string phase;  // "reduce-scatter", "all-gather", "broadcast", ...
+  int step = 1;       // 1-based place within the phase
+  int steps = 1;      // rounds in the phase
+  std::vector<Move> moves;
+  std::vector<LocalCopy> before;  // local copies before the messages
+  std::vector<LocalCopy> after;   // and after them
+  std::string name() const;       // "reduce-scatter 2/3"
+};
+
+struct Schedule {
+  OpSpec spec;
+  std::string algo;
+  int slots = 0;                        // working-buffer slots per rank
+  std::vector<std::vector<int>> init;   // [rank][slot]: input block held, -1 empty (zero)
+  std::vector<Round> rounds;
+  std::vector<std::vector<int>> output; // [rank]: output blocks' slots, in order
+  bool average = false;                 // redop avg: output slots divided by N at the end
+
+  std::size_t slotBytes() const { return std::size_t(spec.elems) * dtypeSize(spec.dtype); }
+  std::size_t workBytes() const { return std::size_t(slots) * slotBytes(); }
+  // Bytes rank `rank` sends / receives in round `round` (or in every round, -1).
+  uint64_t bytesSent(int rank, int round = -1) const;
+  uint64_t bytesReceived(int rank, int round = -1) const;
+};
+
+// Builder helpers shared by the algorithm files.
+Schedule emptySchedule(const OpSpec& s, const std::string& algo, int slots);
+// Every rank holds its input blocks in slots 0.. (or, `at_rank`, its single
+// input block in slot `rank`).
+void initFromInput(Schedule& s, bool at_rank = false);
+// Output of every rank that has one: `first`, first+1, ... (one per block).
+void outputFrom(Schedule& s, int first = 0);
+std::vector<int> slotRange(int first, int count);
+// Append a round of `phase` (step/steps) and return it.
+Round& addRound(Schedule& s, const std::string& phase, int step, int steps);
+// Append a move to `round`; dst = src when omitted.
+void addMove(Round& round, int from, int to, std::vector<int> src, bool reduce,
+             std::vector<int> dst = {});
+// ceil(log2(n)); 0 for n <= 1.
+int ceilLog2(int n);
+// Largest power of two <= n (n >= 1).
+int floorPow2(int n);
+
+}  // namespace collviz::algo

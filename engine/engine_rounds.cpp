@@ -1,0 +1,185 @@
+// Engine: an algorithm's schedule run round by round on the rank workers.
+// After every round each rank's working buffer is copied out, decoded and
+// held against the symbolic reference; after the last, the output is
+// compared byte for byte with the backend's own call on the same inputs.
+#include <algorithm>
+#include <cstring>
+
+#include "engine/algo/algorithms.h"
+#include "engine/algo/reference.h"
+#include "engine/algo/round_check.h"
+#include "engine/engine.h"
+#include "engine/provenance.h"
+#include "engine/rank_group.h"
+#include "engine/verify.h"
+
+namespace collviz {
+namespace {
+
+// The output buffers the working buffers give (Schedule::output slots).
+StepResult outputStep(const algo::Schedule& s, const StepResult& inputs,
+                      const std::vector<std::vector<std::byte>>& work) {
+  StepResult step = inputs;
+  const std::size_t slot = s.slotBytes();
+  for (int r = 0; r < s.spec.ranks; ++r) {
+    BufferView& out = step.ranks[std::size_t(r)].output;
+    out.present = outputBlocks(s.spec.op, s.spec.ranks, r, s.spec.root) > 0;
+    out.bytes.clear();
+    for (int k : s.output[std::size_t(r)]) {
+      const std::byte* p = work[std::size_t(r)].data() + std::size_t(k) * slot;
+      out.bytes.insert(out.bytes.end(), p, p + slot);
+    }
+  }
+  return step;
+}
+
+std::vector<Transfer> transfersOf(const algo::Schedule& s, const algo::Round& round) {
+  std::vector<Transfer> out;
+  for (const algo::Move& m : round.moves)
+    out.push_back({m.from, m.to, m.src.size() * s.slotBytes(), m.src.empty() ? 0 : m.src[0],
+                   int(m.src.size()), m.reduce});
+  return out;
+}
+
+int64_t differingElements(const OpSpec& s, const StepResult& a, const StepResult& b) {
+  const std::size_t sz = dtypeSize(s.dtype);
+  int64_t diffs = 0;
+  for (int r = 0; r < s.ranks; ++r) {
+    const auto& x = a.ranks[std::size_t(r)].output.bytes;
+    const auto& y = b.ranks[std::size_t(r)].output.bytes;
+    for (std::size_t i = 0; i + sz <= std::min(x.size(), y.size()); i += sz)
+      if (std::memcmp(x.data() + i, y.data() + i, sz) != 0) ++diffs;
+    if (x.size() != y.size()) diffs += int64_t((std::max(x.size(), y.size()) - std::min(x.size(), y.size())) / sz);
+  }
+  return diffs;
+}
+
+}  // namespace
+
+void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus& backend) {
+  const BackendCaps& caps = backend.caps;
+  snap.algo = r.algo;
+  const OpSpec& s = snap.spec;
+  auto reject = [&](const std::string& why) {
+    snap.error = why;
+    snap.rejected = true;
+  };
+  if (r.program != Program::single)
+    return reject("algo " + r.algo + " runs one op; all_reduce_decomposed is two ops of the "
+                  "backend (use algo native, or --op all_reduce --algo ring)");
+  auto built = algo::buildSchedule(r.algo, s);
+  if (!built) return reject(built.error().message);
+  const algo::Schedule& sch = *built;
+  std::size_t in_max = 0;
+  for (int k = 0; k < s.ranks; ++k) in_max = std::max(in_max, inputBytes(s, k));
+  const double need = double(in_max) + double(sch.workBytes());
+  if (need > double(caps.max_rank_bytes))
+    return reject("algo " + r.algo + " needs " + std::to_string(uint64_t(need)) +
+                  " bytes per rank (input + working buffer), over the cap of " +
+                  std::to_string(caps.max_rank_bytes) + " bytes for backend " + caps.name);
+  const algo::Figures fig = algo::figuresFor(r.algo, s);
+  snap.formula = {fig.text, fig.rounds, fig.bytes, fig.exact};
+  const algo::Reference ref = algo::simulate(sch);
+  if (Status st = algo::matchesOracle(sch, ref); !st) {
+    snap.error = "internal: the schedule does not compute the op: " + st.message();
+    return;
+  }
+  if (Status st = ensureGroup(s.ranks, backend.kind); !st) {
+    snap.error = st.message();
+    return;
+  }
+  snap.backend = group_->info();
+  const Pattern pattern = choosePattern(s);
+  const StepResult inputs = patternInputs(s, pattern);
+  const int rounds = int(sch.rounds.size());
+  const int n = s.ranks;
+  snap.bytes_sent.assign(std::size_t(n), 0);
+  snap.bytes_received.assign(std::size_t(n), 0);
+  std::vector<RoundsReply> replies;
+  std::vector<std::vector<std::byte>> work;
+  auto failed = [&](const Status& st, const std::string& where) {
+    if (!group_->healthy()) group_.reset();  // the next request starts a fresh group
+    snap.error = r.algo + " " + std::string(name(s.op)) + " " + where + ": " + st.message();
+  };
+  auto count = [&] {
+    double slowest = 0;
+    for (int k = 0; k < n; ++k) {
+      snap.bytes_sent[std::size_t(k)] += replies[std::size_t(k)].sent;
+      snap.bytes_received[std::size_t(k)] += replies[std::size_t(k)].received;
+      slowest = std::max(slowest, replies[std::size_t(k)].op_us);
+    }
+    return slowest;
+  };
+
+  if (!r.every_round) {  // back to back: one request, the output checked once
+    const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
+    if (Status st = group_->runRounds(sch, inputs, 0, rounds, reps, replies, &work); !st)
+      return failed(st, "rounds 1 to " + std::to_string(rounds));
+    StepResult step = outputStep(sch, inputs, work);
+    step.time_us = count();
+    for (int k = 0; k < n; ++k) step.ranks[std::size_t(k)].op_us = replies[std::size_t(k)].op_us;
+    if (r.verify) labelAndVerify(step, pattern, opProvenance(s));
+    else step.verify.mode = "not checked";
+    snap.time_us = step.time_us;
+    snap.mismatches = step.verify.mismatches + step.verify.undecodable;
+    snap.verified = step.verify.verified;
+    snap.steps.push_back(std::move(step));
+    return;
+  }
+
+  algo::ExpectedSlots expected(s, inputsAsDoubles(inputs));
+  bool all_ok = true;
+  for (int k = 0; k < std::max(1, rounds); ++k) {
+    if (opts_.on_round) opts_.on_round(k, rounds);
+    const int to = rounds ? k + 1 : 0;
+    if (Status st = group_->runRounds(sch, inputs, k, to, RunOptions{}, replies, &work); !st)
+      return failed(st, rounds ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) +
+                                     " (" + sch.rounds[std::size_t(k)].name() + ")"
+                               : "start");
+    const double slowest = count();
+    if (!rounds) break;
+    StepResult step;
+    step.spec = s;
+    step.name = sch.rounds[std::size_t(k)].name();
+    step.phase = sch.rounds[std::size_t(k)].phase;
+    step.transfers = transfersOf(sch, sch.rounds[std::size_t(k)]);
+    step.time_us = slowest;
+    step.ranks.resize(std::size_t(n));
+    for (int q = 0; q < n; ++q) {
+      RankResult& rr = step.ranks[std::size_t(q)];
+      rr.rank = q;
+      rr.op_us = replies[std::size_t(q)].op_us;
+      rr.output.present = true;
+      rr.output.bytes = std::move(work[std::size_t(q)]);
+    }
+    if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected);
+    all_ok = all_ok && (!r.verify || step.verify.verified);
+    snap.mismatches += step.verify.mismatches + step.verify.undecodable;
+    snap.time_us += step.time_us;
+    snap.steps.push_back(std::move(step));
+  }
+  // The output: from the last round's buffers (already moved into the step).
+  std::vector<std::vector<std::byte>> last(static_cast<std::size_t>(n));
+  for (int q = 0; q < n; ++q)
+    last[std::size_t(q)] = rounds ? snap.steps.back().ranks[std::size_t(q)].output.bytes
+                                  : std::move(work[std::size_t(q)]);
+  StepResult final_step = outputStep(sch, inputs, last);
+  if (r.verify) {
+    labelAndVerify(final_step, pattern, opProvenance(s));
+    all_ok = all_ok && final_step.verify.verified;
+    snap.mismatches += final_step.verify.mismatches + final_step.verify.undecodable;
+  }
+  // The same op through the backend's own call, on the same inputs.
+  auto native = runStep(patternInputs(s, pattern), pattern, opProvenance(s), RunOptions{});
+  if (!native) {
+    snap.error = "comparing with the native " + std::string(name(s.op)) + ": " +
+                 native.error().message;
+    return;
+  }
+  snap.final_compared = true;
+  snap.final_diffs = differingElements(s, final_step, *native);
+  snap.final_ranks = std::move(final_step.ranks);
+  snap.verified = all_ok && snap.final_diffs == 0;
+}
+
+}  // namespace collviz

@@ -1,0 +1,127 @@
+#include "engine/worker/gloo_rounds.h"
+
+#include <gloo/math.h>
+#include <gloo/transport/unbound_buffer.h>
+
+#include <cstring>
+#include <exception>
+
+#include "engine/dtype.h"
+#include "engine/worker/round_runner.h"
+
+namespace collviz {
+namespace {
+
+// Gloo matches a receive by (peer, slot); collviz's rounds use slots of
+// their own, above the prefixes Gloo's collectives build theirs from.
+constexpr uint64_t kSlotBase = uint64_t(0x7C) << 56;
+
+using Fn = void (*)(void*, const void*, const void*, size_t);
+
+template <typename T>
+Fn reduceFn(RedOp r) {
+  switch (r) {
+    case RedOp::prod: return &gloo::product<T>;
+    case RedOp::min: return &gloo::min<T>;
+    case RedOp::max: return &gloo::max<T>;
+    case RedOp::sum:
+    case RedOp::avg: return &gloo::sum<T>;
+  }
+  return &gloo::sum<T>;
+}
+
+Fn reduceFor(DType t, RedOp r) {
+  switch (t) {
+    case DType::f32: return reduceFn<float>(r);
+    case DType::f64: return reduceFn<double>(r);
+    case DType::f16: return reduceFn<gloo::float16>(r);
+    case DType::i32: return reduceFn<int32_t>(r);
+    case DType::i64: return reduceFn<int64_t>(r);
+    case DType::u8: return reduceFn<uint8_t>(r);
+    case DType::bf16: return nullptr;
+  }
+  return nullptr;
+}
+
+class GlooRoundDevice : public RoundDevice {
+ public:
+  GlooRoundDevice(gloo::Context& ctx, std::chrono::milliseconds timeout, const OpSpec& s,
+                  std::byte* work, std::size_t work_bytes, std::byte* scratch,
+                  std::size_t scratch_bytes)
+      : timeout_(timeout), dtype_(s.dtype), fn_(reduceFor(s.dtype, s.redop)) {
+    work_ = {work, work_bytes, ctx.createUnboundBuffer(work, work_bytes)};
+    if (scratch_bytes)
+      scratch_ = {scratch, scratch_bytes, ctx.createUnboundBuffer(scratch, scratch_bytes)};
+  }
+
+  Status exchange(const std::vector<Post>& sends, const std::vector<Post>& recvs) override {
+    int sent[2] = {0, 0}, received[2] = {0, 0};
+    for (const Post& p : sends) {
+      Buffer& b = which(p.ptr);
+      b.ub->send(p.peer, kSlotBase | p.tag, std::size_t(p.ptr - b.base), p.bytes);
+      ++sent[&b == &work_ ? 0 : 1];
+    }
+    for (const Post& p : recvs) {
+      Buffer& b = which(p.ptr);
+      b.ub->recv(p.peer, kSlotBase | p.tag, std::size_t(p.ptr - b.base), p.bytes);
+      ++received[&b == &work_ ? 0 : 1];
+    }
+    Buffer* bufs[2] = {&work_, &scratch_};
+    for (int i = 0; i < 2; ++i) {
+      for (int k = 0; k < received[i]; ++k)
+        if (!bufs[i]->ub->waitRecv(timeout_)) return Error{"a receive was aborted"};
+      for (int k = 0; k < sent[i]; ++k)
+        if (!bufs[i]->ub->waitSend(timeout_)) return Error{"a send was aborted"};
+    }
+    return {};
+  }
+  void reduce(std::byte* dst, const std::byte* src, std::size_t elems) override {
+    fn_(dst, dst, src, elems);
+  }
+  void copy(std::byte* dst, const std::byte* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void zero(std::byte* dst, std::size_t bytes) override { std::memset(dst, 0, bytes); }
+  void load(std::byte* dst, const std::byte* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void divide(std::byte* p, std::size_t elems, int n) override {
+    for (std::size_t i = 0; i < elems; ++i)
+      writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
+  }
+
+ private:
+  struct Buffer {
+    std::byte* base = nullptr;
+    std::size_t bytes = 0;
+    std::unique_ptr<gloo::transport::UnboundBuffer> ub;
+  };
+  Buffer& which(std::byte* p) { return p >= work_.base && p < work_.base + work_.bytes ? work_ : scratch_; }
+
+  std::chrono::milliseconds timeout_;
+  DType dtype_;
+  Fn fn_;
+  Buffer work_, scratch_;
+};
+
+}  // namespace
+
+Result<RoundsTiming> runGlooRounds(const std::shared_ptr<gloo::Context>& ctx,
+                                   std::chrono::milliseconds timeout, const algo::Schedule& s,
+                                   int from, int to, const void* in, void* work,
+                                   const RunOptions& o, std::vector<char>& scratch) {
+  if (!reduceFor(s.spec.dtype, s.spec.redop))
+    return Error{"dtype " + std::string(name(s.spec.dtype)) + " is not supported by gloo"};
+  try {
+    RoundRunner runner(s, ctx->rank);
+    if (scratch.size() < runner.scratchBytes()) scratch.resize(runner.scratchBytes());
+    auto* w = static_cast<std::byte*>(work);
+    auto* sc = reinterpret_cast<std::byte*>(scratch.data());
+    GlooRoundDevice dev(*ctx, timeout, s.spec, w, s.workBytes(), sc, runner.scratchBytes());
+    return runRoundRange(dev, runner, from, to, w, sc, static_cast<const std::byte*>(in), o);
+  } catch (const std::exception& e) {
+    return Error{std::string("gloo: ") + e.what()};
+  }
+}
+
+}  // namespace collviz

@@ -1,0 +1,158 @@
+#include "engine/worker/round_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace collviz {
+namespace {
+
+// A message's slots in runs that are consecutive on both sides, so sender
+// and receiver cut it into the same pieces.
+struct Run {
+  int src = 0, dst = 0, count = 0;
+};
+std::vector<Run> runsOf(const algo::Move& m) {
+  std::vector<Run> out;
+  for (std::size_t i = 0; i < m.src.size(); ++i) {
+    if (!out.empty() && m.src[i] == out.back().src + out.back().count &&
+        m.dst[i] == out.back().dst + out.back().count) {
+      ++out.back().count;
+      continue;
+    }
+    out.push_back({m.src[i], m.dst[i], 1});
+  }
+  return out;
+}
+
+uint64_t tagOf(int round, int move, int piece) {
+  return (uint64_t(round) << 24) | (uint64_t(move & 0xFFF) << 12) | uint64_t(piece & 0xFFF);
+}
+
+}  // namespace
+
+RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
+    : s_(s), rank_(rank), slot_(s.slotBytes()) {
+  std::size_t recv_area = 0;
+  bool copies = false;
+  for (int k = 0; k < int(s.rounds.size()); ++k) {
+    const algo::Round& round = s.rounds[std::size_t(k)];
+    Plan plan;
+    for (const auto& c : round.before)
+      if (c.rank == rank)
+        for (std::size_t i = 0; i < c.src.size(); ++i) plan.before.moves.push_back({c.src[i], c.dst[i]});
+    for (const auto& c : round.after)
+      if (c.rank == rank)
+        for (std::size_t i = 0; i < c.src.size(); ++i) plan.after.moves.push_back({c.src[i], c.dst[i]});
+    copies = copies || !plan.before.moves.empty() || !plan.after.moves.empty();
+    std::set<int> sending;  // slots this rank sends this round: never received into directly
+    for (const auto& m : round.moves)
+      if (m.from == rank) sending.insert(m.src.begin(), m.src.end());
+    std::size_t used = 0;
+    for (int mi = 0; mi < int(round.moves.size()); ++mi) {
+      const algo::Move& m = round.moves[std::size_t(mi)];
+      if (m.from != rank && m.to != rank) continue;
+      const auto runs = runsOf(m);
+      for (int pi = 0; pi < int(runs.size()); ++pi) {
+        const Run& run = runs[std::size_t(pi)];
+        const std::size_t bytes = std::size_t(run.count) * slot_;
+        if (m.from == rank) {
+          plan.sends.push_back({m.to, {false, std::size_t(run.src) * slot_, bytes}, tagOf(k, mi, pi)});
+          continue;
+        }
+        bool overlaps = false;
+        for (int j = 0; j < run.count; ++j) overlaps = overlaps || sending.count(run.dst + j);
+        if (!m.reduce && !overlaps) {
+          plan.recvs.push_back({m.from, {false, std::size_t(run.dst) * slot_, bytes}, tagOf(k, mi, pi)});
+          continue;
+        }
+        plan.recvs.push_back({m.from, {true, used, bytes}, tagOf(k, mi, pi)});
+        plan.combines.push_back({used, std::size_t(run.dst) * slot_, bytes, m.reduce});
+        used += bytes;
+      }
+    }
+    recv_area = std::max(recv_area, used);
+    plans_.push_back(std::move(plan));
+  }
+  copy_area_ = recv_area;
+  scratch_bytes_ = recv_area + (copies ? s.workBytes() : 0);
+}
+
+void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) const {
+  const auto& init = s_.init[std::size_t(rank_)];
+  for (int k = 0; k < int(init.size()); ++k) {
+    std::byte* slot = work + std::size_t(k) * slot_;
+    if (init[std::size_t(k)] >= 0) d.load(slot, in + std::size_t(init[std::size_t(k)]) * slot_, slot_);
+    else d.zero(slot, slot_);
+  }
+}
+
+void RoundRunner::runCopies(RoundDevice& d, const Copies& c, std::byte* work,
+                            std::byte* scratch) const {
+  if (c.moves.empty()) return;
+  std::byte* tmp = scratch + copy_area_;
+  for (std::size_t i = 0; i < c.moves.size(); ++i)
+    d.copy(tmp + i * slot_, work + std::size_t(c.moves[i].first) * slot_, slot_);
+  for (std::size_t i = 0; i < c.moves.size(); ++i)
+    d.copy(work + std::size_t(c.moves[i].second) * slot_, tmp + i * slot_, slot_);
+}
+
+Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scratch,
+                          RoundCounts& counts) const {
+  const Plan& plan = plans_[std::size_t(k)];
+  runCopies(d, plan.before, work, scratch);
+  auto posts = [&](const std::vector<Xfer>& xs, uint64_t& total) {
+    std::vector<RoundDevice::Post> out;
+    for (const Xfer& x : xs) {
+      out.push_back({x.peer, (x.span.scratch ? scratch : work) + x.span.offset, x.span.bytes, x.tag});
+      total += x.span.bytes;
+    }
+    return out;
+  };
+  const auto sends = posts(plan.sends, counts.sent);
+  const auto recvs = posts(plan.recvs, counts.received);
+  if (!sends.empty() || !recvs.empty())
+    if (Status st = d.exchange(sends, recvs); !st) return st;
+  const std::size_t esize = dtypeSize(s_.spec.dtype);
+  for (const Combine& c : plan.combines) {
+    if (c.reduce) d.reduce(work + c.to, scratch + c.from, c.bytes / esize);
+    else d.copy(work + c.to, scratch + c.from, c.bytes);
+  }
+  runCopies(d, plan.after, work, scratch);
+  return {};
+}
+
+void RoundRunner::finish(RoundDevice& d, std::byte* work) const {
+  if (!s_.average) return;
+  const std::size_t elems = std::size_t(s_.spec.elems);
+  for (int k : s_.output[std::size_t(rank_)])
+    d.divide(work + std::size_t(k) * slot_, elems, s_.spec.ranks);
+}
+
+Result<RoundsTiming> runRoundRange(RoundDevice& d, const RoundRunner& runner, int from, int to,
+                                   std::byte* work, std::byte* scratch, const std::byte* in,
+                                   const RunOptions& o) {
+  if (from < 0 || to > runner.rounds() || from > to)
+    return Error{"rounds " + std::to_string(from) + " to " + std::to_string(to) +
+                 " are outside the schedule's " + std::to_string(runner.rounds())};
+  RoundsTiming t;
+  double total_us = 0;
+  for (int it = 0; it < o.warmup + o.iters; ++it) {
+    RoundCounts counts;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (from == 0) runner.start(d, work, in);
+    for (int k = from; k < to; ++k)
+      if (Status st = runner.round(d, k, work, scratch, counts); !st)
+        return Error{"round " + std::to_string(k + 1) + ": " + st.message()};
+    if (to == runner.rounds()) runner.finish(d, work);
+    if (Status st = d.sync(); !st) return st.error();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (it >= o.warmup) total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
+    t.sent = counts.sent;
+    t.received = counts.received;
+  }
+  t.op_us = o.iters > 0 ? total_us / o.iters : 0.0;
+  return t;
+}
+
+}  // namespace collviz
