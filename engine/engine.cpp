@@ -198,7 +198,11 @@ void Engine::handle(const Request& r) {
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     publish(snap);
   };
-  auto backend = devices().choose(r.backend, &snap->notice);
+  // Algorithms run their rounds on Gloo (NCCL rounds are not built yet).
+  const bool rounds = r.kind == Request::Kind::run && r.algo != "native";
+  auto backend = devices().choose(
+      rounds && r.backend == BackendKind::automatic ? BackendKind::gloo : r.backend,
+      &snap->notice);
   if (!backend) {
     snap->error = backend.error().message;
     snap->rejected = true;
