@@ -1,6 +1,6 @@
-// collviz: with a subcommand, the command line (app/cli.h); without one, the
-// window. This file is the window and the loop only; everything drawn in it
-// lives in app/ui/.
+// collviz: with a subcommand, the command line (app/cli/cli.h); without one,
+// the window. This file is the window and the loop only; what it draws lives
+// in app/panels/ (the panels) and app/gl/ (the diagram).
 #include <epoxy/gl.h>  // before GLFW, so GLFW does not pull in another GL header
 
 #include <GLFW/glfw3.h>

@@ -39,7 +39,7 @@ struct DiagramInputs {
 };
 
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
-// what the SVG export writes (app/ui/svg_writer.h), so the two stay in step.
+// what the SVG export writes (app/export/svg_writer.h), so the two stay in step.
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model = nullptr);
 // A scene's text, with ImGui's fonts, with the scene's origin at `origin`.
 void drawSceneTexts(ImDrawList* dl, ImVec2 origin, const std::vector<TextItem>& texts,
