@@ -9,7 +9,8 @@
 //   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","out_offset","warmup","iters"}
-//   worker -> engine  {"type":"done","op_us":t,"copy_us":c} | {"type":"error",...}
+//   worker -> engine  {"type":"done","op_us":t,"copy_us":c[,"copies":page-locked or
+//                      pageable (why), GPU only]} | {"type":"error",...}
 //   engine -> worker  {"type":"exit"}
 //
 // `collviz-rank --probe` prints {"backends":[{"name","available","reason",

@@ -2,6 +2,8 @@
 // Gloo (CPU, always built) and NCCL (GPU, built with CUDA) implement it.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +32,15 @@ struct RunOptions {
 struct OpTiming {
   double op_us = 0;    // per iteration, inside the communicator
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
+  std::string copies;  // GPU: "page-locked (...)" or "pageable (why)"; empty on CPU
 };
+
+// How long the engine waits for a group to join (spawn to every "ready"). A
+// worker keeps its whole init (rendezvous and communicator set-up) inside
+// 90 % of it, counted from its own start, so it reports first.
+inline std::chrono::milliseconds joinBudget(std::chrono::milliseconds deadline) {
+  return std::max(deadline, std::chrono::milliseconds(10000));
+}
 
 class Communicator {
  public:
