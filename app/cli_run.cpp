@@ -88,19 +88,24 @@ void printTable(const Snapshot& s) {
 void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<SpecArgs>();
   auto json_out = std::make_shared<bool>(false);
+  auto sharing = std::make_shared<std::string>("host-id");
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
+  addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
-  cmd->callback([&action, args, json_out] {
-    action = [args, json_out]() -> int {
+  cmd->callback([&action, args, json_out, sharing] {
+    action = [args, json_out, sharing]() -> int {
       auto parsed = parseSpec(*args);
-      if (!parsed) {
-        std::fprintf(stderr, "collviz run: %s\n", parsed.error().message.c_str());
+      auto placement = parseGpuSharing(*sharing);
+      if (!parsed || !placement) {
+        std::fprintf(stderr, "collviz run: %s\n",
+                     (!parsed ? parsed.error() : placement.error()).message.c_str());
         return kExitUsage;
       }
       installInterruptHandler();
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
+      eo.placement = *placement;
       Engine engine(eo);
       const uint64_t id = engine.run(parsed->spec, parsed->program, parsed->backend);
       auto snap = waitInterruptible(engine, id);

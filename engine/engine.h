@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "engine/devices.h"
+#include "engine/placement.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
 
@@ -29,6 +30,7 @@ struct RunOptions;
 struct EngineOptions {
   std::string worker_path;  // collviz-rank; empty: next to this executable
   std::chrono::milliseconds deadline{5000};  // per op, before a rank counts as hung
+  PlacementOptions placement;  // how NCCL ranks share a GPU (host-id or multi-rank route)
 };
 
 struct Request {
