@@ -20,6 +20,38 @@ long long msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
 }
 
+// Connects this rank to every peer for point-to-point traffic (what gather,
+// scatter and all_to_all use), which NCCL otherwise does at the first such
+// op, inside the op's call. Collectives are connected at init
+// (NCCL_RUNTIME_CONNECT=0). Blocking; on the init helper thread.
+ncclResult_t connectPeers(ncclComm_t comm, int rank, int size, std::string* text) {
+  if (size < 2) return ncclSuccess;
+  cudaStream_t stream = nullptr;
+  float* buf = nullptr;
+  auto cuda = [&](cudaError_t e, const char* what) {
+    if (e != cudaSuccess && text->empty()) *text = std::string(what) + ": " + cudaText(e);
+    return e == cudaSuccess;
+  };
+  ncclResult_t r = ncclUnhandledCudaError;
+  if (cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate") &&
+      cuda(cudaMalloc(&buf, 2 * sizeof(float) * std::size_t(size)), "cudaMalloc") &&
+      cuda(cudaMemset(buf, 0, 2 * sizeof(float) * std::size_t(size)), "cudaMemset")) {
+    r = ncclGroupStart();
+    for (int p = 0; p < size && r == ncclSuccess; ++p) {
+      if (p == rank) continue;
+      r = ncclSend(buf + p, 1, ncclFloat32, p, comm, stream);
+      if (r == ncclSuccess) r = ncclRecv(buf + size + p, 1, ncclFloat32, p, comm, stream);
+    }
+    const ncclResult_t end = ncclGroupEnd();
+    if (r == ncclSuccess) r = end;
+    if (r != ncclSuccess) *text = "connecting to the peers: " + ncclText(r);
+    else if (!cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize")) r = ncclUnhandledCudaError;
+  }
+  if (buf) cuda(cudaFree(buf), "cudaFree");
+  if (stream) cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  return r;
+}
+
 // The result of ncclCommInitRankConfig on its helper thread.
 struct InitJob {
   std::mutex mu;
@@ -93,6 +125,9 @@ Status NcclCommunicator::init(int rank, int size, ControlStore& store, int timeo
     return Error{"GPU " + std::to_string(gpu_) + " does not exist (" +
                  std::to_string(gpus_.names.size()) + " visible)"};
   native_ = loadNativeOps(version_);
+  // Every connection is made inside init (under its deadline), none inside
+  // an op's call, where only the watchdog could end a wait for a lost peer.
+  ::setenv("NCCL_RUNTIME_CONNECT", "0", 0);
   sharing_ = std::getenv("NCCL_MULTI_RANK_GPU_ENABLE") ? GpuSharing::multi_rank_gpu
                                                         : GpuSharing::host_id;
   CUDA_TRY(cudaSetDevice(gpu_));
@@ -139,7 +174,8 @@ Status NcclCommunicator::join(const ncclUniqueId& id, Clock::time_point deadline
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       config.blocking = 1;
       r = ncclCommInitRankConfig(&comm, size, id, rank, &config);
-      if (r != ncclSuccess) text = ncclText(r);
+      if (r != ncclSuccess) text = "ncclCommInitRankConfig: " + ncclText(r);
+      else r = connectPeers(comm, rank, size, &text);
     }
     std::lock_guard<std::mutex> lock(job->mu);
     job->comm = comm;
@@ -153,15 +189,16 @@ Status NcclCommunicator::join(const ncclUniqueId& id, Clock::time_point deadline
     init_abandoned_ = true;
     return Error{"NCCL init of " + who() + " of " + std::to_string(size_) +
                  " ranks did not finish within " + std::to_string(budget.count()) +
-                 " ms of the worker's start (ncclUniqueId exchange and "
-                 "ncclCommInitRankConfig); another rank may have failed first: see its error"};
+                 " ms of the worker's start (ncclUniqueId exchange, "
+                 "ncclCommInitRankConfig, connecting to the peers); another rank may have failed "
+                 "first: see its error"};
   }
   if (job->result != ncclSuccess) {
     if (job->comm) {
       const ncclResult_t a = ncclCommAbort(job->comm);
       if (a != ncclSuccess) log("ncclCommAbort after a failed init failed: " + ncclText(a));
     }
-    return Error{"ncclCommInitRankConfig on " + who() + " of " + std::to_string(size_) +
+    return Error{"NCCL init of " + who() + " of " + std::to_string(size_) +
                  " ranks failed: " + job->text};
   }
   comm_ = job->comm;
@@ -182,6 +219,7 @@ void NcclCommunicator::abortLocked(const std::string& why) {
 // the call uses), so the abort waits for the call to return; a call that does
 // not return within a second ends the process, which the engine reports.
 void NcclCommunicator::expire(const std::string& what) {
+  cudaSetDevice(gpu_);  // this thread's current device, for the abort
   std::unique_lock<std::mutex> lock(nccl_mu_, std::defer_lock);
   const auto give_up = Clock::now() + milliseconds(1000);
   while (!lock.try_lock()) {
