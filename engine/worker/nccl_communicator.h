@@ -27,7 +27,8 @@ std::unique_ptr<Communicator> makeNcclCommunicator(
     int gpu, std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now());
 
 // One backend object of the probe format (engine/protocol.h), plus
-// "version_code" (ncclGetVersion). Never throws or aborts: with no GPU or
+// "version_code" (ncclGetVersion) and "cuda_runtime" (cudaRuntimeGetVersion,
+// "13.0"). Never throws or aborts: with no GPU or
 // no driver it reports available=false and the CUDA error as the reason.
 nlohmann::json probeNccl();
 
