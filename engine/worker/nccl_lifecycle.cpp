@@ -80,19 +80,17 @@ void NcclCommunicator::log(const std::string& line) const {
 // (the worker's stderr is the app's log, never the JSON on stdout).
 void NcclCommunicator::teardown() {
   if (comm_) {
-    // Finalize flushes outstanding work and cannot finish if peers are gone:
-    // bounded by the watchdog (which ends the process if it stays stuck).
+    // Abort, not finalize and destroy: those wait on the peers, which may be
+    // gone (a peer that timed out has aborted already), and nothing is
+    // outstanding here (PyTorch's process group does the same). Bounded by
+    // the watchdog, which ends the process if it stays stuck.
     if (watchdog_)
       watchdog_->arm(Clock::now() + milliseconds(std::min(timeout_ms_, 5000)), "teardown");
     {
       std::lock_guard<std::mutex> lock(nccl_mu_);
       if (comm_) {
-        const ncclResult_t f = ncclCommFinalize(comm_);
-        if (f != ncclSuccess) log("ncclCommFinalize failed: " + ncclText(f) + "; aborting instead");
-        const ncclResult_t d = f == ncclSuccess ? ncclCommDestroy(comm_) : ncclCommAbort(comm_);
-        if (d != ncclSuccess)
-          log(std::string(f == ncclSuccess ? "ncclCommDestroy" : "ncclCommAbort") +
-              " failed: " + ncclText(d));
+        const ncclResult_t a = ncclCommAbort(comm_);
+        if (a != ncclSuccess) log("ncclCommAbort at teardown failed: " + ncclText(a));
         comm_ = nullptr;
       }
     }

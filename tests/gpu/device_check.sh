@@ -35,7 +35,7 @@ no_gpu() {
   exit 77
 }
 if command -v nvidia-smi >/dev/null 2>&1; then
-  GPU_LIST=$(nvidia-smi -L 2>&1) || no_gpu "nvidia-smi -L failed ($(echo "$GPU_LIST" | head -1))"
+  GPU_LIST=$(timeout 20 nvidia-smi -L 2>&1) || no_gpu "nvidia-smi -L failed ($(echo "$GPU_LIST" | head -1))"
   echo "$GPU_LIST" | grep -q '^GPU [0-9]' || no_gpu "nvidia-smi lists no GPU"
 elif ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
   GPU_LIST="(nvidia-smi not found; $(ls /dev/nvidia[0-9]* | wc -l) /dev/nvidia device(s))"
@@ -107,7 +107,7 @@ declare -A CHOSEN=()
 LIBPATH=""
 {
   echo "GPUs: $GPU_LIST"
-  have nvidia-smi && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
+  have nvidia-smi && timeout 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
   echo "python: ${PY:-none}"
   echo "bundle:"; sed 's/^/  /' "$B/MANIFEST.txt" 2>/dev/null || echo "  (no MANIFEST.txt)"
   echo "glibc here: $(ldd --version 2>/dev/null | head -1)"
@@ -137,7 +137,8 @@ for e in $EXES; do
 done
 nccl_in_use=$(ldd "$B/collviz-rank" 2>/dev/null | awk '$1 == "libnccl.so.2" {print $3}')
 say "ldd: collviz-rank loads libnccl.so.2 from ${nccl_in_use:-?}, bundled libraries from $B"
-"$B/collviz-rank" --probe > "$W/probe.json" 2>> "$W/machine.txt"
+timeout 60 "$B/collviz-rank" --probe > "$W/probe.json" 2>> "$W/machine.txt" ||
+  echo "collviz-rank --probe: rc=$?" >> "$W/machine.txt"
 { echo "probe:"; cat "$W/probe.json"; } >> "$W/machine.txt"
 probe_field() {  # the NCCL backend's field from the probe
   if [ -n "$PY" ]; then
