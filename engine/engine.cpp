@@ -158,7 +158,7 @@ StepResult Engine::patternInputs(const OpSpec& s, const Pattern& p) {
   return *input_cache_;
 }
 
-Status Engine::ensureGroup(int ranks, BackendKind backend) {
+Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
   if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend)
     return {};
   group_.reset();
@@ -169,7 +169,15 @@ Status Engine::ensureGroup(int ranks, BackendKind backend) {
   cfg.deadline = opts_.deadline;
   cfg.cancel = &cancel_;
   const BackendStatus* st = devices().find(backend);
-  cfg.placement = placeRanks(ranks, backend, st ? st->gpus : 0, st ? st->version_code : 0);
+  const int gpus = st ? st->gpus : 0, version = st ? st->version_code : 0;
+  cfg.placement = placeRanks(ranks, backend, gpus, version, opts_.placement);
+  if (notice && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
+      opts_.placement.sharing == GpuSharing::multi_rank_gpu &&
+      effectiveSharing(version, opts_.placement) != GpuSharing::multi_rank_gpu)
+    *notice += std::string(notice->empty() ? "" : "; ") +
+               "the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL " +
+               ncclVersionString(kNcclMultiRankGpuVersion) + " or newer and the runtime is " +
+               ncclVersionString(version) + ": ranks share a GPU through the host-id route";
   auto g = RankGroup::start(cfg);
   if (!g) return g.error();
   group_ = std::move(*g);
@@ -216,7 +224,7 @@ void Engine::handle(const Request& r) {
       snap->error = st.message();
       snap->rejected = true;
     }
-    else if (Status g = ensureGroup(r.spec.ranks, *backend); !g)
+    else if (Status g = ensureGroup(r.spec.ranks, *backend, &snap->notice); !g)
       snap->error = g.message();
     else snap->backend = group_->info();
     snap->verified = snap->error.empty();
@@ -233,7 +241,7 @@ void Engine::handle(const Request& r) {
     runAlgorithm(r, *snap, *bs);
     return finish();
   }
-  if (Status st = ensureGroup(first.ranks, *backend); !st) {
+  if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
     snap->error = st.message();
     return finish();
   }

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "engine/devices.h"
+#include "engine/placement.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
 
@@ -33,6 +34,7 @@ struct EngineOptions {
   // Called on the engine thread before each round of an algorithm run round
   // by round (progress; tests use it to break a rank mid-schedule).
   std::function<void(int round, int rounds)> on_round;
+  PlacementOptions placement;  // how NCCL ranks share a GPU (host-id or multi-rank route)
 };
 
 struct Request {
@@ -87,7 +89,7 @@ class Engine {
   void loop();
   void handle(const Request& r);
   void publish(std::shared_ptr<Snapshot> s);
-  Status ensureGroup(int ranks, BackendKind backend);
+  Status ensureGroup(int ranks, BackendKind backend, std::string* notice);
   Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
                              const RunOptions& opts);
   void compareWithAllReduce(Snapshot& snap, const Pattern& p);

@@ -87,7 +87,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     snap.error = "internal: the schedule does not compute the op: " + st.message();
     return;
   }
-  if (Status st = ensureGroup(s.ranks, backend.kind); !st) {
+  if (Status st = ensureGroup(s.ranks, backend.kind, &snap.notice); !st) {
     snap.error = st.message();
     return;
   }

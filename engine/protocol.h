@@ -9,7 +9,8 @@
 //   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","out_offset","warmup","iters"}
-//   worker -> engine  {"type":"done","op_us":t,"copy_us":c} | {"type":"error",...}
+//   worker -> engine  {"type":"done","op_us":t,"copy_us":c[,"copies":page-locked or
+//                      pageable (why), GPU only]} | {"type":"error",...}
 //   engine -> worker  {"type":"rounds","algo","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","work_offset","from","to","warmup","iters"}
 //                     (rounds [from, to) of the algorithm's schedule, engine/algo/)

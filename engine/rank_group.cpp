@@ -107,7 +107,7 @@ Status RankGroup::rendezvous() {
   const int n = cfg_.ranks;
   std::vector<bool> ready(n, false);
   int left = n;
-  const auto deadline = Clock::now() + std::max(cfg_.deadline, std::chrono::milliseconds(10000));
+  const auto deadline = Clock::now() + joinBudget(cfg_.deadline);
   while (left > 0) {
     std::vector<pollfd> pfds(n);
     for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
@@ -125,7 +125,7 @@ Status RankGroup::rendezvous() {
       healthy_ = false;
       return Error{"starting " + std::string(name(cfg_.backend)) + ": rank(s) " + missing +
                    " did not join within " +
-                   std::to_string(std::max(cfg_.deadline.count(), 10000L)) + " ms"};
+                   std::to_string(joinBudget(cfg_.deadline).count()) + " ms"};
     }
     for (int r = 0; r < n; ++r) {
       if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -250,6 +250,7 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
         state[r] = 1;
         step.ranks[r].op_us = j.value("op_us", 0.0);
         step.ranks[r].copy_us = j.value("copy_us", 0.0);
+        step.ranks[r].copies = j.value("copies", "");
       } else {
         state[r] = 2;
         errors[r] = j.is_discarded() ? m->body : j.value("message", m->body);

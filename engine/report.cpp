@@ -105,6 +105,7 @@ json toJson(const Snapshot& s) {
                                {"output_contributors", contributors(r.output)},
                                {"op_us", r.op_us},
                                {"copy_us", r.copy_us}});
+      if (!r.copies.empty()) step["ranks"].back()["copies"] = r.copies;
     }
     j["steps"].push_back(step);
   }

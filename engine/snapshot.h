@@ -46,6 +46,7 @@ struct RankResult {
   BufferView output;
   double op_us = 0;    // this rank's time inside the communicator call
   double copy_us = 0;  // device<->host copies (NCCL), 0 on CPU
+  std::string copies;  // NCCL: "page-locked (...)" or "pageable (why)"; empty on CPU
 };
 
 struct Verification {

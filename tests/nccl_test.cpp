@@ -147,6 +147,8 @@ std::string runCase(Communicator& comm, const OpSpec& s, int rank) {
   if (!t) return tag + ": " + t.error().message + "\n";
   if (!(t->op_us > 0)) return tag + ": op_us not positive\n";
   if ((!in.empty() || !out.empty()) && !(t->copy_us > 0)) return tag + ": copy_us not positive\n";
+  if (t->copies.rfind("page-locked", 0) != 0 && t->copies.rfind("pageable", 0) != 0)
+    return tag + ": no copy mode reported (copies = '" + t->copies + "')\n";
   std::string bad = testdata::check(s, rank, out);
   return bad.empty() ? "" : tag + ": " + bad + "\n";
 }

@@ -25,6 +25,7 @@ struct BenchArgs {
   std::string min_bytes = "32M", max_bytes = "32M";
   int factor = 2, iters = 20, warmup = 5, check = 1;
   int deadline_ms = 0;  // 0: benchDeadline()
+  std::string gpu_sharing = "host-id";
   bool json = false;
   std::string algo = "native";
 };
@@ -131,8 +132,14 @@ int runBench(const BenchArgs& a) {
     return kExitUsage;
   }
   const BenchConfig& c = *cfg;
+  auto placement = parseGpuSharing(a.gpu_sharing);
+  if (!placement) {
+    std::fprintf(stderr, "collviz bench: %s\n", placement.error().message.c_str());
+    return kExitUsage;
+  }
   installInterruptHandler();
   EngineOptions eo;
+  eo.placement = *placement;
   eo.deadline = a.deadline_ms ? std::chrono::milliseconds(a.deadline_ms) : benchDeadline(c);
   Engine engine(eo);  // destroyed on return: the workers end with it, also after Ctrl-C
   BenchResult shown;  // backend and notice for the header
@@ -215,6 +222,7 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--deadline-ms", a->deadline_ms,
                   "Per-op time before a rank counts as hung (0: 5 s + 2 s per 16 MiB of -e)")
       ->capture_default_str();
+  addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");
   cmd->add_option("--algo", a->algo,
                   "native (the backend's own call), or an algorithm's rounds on point-to-point "

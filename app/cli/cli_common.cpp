@@ -35,6 +35,22 @@ void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
       ->capture_default_str();
 }
 
+void addGpuSharingOption(CLI::App* cmd, std::string& value) {
+  cmd->add_option("--gpu-sharing", value,
+                  "NCCL with more ranks than GPUs: host-id (one NCCL_HOSTID per slot, socket "
+                  "transport on loopback) or multi-rank (NCCL_MULTI_RANK_GPU_ENABLE=1; needs "
+                  "NCCL 2.30 or newer, else host-id with a notice)")
+      ->capture_default_str();
+}
+
+Result<PlacementOptions> parseGpuSharing(const std::string& value) {
+  PlacementOptions p;
+  if (value == "host-id") p.sharing = GpuSharing::host_id;
+  else if (value == "multi-rank") p.sharing = GpuSharing::multi_rank_gpu;
+  else return Error{"--gpu-sharing " + value + " is not a GPU sharing route; allowed: host-id, multi-rank"};
+  return p;
+}
+
 Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {
   ParsedSpec p;
   if (allow_program && a.op == "all_reduce_decomposed") {

@@ -90,24 +90,29 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<SpecArgs>();
   auto json_out = std::make_shared<bool>(false);
   auto algo = std::make_shared<std::string>("native");
+  auto sharing = std::make_shared<std::string>("host-id");
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
   cmd->add_option("--algo", *algo,
                   "native (the backend's own call), or an algorithm run round by round on "
                   "point-to-point calls (`collviz algos` lists them)")
       ->capture_default_str();
+  addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
-  cmd->callback([&action, args, json_out, algo] {
-    action = [args, json_out, algo]() -> int {
+  cmd->callback([&action, args, json_out, algo, sharing] {
+    action = [args, json_out, algo, sharing]() -> int {
       auto parsed = parseSpec(*args);
-      if (!parsed) {
-        std::fprintf(stderr, "collviz run: %s\n", parsed.error().message.c_str());
+      auto placement = parseGpuSharing(*sharing);
+      if (!parsed || !placement) {
+        std::fprintf(stderr, "collviz run: %s\n",
+                     (!parsed ? parsed.error() : placement.error()).message.c_str());
         return kExitUsage;
       }
       if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
       installInterruptHandler();
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
+      eo.placement = *placement;
       Engine engine(eo);
       const uint64_t id = engine.run(parsed->spec, parsed->program, parsed->backend);
       auto snap = waitInterruptible(engine, id);

@@ -2,6 +2,8 @@
 // Gloo (CPU, always built) and NCCL (GPU, built with CUDA) implement it.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@ struct RunOptions {
 struct OpTiming {
   double op_us = 0;    // per iteration, inside the communicator
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
+  std::string copies;  // GPU: "page-locked (...)" or "pageable (why)"; empty on CPU
 };
 
 // Rounds of an algorithm (engine/algo/schedule.h) run by one rank.
@@ -42,6 +45,13 @@ struct RoundsTiming {
   double copy_us = 0;  // working buffer to and from the host (GPU), 0 on CPU
   uint64_t sent = 0, received = 0;  // bytes this rank moved, per iteration
 };
+
+// How long the engine waits for a group to join (spawn to every "ready"). A
+// worker keeps its whole init (rendezvous and communicator set-up) inside
+// 90 % of it, counted from its own start, so it reports first.
+inline std::chrono::milliseconds joinBudget(std::chrono::milliseconds deadline) {
+  return std::max(deadline, std::chrono::milliseconds(10000));
+}
 
 class Communicator {
  public:

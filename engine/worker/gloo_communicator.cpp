@@ -176,7 +176,7 @@ class GlooCommunicator : public Communicator {
     }
     if (rs) std::memcpy(static_cast<void*>(out), rs_buf, e * sizeof(T));
     if (reduces(s.op) && s.redop == RedOp::avg && out_v) divideBy(s, out_v);
-    return OpTiming{o.iters > 0 ? total_us / o.iters : 0.0, 0.0};
+    return OpTiming{o.iters > 0 ? total_us / o.iters : 0.0, 0.0, {}};
   }
 
   template <typename T>

@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -36,7 +37,15 @@ json infoJson(const BackendInfo& b) {
           {"transport", b.transport}, {"notes", b.notes}};
 }
 
+// The probe's JSON goes to the original stdout; anything a library prints on
+// stdout meanwhile (NCCL logs there with NCCL_DEBUG set) goes to stderr.
 int probe() {
+  std::fflush(stdout);
+  const int json_fd = ::dup(STDOUT_FILENO);
+  if (json_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::perror("collviz-rank --probe: redirecting stdout");
+    return 1;
+  }
   json backends = json::array();
   auto gloo = makeGlooCommunicator();
   json g = infoJson(gloo->describe());
@@ -53,11 +62,17 @@ int probe() {
                                  "(the CUDA toolkit or NCCL not found at build time)"},
                       {"gpus", 0}});
 #endif
-  std::printf("%s\n", json{{"backends", backends}}.dump().c_str());
-  return 0;
+  std::fflush(stdout);
+  FILE* out = ::fdopen(json_fd, "w");
+  if (!out) return 1;
+  std::fprintf(out, "%s\n", json{{"backends", backends}}.dump().c_str());
+  return std::fclose(out) == 0 ? 0 : 1;
 }
 
+using Clock = std::chrono::steady_clock;
+
 struct Args {
+  Clock::time_point started = Clock::now();
   int rank = -1, size = 0, fd = -1, gpu = -1, timeout_ms = 5000;
   std::string backend = "gloo";
 };
@@ -79,7 +94,7 @@ bool parse(int argc, char** argv, Args& a) {
 std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) {
   if (a.backend == "gloo") return makeGlooCommunicator();
 #ifdef COLLVIZ_HAVE_NCCL
-  if (a.backend == "nccl") return makeNcclCommunicator(a.gpu);
+  if (a.backend == "nccl") return makeNcclCommunicator(a.gpu, a.started);
 #endif
   *why = "backend '" + a.backend + "' is not built into this collviz-rank";
   return nullptr;
@@ -108,7 +123,10 @@ int serve(const Args& a) {
   ChannelStore store(ch);
   if (Status st = comm->init(a.rank, a.size, store, a.timeout_ms); !st) {
     ch.send(json{{"type", "error"}, {"message", st.message()}}.dump());
-    return 1;
+    // A library thread may still be inside its init: end without running
+    // destructors under it.
+    std::fflush(stderr);
+    ::_exit(1);
   }
   ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
   SharedMemory shm;
@@ -154,7 +172,9 @@ int serve(const Args& a) {
       ch.send(json{{"type", "error"}, {"message", t.error().message}}.dump());
       continue;
     }
-    ch.send(json{{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}}.dump());
+    json done = {{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}};
+    if (!t->copies.empty()) done["copies"] = t->copies;
+    ch.send(done.dump());
   }
 }
 
@@ -174,5 +194,9 @@ int main(int argc, char** argv) {
   if (::getppid() == 1) return 0;
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGINT, SIG_IGN);  // Ctrl-C goes to the engine, which ends us in order
+  // stdout is never a channel here: what libraries print there (NCCL logs to
+  // stdout with NCCL_DEBUG set) joins the log on stderr.
+  std::fflush(stdout);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
   return serve(a);
 }

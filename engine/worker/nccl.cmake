@@ -62,6 +62,9 @@ message(STATUS "collviz: NCCL backend built (CUDA ${CUDAToolkit_VERSION}, nccl.h
 # Static library so the tests can link the communicator too.
 add_library(collviz_nccl STATIC
   ${CMAKE_CURRENT_LIST_DIR}/nccl_communicator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_lifecycle.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_host_pin.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_watchdog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp)
 target_include_directories(collviz_nccl PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})

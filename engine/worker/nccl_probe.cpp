@@ -144,6 +144,8 @@ nlohmann::json probeNccl() {
   nlohmann::json dtypes = nlohmann::json::array(), redops = nlohmann::json::array();
   for (DType t : ncclDTypes(v)) dtypes.push_back(std::string(name(t)));
   for (RedOp r : ncclRedOps(v)) redops.push_back(std::string(name(r)));
+  int cudart = 0;
+  if (cudaRuntimeGetVersion(&cudart) != cudaSuccess) cudaGetLastError();
   std::string reason = g.error;
   if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
   if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
@@ -153,6 +155,7 @@ nlohmann::json probeNccl() {
       {"reason", reason},
       {"version", ncclVersionString(v)},
       {"version_code", v},
+      {"cuda_runtime", std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10)},
       {"devices", describeGpus(g)},
       {"transport", "NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per "
                     "slot) when ranks share a GPU"},

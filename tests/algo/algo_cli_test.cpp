@@ -69,7 +69,9 @@ TEST(AlgoCli, AlgosListsEveryOp) {
   int ops_with_native = 0;
   for (const auto& a : j["algorithms"]) {
     if (a["algo"] == "native") ++ops_with_native;
-    if (a["algo"] == "halving_doubling" && a["op"] == "all_reduce") EXPECT_EQ(a["rounds"], 6);
+    if (a["algo"] == "halving_doubling" && a["op"] == "all_reduce") {
+      EXPECT_EQ(a["rounds"], 6);
+    }
   }
   EXPECT_EQ(ops_with_native, 8);
 }

@@ -75,7 +75,9 @@ void checkRun(const Snapshot& snap, const OpSpec& s, const std::string& algo) {
     busiest = std::max(busiest, snap.bytes_sent[std::size_t(r)]);
   }
   EXPECT_EQ(snap.formula.rounds, f.rounds);
-  if (f.exact) EXPECT_EQ(double(busiest), f.bytes) << f.text;
+  if (f.exact) {
+    EXPECT_EQ(double(busiest), f.bytes) << f.text;
+  }
   // The output after the last round is the op's own, decoded and verified.
   ASSERT_EQ(int(snap.final_ranks.size()), s.ranks);
   for (const RankResult& rr : snap.final_ranks) {

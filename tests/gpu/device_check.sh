@@ -1,189 +1,330 @@
 #!/usr/bin/env bash
-# The device check for NCCL, on a machine with an NVIDIA GPU:
-#   1. build the project with COLLVIZ_NCCL=ON;
-#   2. run the `gpu` and `nccl` ctest labels;
-#   3. `collviz run --backend nccl --json` for every op with N = 1, 2, 4 (on one
-#      GPU, 2 and 4 ranks share it through the NCCL_HOSTID route); every
-#      result must be "verified": true;
-#   4. all_reduce busbw from 1 MiB to 1 GiB: the engine (`collviz bench`)
-#      against a plain NCCL loop (nccl-allreduce-loop) with the same placement;
-#   5. print a short summary. Budget: under 8 minutes on one H200.
+# The NCCL check on a GPU machine, run from the bundle that
+# tests/gpu/make_bundle.sh makes (this file is copied into it):
 #
-# Usage: tests/gpu/device_check.sh [build-dir]   (default build-device)
-# Env:   BW_RANKS (ranks for the busbw comparison; default 4 on one GPU, else
-#        the GPU count), JOBS, OUT (where logs go; default <build>/device-check),
-#        SKIP_BUILD=1 (use the build dir as it is; for trying the script out)
+#   bash DIR/device_check.sh          (the device tool: see make_bundle.sh)
+#
+# The machine needs the NVIDIA driver, the CUDA 13 runtime and NCCL, none of
+# collviz's Debian packages (they are in DIR). Steps, each with its own time
+# budget counted from after the set-up; the whole run ends within 7 minutes:
+#   0. no GPU: says so and exits 77 at once, before anything else;
+#   1. set-up: finds this machine's libnccl.so.2 and libcudart.so.13 (CUDA
+#      toolkit lib64, the nvidia wheels under Python's site-packages,
+#      ldconfig -p; NCCL_LIB / CUDART_LIB override), says which it took and
+#      their versions, checks with ldd that nothing is missing, probes;
+#   2. the NCCL tests (nccl_test) run directly; none run is a failure;
+#   3. `collviz run --backend nccl --json` for every op at N = 1, 2, 4
+#      (2 and 4 share one GPU through the host-id route), deadline 60 s;
+#   4. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET:
+#      its log shows the transport the shared-GPU ranks took, and its stdout
+#      must still be one JSON document;
+#   5. all_reduce busbw 64 KiB .. 256 MiB: the engine (`collviz bench`)
+#      against the plain NCCL loop, compared at every size, summarised at
+#      >= 64 MiB (bandwidth) and <= 1 MiB (time per op).
+# Results: at most 8 files in $OUT (else DIR/results): summary.txt,
+# machine.txt, nccl_tests.log, runs.jsonl, runs.log, nccl_debug.log,
+# busbw.json, busbw.log. The summary ends with RESULT: PASS or RESULT: FAIL
+# (exit 0 or 1).
 set -u
-cd "$(dirname "$0")/../.."
-ROOT=$PWD
-BUILD=${1:-build-device}
-LOGS=${OUT:-$BUILD/device-check}
-mkdir -p "$LOGS"
+B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RESULTS=${OUT:-$B/results}
+OPS="broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all"
+
+# ---- 0. a GPU? -------------------------------------------------------------------
+no_gpu() {
+  echo "device_check: no GPU: $1. Nothing was run: this check needs an NVIDIA GPU and its driver."
+  exit 77
+}
+if command -v nvidia-smi >/dev/null 2>&1; then
+  GPU_LIST=$(timeout 20 nvidia-smi -L 2>&1) || no_gpu "nvidia-smi -L failed ($(echo "$GPU_LIST" | head -1))"
+  echo "$GPU_LIST" | grep -q '^GPU [0-9]' || no_gpu "nvidia-smi lists no GPU"
+elif ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+  GPU_LIST="(nvidia-smi not found; $(ls /dev/nvidia[0-9]* | wc -l) /dev/nvidia device(s))"
+else
+  no_gpu "neither nvidia-smi nor /dev/nvidia0 is here"
+fi
+GPUS=$(echo "$GPU_LIST" | grep -c '^GPU [0-9]')
+[ "$GPUS" -gt 0 ] || GPUS=1
+
+W=$(mktemp -d /tmp/collviz-device-check.XXXXXX)
 T0=$(date +%s)
-BUDGET_S=450  # keep the whole run under 8 minutes
-elapsed() { echo $(( $(date +%s) - T0 )); }
-left() { echo $(( BUDGET_S - $(elapsed) )); }
-SUMMARY=()
 FAIL=0
+SUMMARY=()
 say() { SUMMARY+=("$*"); echo "== $*"; }
+bad() { FAIL=1; say "FAIL: $*"; }
+now() { date +%s; }
 have() { command -v "$1" >/dev/null 2>&1; }
-PY=""; have python3 && PY=python3
+PY=""
+for p in python3 /opt/torch/.venv/bin/python3 python; do have "$p" && { PY=$p; break; }; done
+touch "$W/machine.txt" "$W/nccl_tests.log" "$W/runs.jsonl" "$W/runs.log" "$W/nccl_debug.log" \
+      "$W/busbw.log"
+finish() {
+  say "total: $(( $(now) - T0 )) s"
+  if [ "$FAIL" -eq 0 ]; then SUMMARY+=("RESULT: PASS"); else SUMMARY+=("RESULT: FAIL"); fi
+  printf '%s\n' "${SUMMARY[@]}" > "$W/summary.txt"
+  mkdir -p "$RESULTS"
+  for f in summary.txt machine.txt nccl_tests.log runs.jsonl runs.log nccl_debug.log busbw.json \
+           busbw.log; do
+    [ -f "$W/$f" ] && cp "$W/$f" "$RESULTS/$f"
+  done
+  rm -rf "$W"
+  echo
+  echo "================ summary ($RESULTS) ================"
+  cat "$RESULTS/summary.txt"
+  exit "$FAIL"
+}
+trap 'bad "interrupted"; finish' INT TERM
 
-# ---- 0. the machine -------------------------------------------------------------
-GPUS=0
-if have nvidia-smi; then
-  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$LOGS/gpus.txt" 2>&1
-  GPUS=$(grep -c . "$LOGS/gpus.txt")
-  say "GPUs: $(sort "$LOGS/gpus.txt" | uniq -c | sed 's/^ *//' | paste -sd';')"
-else
-  say "nvidia-smi not found"
-fi
-
-# ---- 1. build -----------------------------------------------------------------
-t=$(date +%s)
-JOBS=${JOBS:-$(nproc)}
-if [ "${SKIP_BUILD:-0}" = 1 ]; then
-  say "build: skipped (SKIP_BUILD=1), using $BUILD as it is"
-elif cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOLLVIZ_NCCL=ON \
-       -DCOLLVIZ_TESTS=ON -DCOLLVIZ_BENCH=OFF > "$LOGS/configure.log" 2>&1 &&
-   timeout 300 cmake --build "$BUILD" -j "$JOBS" > "$LOGS/build.log" 2>&1; then
-  say "build: ok ($(( $(date +%s) - t )) s, -j$JOBS)"
-else
-  say "build: FAILED (see $LOGS/configure.log, $LOGS/build.log)"
-  tail -30 "$LOGS/build.log" 2>/dev/null || tail -30 "$LOGS/configure.log"
-  printf '%s\n' "${SUMMARY[@]}" > "$LOGS/summary.txt"
-  echo "RESULT: FAIL"; exit 1
-fi
-BIN=$ROOT/$BUILD/bin
-"$BIN/collviz-rank" --probe > "$LOGS/probe.json" 2>&1
-if ! grep -o '{[^{}]*"name": \?"nccl"[^{}]*}' "$LOGS/probe.json" | grep -q '"available": \?true'; then
-  say "probe: NCCL unavailable: $(grep -o '{[^{}]*"name": \?"nccl"[^{}]*}' "$LOGS/probe.json" |
-        sed -E 's/.*"reason": ?"([^"]*)".*/\1/')"
-  FAIL=1
-fi
-
-# ---- 2. ctest -------------------------------------------------------------------
-t=$(date +%s)
-(cd "$BUILD" && timeout 200 ctest -L 'gpu|nccl' --output-on-failure --timeout 180) \
-  > "$LOGS/ctest.log" 2>&1
-rc=$?
-line=$(grep -E 'tests passed|tests failed' "$LOGS/ctest.log" | tail -1)
-skips=$(grep -c -- '\*\*\*Skipped' "$LOGS/ctest.log")
-say "ctest -L 'gpu|nccl': ${line:-no result} (skipped: $skips, $(( $(date +%s) - t )) s)"
-grep -E 'Not Run|\*\*\*Failed|\*\*\*Skipped|Timeout' "$LOGS/ctest.log" | sed 's/^/     /' | head -10
-grep -h '^\[N=' "$LOGS/ctest.log" | head -3 | sed 's/^/     /'
-[ "$rc" -eq 0 ] || FAIL=1
-
-# ---- 3. collviz run for every op, N = 1, 2, 4 ----------------------------------------
-verified() {  # file -> exit 0 when the top-level "verified" is true
+# ---- 1. set-up: this machine's NCCL and CUDA runtime -----------------------------
+site_dirs() {
+  [ -n "$PY" ] && "$PY" -c 'import site, sys
+for d in site.getsitepackages() + [site.getusersitepackages()] + sys.path:
+    print(d)' 2>/dev/null
+  ls -d /opt/*/.venv/lib/python3*/site-packages /usr/local/lib/python3*/dist-packages \
+        /usr/lib/python3/dist-packages 2>/dev/null
+}
+# find_lib NAME OVERRIDE -> candidates "where<TAB>path", first one taken.
+find_lib() {
+  local name=$1 override=$2 d
+  [ -n "$override" ] && printf 'override\t%s\n' "$override"
+  for d in ${CUDA_HOME:+$CUDA_HOME/lib64} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+           /usr/local/cuda-13*/lib64; do
+    [ -e "$d/$name" ] && printf 'CUDA toolkit\t%s\n' "$d/$name"
+  done
+  while read -r d; do
+    [ -d "$d/nvidia" ] || continue
+    find "$d/nvidia" -maxdepth 3 -name "$name" 2>/dev/null | sort | sed 's/^/python wheel\t/'
+  done < <(site_dirs | awk '!seen[$0]++')
+  ldconfig -p 2>/dev/null | awk -v n="$name" '$1 == n && /x86-64/ {print "ldconfig\t" $NF}'
+}
+lib_version() {  # the file's own name, and the wheel's name and version
+  local v w
+  v="file $(basename "$(readlink -f "$1")")"
+  w=$(ls -d "$(dirname "$1")"/../../../nvidia_*"$2"*.dist-info 2>/dev/null | head -1)
+  [ -n "$w" ] && v="$v, wheel $(basename "$w" .dist-info)"
+  echo "$v"
+}
+declare -A CHOSEN=()
+LIBPATH=""
+{
+  echo "GPUs: $GPU_LIST"
+  have nvidia-smi && timeout 20 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
+  echo "python: ${PY:-none}"
+  echo "bundle:"; sed 's/^/  /' "$B/MANIFEST.txt" 2>/dev/null || echo "  (no MANIFEST.txt)"
+  echo "glibc here: $(ldd --version 2>/dev/null | head -1)"
+} >> "$W/machine.txt"
+for spec in "libnccl.so.2:nccl:NCCL_LIB:${NCCL_LIB:-}" \
+            "libcudart.so.13:cuda_runtime:CUDART_LIB:${CUDART_LIB:-}"; do
+  IFS=: read -r name wheel var override <<< "$spec"
+  cands=$(find_lib "$name" "$override" | awk -F'\t' '!seen[$2]++')
+  { echo "candidates for $name:"; echo "${cands:-  none}" | sed 's/^/  /'; } >> "$W/machine.txt"
+  if [ -z "$cands" ]; then
+    bad "$name not found (CUDA toolkit lib64, python site-packages/nvidia, ldconfig -p); set $var to its path"
+    continue
+  fi
+  where=$(echo "$cands" | head -1 | cut -f1)
+  path=$(echo "$cands" | head -1 | cut -f2)
+  CHOSEN[$name]=$path
+  say "$name: $path (from the $where; $(lib_version "$path" "$wheel"); $(echo "$cands" | wc -l) candidate(s))"
+  LIBPATH=$LIBPATH${LIBPATH:+:}$(dirname "$path")
+done
+export LD_LIBRARY_PATH=$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+EXES="collviz collviz-rank nccl-allreduce-loop nccl_test"
+for e in $EXES; do
+  out=$(ldd "$B/$e" 2>&1)
+  { echo "ldd $e:"; echo "$out" | sed 's/^/  /'; } >> "$W/machine.txt"
+  missing=$(echo "$out" | grep -E 'not found|version .* not found' | sed 's/^[[:space:]]*//')
+  [ -z "$missing" ] || bad "ldd $e: $(echo "$missing" | paste -sd';')"
+done
+nccl_in_use=$(ldd "$B/collviz-rank" 2>/dev/null | awk '$1 == "libnccl.so.2" {print $3}')
+say "ldd: collviz-rank loads libnccl.so.2 from ${nccl_in_use:-?}, bundled libraries from $B"
+timeout 60 "$B/collviz-rank" --probe > "$W/probe.json" 2>> "$W/machine.txt" ||
+  echo "collviz-rank --probe: rc=$?" >> "$W/machine.txt"
+{ echo "probe:"; cat "$W/probe.json"; } >> "$W/machine.txt"
+probe_field() {  # the NCCL backend's field from the probe
   if [ -n "$PY" ]; then
-    $PY -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get("verified") is True else 1)' "$1" 2>/dev/null
-  elif have jq; then
-    jq -e '.verified == true' "$1" >/dev/null 2>&1
+    "$PY" -c 'import json, sys
+b = [x for x in json.load(open(sys.argv[1]))["backends"] if x["name"] == "nccl"][0]
+print(b.get(sys.argv[2], ""))' "$W/probe.json" "$1" 2>/dev/null
+  else
+    grep -o "\"$1\": *[^,}]*" "$W/probe.json" | tail -1 | sed 's/^[^:]*: *//; s/"//g'
+  fi
+}
+NCCL_OK=$(probe_field available)
+say "probe: runtime NCCL $(probe_field version) (ncclGetVersion), CUDA runtime $(probe_field cuda_runtime) (cudaRuntimeGetVersion)"
+if [ "$NCCL_OK" = "True" ] || [ "$NCCL_OK" = "true" ]; then
+  say "probe: NCCL available on $(probe_field devices)"
+else
+  bad "probe: NCCL unavailable: $(probe_field reason)"
+fi
+SETUP_S=$(( $(now) - T0 ))
+say "set-up: $SETUP_S s"
+T1=$(now)  # budgets count from here
+
+# step_left END: seconds until the step's end (and never past the 7 minutes)
+HARD_END=$(( T0 + 405 ))
+step_left() { local e=$1; [ "$e" -gt "$HARD_END" ] && e=$HARD_END; echo $(( e - $(now) )); }
+
+# ---- 2. the NCCL tests, directly --------------------------------------------------
+END2=$(( T1 + 90 ))
+t=$(now)
+timeout --kill-after=5 "$(step_left "$END2")" "$B/nccl_test" > "$W/nccl_tests.log" 2>&1
+rc=$?
+passed=$(grep -c '^\[       OK \]' "$W/nccl_tests.log")
+failed=$(grep -c '^\[  FAILED  \] [A-Za-z]' "$W/nccl_tests.log")
+total=$((passed + failed))
+note="rc=$rc, $passed passed, $failed failed, $(( $(now) - t )) s"
+[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && note="$note, stopped at its 90 s budget"
+if [ "$rc" -eq 77 ]; then bad "NCCL tests skipped themselves: $(grep -m1 SKIPPED "$W/nccl_tests.log")"
+elif [ "$total" -eq 0 ]; then bad "NCCL tests: none ran ($note)"
+elif [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then bad "NCCL tests: $note"
+else say "NCCL tests: $note"; fi
+grep -E '^\[N=' "$W/nccl_tests.log" | head -3 | while read -r l; do say "  $l"; done
+
+# ---- 3. collviz run, every op, N = 1, 2, 4 -------------------------------------------
+END3=$(( T1 + 90 + 130 ))
+verified() {
+  if [ -n "$PY" ]; then
+    "$PY" -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1])).get("verified") is True else 1)' "$1" 2>/dev/null
   else
     grep -q '^  "verified": true' "$1"
   fi
 }
-t=$(date +%s)
-ok=0 total=0 bad=()
+t=$(now)
+ok=0 total=0 failed_runs=()
 for n in 1 2 4; do
-  for op in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
+  for op in $OPS; do
     total=$((total + 1))
-    f="$LOGS/run_${op}_N${n}.json"
-    if [ "$(left)" -lt 90 ]; then bad+=("$op/N=$n(no time left)"); continue; fi
-    timeout 60 "$BIN/collviz" run --backend nccl --json --op "$op" --ranks "$n" > "$f" 2> "${f%.json}.err"
+    left=$(step_left "$END3")
+    if [ "$left" -lt 8 ]; then failed_runs+=("$op/N=$n(not run: step budget)"); continue; fi
+    f=$W/run.json
+    echo "---- collviz run --op $op --ranks $n" >> "$W/runs.log"
+    s=$(now)
+    timeout --kill-after=5 "$(( left < 75 ? left : 75 ))" "$B/collviz" run --backend nccl --json \
+      --op "$op" --ranks "$n" --deadline-ms 60000 > "$f" 2>> "$W/runs.log"
     rc=$?
-    if [ "$rc" -eq 0 ] && verified "$f"; then ok=$((ok + 1)); else bad+=("$op/N=$n(rc=$rc)"); fi
+    doc=$(tr -d '\n' < "$f")
+    printf '{"op":"%s","ranks":%d,"rc":%d,"seconds":%d,"result":%s}\n' "$op" "$n" "$rc" \
+      $(( $(now) - s )) "${doc:-null}" >> "$W/runs.jsonl"
+    if [ "$rc" -eq 0 ] && verified "$f"; then ok=$((ok + 1)); else failed_runs+=("$op/N=$n(rc=$rc)"); fi
   done
 done
-say "collviz run --backend nccl: $ok/$total verified ($(( $(date +%s) - t )) s)${bad:+; failed: ${bad[*]:0:6}}$([ ${#bad[@]} -gt 6 ] && echo " ...")"
-[ "$ok" -eq "$total" ] || FAIL=1
-for b in "${bad[@]:0:3}"; do
-  op=${b%%/*}; n=${b#*N=}; n=${n%%(*}
-  sed "s/^/     /" "$LOGS/run_${op}_N${n}.err" 2>/dev/null | head -3
-done
-if [ -n "$PY" ] && [ -s "$LOGS/run_all_reduce_N4.json" ]; then
-  while IFS= read -r l; do say "$l"; done < <($PY - "$LOGS/run_all_reduce_N4.json" <<'EOF'
+msg="collviz run --backend nccl: $ok/$total verified ($(( $(now) - t )) s)"
+if [ "$ok" -eq "$total" ]; then say "$msg"; else bad "$msg; not: ${failed_runs[*]}"; fi
+if [ -n "$PY" ]; then
+  "$PY" - "$W/runs.jsonl" <<'EOF' | while IFS= read -r l; do say "  $l"; done
 import json, sys
-try:
-    b = json.load(open(sys.argv[1])).get("backend") or {}
-    if b.get("name"):
-        print(f"backend N=4: {b['name']} {b.get('version')} | {b.get('devices')} | {b.get('transport')}")
-        print(f"notes: {b.get('notes')}")
-    else:
-        print("backend N=4: no description in the all_reduce N=4 result")
-except Exception as e:
-    print(f"backend N=4: no description ({e})")
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if r["op"] == "all_reduce" and r["result"]:
+        b = r["result"].get("backend", {})
+        copies = sorted({k.get("copies", "?") for s in r["result"].get("steps", []) for k in s.get("ranks", [])})
+        print(f"N={r['ranks']}: {b.get('version')} | {b.get('transport')} | copies: {', '.join(copies)}")
+        if r["ranks"] == 4:
+            print(f"notes: {b.get('notes')}")
 EOF
-)
 fi
 
-# ---- 4. busbw: engine vs a plain NCCL loop ------------------------------------------
-if [ "${BW_RANKS:-}" ]; then R=$BW_RANKS; elif [ "$GPUS" -ge 2 ]; then R=$GPUS; else R=4; fi
-t=$(date +%s)
-if [ -x "$BIN/nccl-allreduce-loop" ] && [ "$(left)" -gt 60 ]; then
-  timeout $(( $(left) / 2 )) "$BIN/nccl-allreduce-loop" --ranks "$R" -b 1M -e 1G -f 4 -w 2 -n 10 --json \
-    > "$LOGS/busbw_plain.json" 2> "$LOGS/busbw_plain.log"
+# ---- 4. one run with NCCL's own log -------------------------------------------------
+END4=$(( END3 + 35 ))
+left=$(step_left "$END4")
+if [ "$left" -ge 10 ]; then
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET timeout --kill-after=5 "$left" "$B/collviz" run \
+    --backend nccl --json --op all_reduce --ranks 4 --deadline-ms 60000 \
+    > "$W/debug_run.json" 2> "$W/nccl_debug.log"
   rc=$?
-  say "plain NCCL loop, N=$R: rc=$rc ($(( $(date +%s) - t )) s)"
-  [ "$rc" -eq 0 ] || { FAIL=1; tail -5 "$LOGS/busbw_plain.log"; }
+  lines=$(grep -c 'NCCL INFO' "$W/nccl_debug.log")
+  if [ -n "$PY" ] && ! "$PY" -c 'import json, sys; json.load(open(sys.argv[1]))' "$W/debug_run.json" 2>/dev/null; then
+    bad "NCCL_DEBUG run: stdout is not one JSON document (rc=$rc); first line: $(head -c 120 "$W/debug_run.json")"
+  elif [ "$rc" -ne 0 ] || ! verified "$W/debug_run.json"; then
+    bad "NCCL_DEBUG run: rc=$rc, not verified"
+  else
+    say "NCCL_DEBUG=INFO run (all_reduce N=4): verified, $lines NCCL INFO lines on stderr, stdout clean JSON"
+  fi
+  { echo; echo "---- stdout of this run:"; cat "$W/debug_run.json"; } >> "$W/nccl_debug.log"
+  grep -oE 'via (NET/[A-Za-z]+[^ ]*|P2P[^ ]*|SHM[^ ]*|direct shared memory)' "$W/nccl_debug.log" |
+    sort | uniq -c | sort -rn | head -4 | while read -r c w; do say "  transport: $w ($c connections)"; done
+  grep -m2 -E 'NET/Socket : Using|Using network' "$W/nccl_debug.log" | sed 's/^.*NCCL INFO /  /' |
+    while IFS= read -r l; do say "$l"; done
 else
-  say "plain NCCL loop: not run (binary missing or out of time)"
+  bad "NCCL_DEBUG run: not run (out of time)"
 fi
-t=$(date +%s)
-"$BIN/collviz" --help > "$LOGS/collviz_help.txt" 2>&1
-if ! grep -qE '^ +bench ' "$LOGS/collviz_help.txt"; then
-  say "engine busbw: \`collviz bench\` does not exist in this build yet; engine side not measured"
-elif [ "$(left)" -gt 30 ]; then
-  # -c 0: no verification in the timed sweep (step 3 verified every op).
-  timeout $(( $(left) - 10 )) "$BIN/collviz" bench --op all_reduce -b 1M -e 1G -f 4 -w 2 -n 10 \
-    -c 0 --backend nccl --ranks "$R" --json > "$LOGS/busbw_engine.json" 2> "$LOGS/busbw_engine.log"
+
+# ---- 5. busbw: the engine against the plain NCCL loop ------------------------------
+R=$(( GPUS >= 2 ? GPUS : 4 ))
+SIZES=(-b 64K -e 256M -f 2)  # 1 MiB .. 256 MiB, and small sizes where host work would show
+END5=$(( END4 + 45 ))
+left=$(step_left "$END5")
+t=$(now)
+if [ "$left" -ge 10 ]; then
+  timeout --kill-after=5 "$left" "$B/nccl-allreduce-loop" --ranks "$R" "${SIZES[@]}" -w 2 -n 10 \
+    --timeout-s "$left" --json > "$W/plain.json" 2> "$W/busbw.log"
   rc=$?
-  say "engine bench, N=$R: rc=$rc ($(( $(date +%s) - t )) s)"
-  [ "$rc" -eq 0 ] || { FAIL=1; tail -5 "$LOGS/busbw_engine.log"; }
+  if [ "$rc" -eq 0 ]; then say "plain NCCL loop, N=$R: ok ($(( $(now) - t )) s)"
+  else bad "plain NCCL loop, N=$R: rc=$rc ($(( $(now) - t )) s)"; fi
 else
-  say "engine busbw: not run (out of time)"
+  bad "plain NCCL loop: not run (out of time)"
+fi
+END6=$(( END5 + 100 ))
+left=$(step_left "$END6")
+t=$(now)
+if [ "$left" -ge 10 ]; then
+  echo "---- collviz bench" >> "$W/busbw.log"
+  timeout --kill-after=5 "$left" "$B/collviz" bench --op all_reduce "${SIZES[@]}" -w 2 -n 10 -c 0 \
+    --backend nccl --ranks "$R" --deadline-ms 60000 --json > "$W/engine.json" 2>> "$W/busbw.log"
+  rc=$?
+  if [ "$rc" -eq 0 ]; then say "engine (collviz bench), N=$R: ok ($(( $(now) - t )) s)"
+  else bad "engine (collviz bench), N=$R: rc=$rc ($(( $(now) - t )) s)"; fi
+else
+  bad "engine busbw: not run (out of time)"
 fi
 if [ -n "$PY" ]; then
-  while IFS= read -r l; do say "$l"; done < <($PY - "$LOGS/busbw_plain.json" "$LOGS/busbw_engine.json" "$R" <<'EOF'
+  "$PY" - "$W/plain.json" "$W/engine.json" "$R" "$W/busbw.json" > "$W/busbw_table.txt" 2>&1 <<'EOF'
 import json, sys
-def rows(path):
-    """{bytes: busbw GB/s} from any JSON holding a list of rows with a size and a busbw."""
+def load(p):
     try:
-        doc = json.load(open(path))
+        return json.load(open(p))
     except Exception:
-        return {}
-    found = {}
-    def walk(x):
-        if isinstance(x, list):
-            for y in x: walk(y)
-        elif isinstance(x, dict):
-            size = next((x[k] for k in ("bytes", "size", "size_bytes", "rank_bytes") if k in x), None)
-            bw = next((x[k] for k in ("busbw_gbps", "busbw", "bus_bw_gbps", "busbw_GBps") if k in x), None)
-            if isinstance(size, (int, float)) and isinstance(bw, (int, float)):
-                found[int(size)] = float(bw)
-            for y in x.values(): walk(y)
-    walk(doc)
-    return found
-plain, engine = rows(sys.argv[1]), rows(sys.argv[2])
-print(f"all_reduce busbw, N={sys.argv[3]}, GB/s (bytes per rank):")
-print(f"  {'bytes':>10} {'plain':>8} {'engine':>8} {'engine/plain':>12}")
+        return None
+def rows(doc, size_key, bw_key):
+    return {int(r[size_key]): r for r in (doc or {}).get("rows", []) if size_key in r}
+plain_doc, engine_doc = load(sys.argv[1]), load(sys.argv[2])
+plain, engine = rows(plain_doc, "bytes", "busbw_gbps"), rows(engine_doc, "size", "busbw")
+out = []
+print(f"all_reduce busbw, N={sys.argv[3]}, GB/s per size (bytes per rank):")
+print(f"  {'size':>6} {'plain':>8} {'engine':>8} {'engine/plain':>12} {'plain us':>10} {'engine us':>10}")
 for b in sorted(set(plain) | set(engine)):
     p, e = plain.get(b), engine.get(b)
-    r = f"{e / p:.2f}" if p and e else "-"
-    fmt = lambda v: f"{v:8.2f}" if v is not None else f"{'-':>8}"
-    size = f"{b >> 30}G" if b >= 1 << 30 else f"{b >> 20}M" if b >= 1 << 20 else str(b)
-    print(f"  {size:>10} {fmt(p)} {fmt(e)} {r:>12}")
+    pb, eb = (p or {}).get("busbw_gbps"), (e or {}).get("busbw")
+    ratio = eb / pb if pb and eb else None
+    out.append({"bytes": b, "plain_busbw": pb, "engine_busbw": eb, "ratio": ratio,
+                "plain_us": (p or {}).get("time_us"), "engine_us": (e or {}).get("time_us")})
+    f = lambda v, w=8, d=2: f"{v:{w}.{d}f}" if v is not None else f"{'-':>{w}}"
+    size = f"{b >> 20}M" if b >= 1 << 20 else f"{b >> 10}K"
+    print(f"  {size:>6} {f(pb)} {f(eb)} {f(ratio, 12)} {f(out[-1]['plain_us'], 10, 1)} {f(out[-1]['engine_us'], 10, 1)}")
+big = [r for r in out if r["bytes"] >= 64 << 20 and r["ratio"] is not None]
+if big:
+    mean = sum(r["ratio"] for r in big) / len(big)
+    print(f">= 64 MiB: engine/plain busbw mean {mean:.2f}, min {min(r['ratio'] for r in big):.2f} "
+          f"over {len(big)} sizes; engine {sum(r['engine_busbw'] for r in big) / len(big):.2f} GB/s, "
+          f"plain {sum(r['plain_busbw'] for r in big) / len(big):.2f} GB/s (means)")
+else:
+    print(">= 64 MiB: no size measured by both")
+small = [r for r in out if r["bytes"] <= 1 << 20 and r["plain_us"] and r["engine_us"]]
+if small:
+    print(f"<= 1 MiB: engine/plain time per op mean {sum(r['engine_us'] / r['plain_us'] for r in small) / len(small):.2f} "
+          f"over {len(small)} sizes (host work between the timed calls would raise it)")
+json.dump({"ranks": int(sys.argv[3]), "compare": out, "plain": plain_doc, "engine": engine_doc},
+          open(sys.argv[4], "w"), indent=1)
 EOF
-)
+  while IFS= read -r l; do say "$l"; done < "$W/busbw_table.txt"
+  grep -q '^>= 64 MiB: engine/plain' "$W/busbw_table.txt" || bad "busbw: no comparison at >= 64 MiB"
 else
-  say "busbw table: python3 missing; see $LOGS/busbw_plain.log and busbw_engine.json"
+  bad "busbw: python3 missing here, so the two sweeps were not compared (raw output in busbw.log)"
+  cat "$W/plain.json" "$W/engine.json" >> "$W/busbw.log" 2>/dev/null
 fi
-
-say "total: $(elapsed) s"
-printf '%s\n' "${SUMMARY[@]}" > "$LOGS/summary.txt"
-echo
-echo "================ summary ================"
-cat "$LOGS/summary.txt"
-if [ "$FAIL" -eq 0 ]; then echo "RESULT: PASS"; else echo "RESULT: FAIL"; fi
-exit "$FAIL"
+finish

@@ -3,7 +3,11 @@
 // (engine/placement.h), no shared memory, no copies, no verification. Host
 // code only (no kernels), so the C++ compiler builds it, not nvcc.
 //
-//   nccl-allreduce-loop --ranks N [-b 1M] [-e 1G] [-f 4] [-w 5] [-n 20] [--json]
+//   nccl-allreduce-loop --ranks N [-b 1M] [-e 1G] [-f 4] [-w 5] [-n 20]
+//                       [--gpu-sharing host-id|multi-rank] [--json]
+//
+// The JSON goes to the original stdout; the ranks' stdout is joined to stderr
+// first, so NCCL's own lines (NCCL_DEBUG) never mix into it.
 //
 // Sizes are the all_reduce buffer per rank (as nccl-tests counts them);
 // busbw = bytes / time * 2(N-1)/N. One forked process per rank; the parent
@@ -51,6 +55,7 @@ struct Args {
   size_t begin = size_t(1) << 20, end = size_t(1) << 30;
   int factor = 4, warmup = 5, iters = 20, timeout_s = 300;
   bool json = false;
+  collviz::GpuSharing sharing = collviz::GpuSharing::host_id;
 };
 
 size_t parseSize(const char* s) {
@@ -78,6 +83,8 @@ bool parseArgs(int argc, char** argv, Args& a) {
     else if (k == "--warmup" || k == "-w") a.warmup = std::atoi(v);
     else if (k == "--iters" || k == "-n") a.iters = std::atoi(v);
     else if (k == "--timeout-s") a.timeout_s = std::atoi(v);
+    else if (k == "--gpu-sharing" && std::string(v) == "host-id") a.sharing = collviz::GpuSharing::host_id;
+    else if (k == "--gpu-sharing" && std::string(v) == "multi-rank") a.sharing = collviz::GpuSharing::multi_rank_gpu;
     else return false;
   }
   return a.ranks >= 1 && a.begin >= 4 && a.end >= a.begin && a.factor >= 2 && a.iters >= 1;
@@ -88,7 +95,8 @@ int itersFor(size_t bytes, int iters) {
   return std::clamp(int((size_t(4) << 30) / bytes), 3, iters);
 }
 
-int runRank(int rank, const Args& a, int gpu, const std::vector<int>& id_pipes, int id_in) {
+int runRank(int rank, const Args& a, int gpu, const std::vector<int>& id_pipes, int id_in,
+            FILE* out) {
   CUDACHECK(cudaSetDevice(gpu));
   ncclUniqueId id;
   if (rank == 0) {
@@ -113,7 +121,7 @@ int runRank(int rank, const Args& a, int gpu, const std::vector<int>& id_pipes, 
   CUDACHECK(cudaEventCreate(&start));
   CUDACHECK(cudaEventCreate(&stop));
   const double factor = 2.0 * (a.ranks - 1) / a.ranks;
-  if (rank == 0 && a.json) std::printf("{\"tool\":\"nccl-allreduce-loop\",\"ranks\":%d,\"rows\":[", a.ranks);
+  if (rank == 0 && a.json) std::fprintf(out, "{\"tool\":\"nccl-allreduce-loop\",\"ranks\":%d,\"rows\":[", a.ranks);
   if (rank == 0)
     std::fprintf(stderr, "%12s %10s %6s %12s %10s %10s\n", "bytes", "count", "iters", "time_us",
                  "algbw GB/s", "busbw GB/s");
@@ -131,8 +139,9 @@ int runRank(int rank, const Args& a, int gpu, const std::vector<int>& id_pipes, 
     float ms = 0;
     CUDACHECK(cudaEventElapsedTime(&ms, start, stop));
     // The slowest rank's time, as the collective is only as fast as it.
+    // Everything on the NCCL stream: the legacy stream would not order with it.
     double t_us = 1000.0 * ms / iters;
-    CUDACHECK(cudaMemcpy(t_dev, &t_us, sizeof t_us, cudaMemcpyHostToDevice));
+    CUDACHECK(cudaMemcpyAsync(t_dev, &t_us, sizeof t_us, cudaMemcpyHostToDevice, stream));
     NCCLCHECK(ncclAllReduce(t_dev, t_dev, 1, ncclFloat64, ncclMax, comm, stream));
     CUDACHECK(cudaMemcpyAsync(&t_us, t_dev, sizeof t_us, cudaMemcpyDeviceToHost, stream));
     CUDACHECK(cudaStreamSynchronize(stream));
@@ -141,15 +150,21 @@ int runRank(int rank, const Args& a, int gpu, const std::vector<int>& id_pipes, 
       std::fprintf(stderr, "%12zu %10zu %6d %12.1f %10.2f %10.2f\n", bytes, count, iters, t_us,
                    algbw, algbw * factor);
       if (a.json)
-        std::printf("%s{\"bytes\":%zu,\"count\":%zu,\"iters\":%d,\"time_us\":%.2f,"
+        std::fprintf(out, "%s{\"bytes\":%zu,\"count\":%zu,\"iters\":%d,\"time_us\":%.2f,"
                     "\"algbw_gbps\":%.3f,\"busbw_gbps\":%.3f}",
                     first ? "" : ",", bytes, count, iters, t_us, algbw, algbw * factor);
       first = false;
     }
   }
-  if (rank == 0 && a.json) std::printf("]}\n");
-  std::fflush(stdout);
-  ncclCommDestroy(comm);
+  if (rank == 0 && a.json) std::fprintf(out, "]}\n");
+  if (out) std::fflush(out);
+  CUDACHECK(cudaFree(send));
+  CUDACHECK(cudaFree(recv));
+  CUDACHECK(cudaFree(t_dev));
+  CUDACHECK(cudaEventDestroy(start));
+  CUDACHECK(cudaEventDestroy(stop));
+  NCCLCHECK(ncclCommDestroy(comm));
+  CUDACHECK(cudaStreamDestroy(stream));
   return 0;
 }
 
@@ -180,7 +195,7 @@ int main(int argc, char** argv) {
   Args a;
   if (!parseArgs(argc, argv, a)) {
     std::fprintf(stderr, "usage: %s --ranks N [-b 1M] [-e 1G] [-f 4] [--warmup W] [--iters I] "
-                 "[--timeout-s S] [--json]\n", argv[0]);
+                 "[--timeout-s S] [--gpu-sharing host-id|multi-rank] [--json]\n", argv[0]);
     return 2;
   }
   int gpus = 0, version = 0;
@@ -188,9 +203,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nccl-allreduce-loop: no CUDA device\n");
     return 3;
   }
-  const auto place = collviz::placeRanks(a.ranks, collviz::BackendKind::nccl, gpus, version);
+  const collviz::PlacementOptions popts{a.sharing};
+  const auto place = collviz::placeRanks(a.ranks, collviz::BackendKind::nccl, gpus, version, popts);
   std::fprintf(stderr, "NCCL %s, %d GPU(s), %s\n", collviz::ncclVersionString(version).c_str(),
-               gpus, collviz::describeTransport(a.ranks, gpus, collviz::GpuSharing::host_id).c_str());
+               gpus,
+               collviz::describeTransport(a.ranks, gpus, collviz::effectiveSharing(version, popts))
+                   .c_str());
+  std::fflush(stdout);
+  const int json_fd = dup(STDOUT_FILENO);
+  if (json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 1;
   std::vector<int> id_read(a.ranks, -1), id_write;
   for (int r = 1; r < a.ranks; ++r) {
     int p[2];
@@ -204,7 +225,8 @@ int main(int argc, char** argv) {
     const pid_t pid = fork();
     if (pid == 0) {
       for (const auto& [k, v] : place[r].env) setenv(k.c_str(), v.c_str(), 1);
-      _exit(runRank(r, a, place[r].gpu, r == 0 ? id_write : std::vector<int>{}, id_read[r]));
+      FILE* out = r == 0 ? fdopen(json_fd, "w") : nullptr;
+      _exit(runRank(r, a, place[r].gpu, r == 0 ? id_write : std::vector<int>{}, id_read[r], out));
     }
     pids.push_back(pid);
   }

@@ -1,0 +1,80 @@
+// The NCCL communicator's class, shared by its two source files:
+// nccl_lifecycle.cpp (init, the watchdog's abort, teardown) and
+// nccl_communicator.cpp (runs). Includes CUDA and NCCL headers: include it
+// only from nccl_*.cpp files (built into collviz-rank by nccl.cmake).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/placement.h"
+#include "engine/worker/communicator.h"
+#include "engine/worker/nccl_common.h"
+#include "engine/worker/nccl_host_pin.h"
+#include "engine/worker/nccl_watchdog.h"
+
+namespace collviz::nccl_detail {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  std::size_t capacity = 0;
+};
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(int gpu, Clock::time_point started)
+      : gpu_(gpu), version_(runtimeVersion()), started_(started) {}
+  ~NcclCommunicator() override;
+  Status init(int rank, int size, ControlStore& store, int timeout_ms) override;
+  Result<OpTiming> run(const OpSpec& spec, const void* in, void* out,
+                       const RunOptions& opts) override;
+  BackendInfo describe() const override;
+  BackendCaps caps() const override;
+
+ private:
+  enum Ev { copy_in_begin, copy_in_end, op_begin, op_end, copy_out_begin, copy_out_end, kEvents };
+  Status join(const ncclUniqueId& id, Clock::time_point deadline, milliseconds budget);
+  Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
+                           HostPin& pin);
+  Status reserve(DeviceBuffer& b, std::size_t bytes, const char* what);
+  void freeBuffers();
+  Status launch(const OpSpec& s);
+  ncclResult_t sendRecv(Op op, const void* send, void* recv, std::size_t count,
+                        ncclDataType_t t, std::size_t esize, int root);
+  Status waitFor(cudaEvent_t done);
+  void expire(const std::string& what);       // the watchdog's, on its thread
+  void abortLocked(const std::string& why);  // nccl_mu_ held
+  void teardown();
+  void log(const std::string& line) const;
+  std::string who() const {
+    return "rank " + std::to_string(rank_) + " (GPU " + std::to_string(gpu_) + ")";
+  }
+
+  int gpu_;
+  int version_;
+  Clock::time_point started_;
+  int rank_ = 0;
+  int size_ = 0;
+  int timeout_ms_ = 60000;
+  GpuList gpus_;
+  NativeOps native_;
+  GpuSharing sharing_ = GpuSharing::host_id;
+  std::mutex nccl_mu_;  // held around every call on comm_ (the watchdog aborts under it)
+  ncclComm_t comm_ = nullptr;
+  std::string broken_;  // why comm_ was aborted
+  bool init_abandoned_ = false;  // a helper thread is still inside NCCL init
+  cudaStream_t op_stream_ = nullptr;
+  cudaStream_t copy_stream_ = nullptr;  // the copies' own stream
+  std::array<cudaEvent_t, kEvents> ev_{};
+  DeviceBuffer in_, out_;
+  std::unique_ptr<Watchdog> watchdog_;
+};
+
+}  // namespace collviz::nccl_detail

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Rehearses the GPU check's bundle here (ctest label `bundle`): proves that
+# the bundle is self-contained and that its check behaves without a GPU.
+#
+#   bundle_rehearsal.sh BUILD_DIR     (a build with NCCL and tests)
+#
+#   1. tests/gpu/make_bundle.sh --no-build from BUILD_DIR's executables;
+#   2. in a private mount namespace (unshare -m) every Debian library the
+#      bundle carries is bind-mounted over by an empty file; there the build's
+#      own collviz must fail to start (the hiding works), and the bundle's
+#      ldd must resolve each bundled library inside the bundle;
+#   3. there, the bundle's `collviz run --backend gloo --json` for every op
+#      (N = 4) must exit 0 and be verified;
+#   4. device_check.sh without a GPU stops at once: exit 77, "no GPU";
+#   5. device_check.sh with a stand-in nvidia-smi (still no usable GPU) goes
+#      through every step, writes at most 8 files into $OUT and a summary
+#      ending in RESULT: FAIL, exit 1: the script's plumbing, not NCCL.
+# Exit 77 (skipped) with the reason when this build has no NCCL backend, when
+# patchelf is missing, or when a private mount namespace is not permitted.
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$(cd "${1:?usage: bundle_rehearsal.sh BUILD_DIR}" && pwd)
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+[ -x "$build/bin/nccl-allreduce-loop" ] ||
+  skip "this build has no NCCL backend (CUDA/NCCL not found at configure time), so there is nothing to bundle"
+command -v patchelf >/dev/null || skip "patchelf is not installed (Debian: apt-get install patchelf)"
+command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+[ "$(id -u)" -eq 0 ] || skip "a private mount namespace with bind mounts needs root here (uid $(id -u))"
+why=$(unshare -m true 2>&1) || skip "unshare -m is not permitted here: $why"
+
+work=$(mktemp -d /tmp/collviz-bundle-rehearsal.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+bundle=$work/bundle
+t0=$(date +%s)
+"$root/tests/gpu/make_bundle.sh" --build-dir "$build" --no-build "$bundle" || {
+  echo "FAIL: make_bundle.sh failed"; exit 1; }
+echo "bundle: $(du -sh "$bundle" | cut -f1), $(ls "$bundle" | tr '\n' ' ')"
+
+# The Debian files the bundle replaces (MANIFEST: "  soname <- /path (package)").
+hide=$(sed -n 's/^  [^ ]* <- \(\/[^ ]*\) .*/\1/p' "$bundle/MANIFEST.txt")
+[ -n "$hide" ] || { echo "FAIL: MANIFEST.txt lists no bundled library"; exit 1; }
+cuda_path=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib; do [ -d "$d" ] && cuda_path=$cuda_path${cuda_path:+:}$d; done
+
+# Everything below runs in the namespace; the mounts vanish with it.
+unshare -m --propagation private env HIDE="$hide" BUNDLE="$bundle" BUILD="$build" \
+  WORK="$work" CUDA_PATH="$cuda_path" bash -s <<'EOF' > "$work/namespace.log" 2>&1
+set -u
+fail=0
+: > "$WORK/empty"
+for f in $HIDE; do mount --bind "$WORK/empty" "$f" || { echo "FAIL: mount over $f"; exit 1; }; done
+echo "hidden: $(echo $HIDE | wc -w) Debian libraries"
+if out=$("$BUILD/bin/collviz" --help 2>&1); then
+  echo "FAIL: the build's own collviz still starts: the Debian libraries are not hidden"; exit 1
+fi
+echo "the build's collviz without them: $(echo "$out" | head -1)"
+export LD_LIBRARY_PATH=$CUDA_PATH  # what device_check.sh sets for NCCL and the CUDA runtime
+for e in collviz collviz-rank nccl-allreduce-loop nccl_test; do
+  l=$(ldd "$BUNDLE/$e" 2>&1)
+  if echo "$l" | grep -q 'not found'; then echo "FAIL: ldd $e: $(echo "$l" | grep 'not found' | paste -sd';')"; fail=1; fi
+  for soname in $(ls "$BUNDLE" | grep '\.so'); do
+    where=$(echo "$l" | awk -v s="$soname" '$1 == s {print $3}')
+    if [ -n "$where" ] && [ "$(dirname "$where")" != "$BUNDLE" ]; then
+      echo "FAIL: $e loads $soname from $where, not from the bundle"; fail=1
+    fi
+  done
+done
+for op in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
+  "$BUNDLE/collviz" run --backend gloo --json --op "$op" --ranks 4 > "$WORK/$op.json" 2> "$WORK/$op.err"
+  rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^  "verified": true' "$WORK/$op.json"; then
+    echo "ok: bundle's collviz run --backend gloo --op $op --ranks 4: verified"
+  else
+    echo "FAIL: bundle's collviz run --op $op: rc=$rc: $(head -c 300 "$WORK/$op.err")"; fail=1
+  fi
+done
+exit "$fail"
+EOF
+rc=$?
+cat "$work/namespace.log"
+[ "$rc" -eq 0 ] || bad "inside the namespace (rc=$rc)"
+
+# Without a GPU: at once, exit 77, "no GPU", nothing written.
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU [0-9]'; then
+  echo "note: a GPU is present here: the no-GPU check is not rehearsed"
+else
+  s=$(date +%s%N)
+  out=$(OUT="$work/out77" bash "$bundle/device_check.sh" 2>&1)
+  rc=$?
+  ms=$(( ($(date +%s%N) - s) / 1000000 ))
+  echo "device_check.sh without a GPU: rc=$rc in $ms ms: $out"
+  [ "$rc" -eq 77 ] || bad "device_check.sh without a GPU exited $rc, want 77"
+  echo "$out" | grep -q 'no GPU' || bad "device_check.sh without a GPU does not say \"no GPU\""
+  [ "$ms" -lt 5000 ] || bad "device_check.sh without a GPU took $ms ms: it must stop at once"
+  [ ! -e "$work/out77" ] || bad "device_check.sh without a GPU wrote results"
+
+  # Every step with a stand-in nvidia-smi: the plumbing, not NCCL.
+  mkdir -p "$work/fake" "$work/out"
+  printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: stand-in (UUID: GPU-0)" || echo "stand-in, 0 MiB, 0"\n' \
+    > "$work/fake/nvidia-smi"
+  chmod 755 "$work/fake/nvidia-smi"
+  PATH=$work/fake:$PATH OUT=$work/out LD_LIBRARY_PATH="" timeout 300 bash "$bundle/device_check.sh" \
+    > "$work/stand-in.log" 2>&1
+  rc=$?
+  files=$(ls "$work/out" | wc -l)
+  echo "device_check.sh with a stand-in nvidia-smi: rc=$rc, $files files in \$OUT: $(ls "$work/out" | tr '\n' ' ')"
+  [ "$rc" -eq 1 ] || { bad "with a stand-in nvidia-smi device_check.sh exited $rc, want 1 (FAIL)"; tail -20 "$work/stand-in.log"; }
+  [ "$files" -ge 1 ] && [ "$files" -le 8 ] || bad "device_check.sh wrote $files files into \$OUT (1 to 8 allowed)"
+  [ "$(tail -1 "$work/out/summary.txt" 2>/dev/null)" = "RESULT: FAIL" ] ||
+    bad "summary.txt does not end with RESULT: FAIL"
+  for want in "libnccl.so.2: " "libcudart.so.13: " "probe: runtime NCCL" "NCCL tests" \
+              "collviz run --backend nccl: 0/24" "NCCL_DEBUG run" "plain NCCL loop" "engine"; do
+    grep -qF "$want" "$work/out/summary.txt" 2>/dev/null || bad "summary.txt lacks '$want'"
+  done
+  grep -c '"op"' "$work/out/runs.jsonl" | grep -qx 24 || bad "runs.jsonl does not hold the 24 runs"
+fi
+echo "rehearsal: $(( $(date +%s) - t0 )) s"
+[ "$fail" -eq 0 ] && echo "PASS: the bundle is self-contained and its check behaves without a GPU"
+exit "$fail"
