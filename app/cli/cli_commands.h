@@ -10,5 +10,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action);
 void addDevicesCommand(CLI::App& app, std::function<int()>& action);
 void addBenchCommand(CLI::App& app, std::function<int()>& action);
 void addExportCommand(CLI::App& app, std::function<int()>& action);
+struct WindowRequest;
+void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 
 }  // namespace collviz
