@@ -87,7 +87,8 @@ void mergeCjk(ImGuiIO& io, float size, bool bold, const ImVector<ImWchar>& range
   cfg.FontNo = face;
   cfg.OversampleH = 1;  // CJK glyphs are dense; 1x keeps the atlas small
   cfg.OversampleV = 1;
-  io.Fonts->AddFontFromFileTTF(path.c_str(), size, &cfg, ranges.Data);
+  // Noto CJK draws its ideographs smaller than DejaVu's capitals at one size.
+  io.Fonts->AddFontFromFileTTF(path.c_str(), size * 1.1f, &cfg, ranges.Data);
 }
 }  // namespace
 

@@ -103,15 +103,6 @@ void AppUi::handleKeys() {
   std::vector<LectureKey> keys;
   keys.swap(queued_keys_);
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
-  // A lecture takes the keys that move through it; the rest work as always.
-  for (LectureKey k : keys) {
-    if (lecture_ && lecture_->key(k)) continue;
-    rerun_ = applyLectureKey(state_, k) || rerun_;
-  }
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
-    state_.show_help = false;
-    if (lecture_) lecture_->cancelJump();
-  }
   for (ImWchar c : io.InputQueueCharacters) {
     if (lecture_ && lecture_->typed(c)) continue;
     if (lecture_ && (c == 'p' || c == 'P')) {
@@ -123,6 +114,16 @@ void AppUi::handleKeys() {
     if (c == ' ' || !keyForChar(c, &key, &rank)) continue;
     if (lecture_ && lecture_->key(key)) continue;
     applyLectureKey(state_, key, rank);
+  }
+  // A lecture takes the keys that move through it; the rest work as always.
+  // After the typed characters: "G 1 2" then Enter may arrive in one frame.
+  for (LectureKey k : keys) {
+    if (lecture_ && lecture_->key(k)) continue;
+    rerun_ = applyLectureKey(state_, k) || rerun_;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    state_.show_help = false;
+    if (lecture_) lecture_->cancelJump();
   }
 }
 
