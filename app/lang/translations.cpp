@@ -151,6 +151,16 @@ constexpr Translation kTable[] = {
     {"(no notes for this step)", "（本步没有备注）"},
     {"Next", "下一步"},
     {"Steps (click to go there)", "步骤（点击跳转）"},
+    // A block's tooltip.
+    {"block {0}", "数据块 {0}"},
+    {"contributors: {0}", "贡献者：{0}"},
+    {"none", "无"},
+    {"expected shape (oracle) — not yet run", "预期形状（参考）— 尚未运行"},
+    {"label decoded from the returned bytes", "标签由返回的字节解码得到"},
+    {"label from the oracle (values beyond the provenance pattern)", "标签来自参考（数值超出来源编码范围）"},
+    {"{0} element(s) failed verification", "{0} 个元素未通过核对"},
+    {"{0} elements", "{0} 个元素"},
+    {"values ({0}): {1}", "数值（{0}）：{1}"},
 };
 }  // namespace
 

@@ -32,7 +32,8 @@ void AppUi::loadFonts() {
 }
 
 std::string AppUi::glyphText() const {
-  std::string t = language() == Lang::zh ? uiChineseText() : "";
+  // The language menu always reads "Language / 语言" and offers "中文".
+  std::string t = std::string("语言中文") + (language() == Lang::zh ? uiChineseText() : "");
   if (lecture_) {
     const lecture::Lecture& l = lecture_->lecture();
     t += l.title.in(language());
@@ -197,7 +198,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::EndChild();
     ImGui::SameLine();
   }
-  ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
+  ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar);
   if (!lecture_panel_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
     ImGui::TextWrapped("%s", lecture_panel_.error.c_str());
