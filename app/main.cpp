@@ -1,6 +1,7 @@
 // collviz: with a subcommand, the command line (app/cli/cli.h); without one,
 // the window. This file is the window and the loop only; what it draws lives
-// in app/panels/ (the panels) and app/gl/ (the diagram).
+// in app/panels/ (the panels), app/gl/ (the diagram) and, for the presenter's
+// second window, presenter_window.cpp.
 #include <epoxy/gl.h>  // before GLFW, so GLFW does not pull in another GL header
 
 #include <GLFW/glfw3.h>
@@ -16,6 +17,7 @@
 
 #include "app/cli/cli.h"
 #include "app/panels/app_ui.h"
+#include "app/presenter_window.h"
 #include "engine/engine.h"
 
 namespace {
@@ -41,9 +43,18 @@ void onKey(GLFWwindow* window, int key, int, int action, int) {
     case GLFW_KEY_UP: case GLFW_KEY_PAGE_UP: ui->queueKey(LectureKey::step_back); break;
     case GLFW_KEY_DOWN: case GLFW_KEY_PAGE_DOWN: ui->queueKey(LectureKey::step_forward); break;
     case GLFW_KEY_SPACE: ui->queueKey(LectureKey::rerun); break;
+    case GLFW_KEY_HOME: ui->queueKey(LectureKey::first); break;
+    case GLFW_KEY_END: ui->queueKey(LectureKey::last); break;
+    case GLFW_KEY_ENTER: case GLFW_KEY_KP_ENTER: ui->queueKey(LectureKey::confirm); break;
     case GLFW_KEY_F12: ui->requestScreenshot(); break;
     default: break;
   }
+}
+
+// A lecture script dropped on the window opens it.
+void onDrop(GLFWwindow* window, int count, const char** paths) {
+  auto* ui = static_cast<collviz::ui::AppUi*>(glfwGetWindowUserPointer(window));
+  if (count > 0) ui->openLecture(paths[0]);
 }
 
 int noWindow(const std::string& why) {
@@ -57,8 +68,11 @@ int noWindow(const std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && collviz::isCliCommand(argv[1])) return collviz::runCli(argc, argv);
-  if (argc > 1) return collviz::runCli(argc, argv);  // reports the unknown command
+  // A subcommand runs and exits; no subcommand (or `collviz lecture FILE`)
+  // opens the window.
+  collviz::WindowRequest request;
+  const int rc = collviz::runCli(argc, argv, &request);
+  if (!request.open) return rc;
 
   if (!envSet("DISPLAY") && !envSet("WAYLAND_DISPLAY"))
     return noWindow("no display (DISPLAY/WAYLAND_DISPLAY unset)");
@@ -85,6 +99,7 @@ int main(int argc, char** argv) {
 
   glfwSetWindowUserPointer(window, &ui);
   glfwSetKeyCallback(window, onKey);
+  glfwSetDropCallback(window, onDrop);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -96,6 +111,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "collviz: %s\n", s.message().c_str());
     return 1;
   }
+  if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line
+  ui.setPresenterWanted(request.presenter);
+  collviz::PresenterWindow presenter;
 
   std::string title;
   bool fullscreen = false;
@@ -144,7 +162,15 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ui.afterRender();  // a requested screenshot, drawn offscreen
     glfwSwapBuffers(window);
+
+    if (presenter.closeRequested()) ui.setPresenterWanted(false);
+    if (ui.presenterWanted() && ui.player() && !presenter.isOpen() &&
+        !presenter.open(window, ui, onKey))
+      ui.setPresenterWanted(false);
+    if (!(ui.presenterWanted() && ui.player())) presenter.close();
+    presenter.frame();
   }
+  presenter.close();
 
   ui.destroyGl();
   ImGui_ImplOpenGL3_Shutdown();

@@ -2,7 +2,10 @@
 //  1. frame time with 8 ranks x 8 blocks on screen (all-to-all, N = 8) against
 //     an empty ImGui frame of the same size, in the same run;
 //  2. frames from a key press that changes the op to the new Output drawn
-//     (N = 4, E = 16, f32, Gloo), with and without the background prefetch.
+//     (N = 4, E = 16, f32, Gloo), with and without the background prefetch;
+//  3. a 20-step lecture script: time from opening it to its first step's
+//     real result (a new group of 6 workers), then frames from → to the
+//     next step's real result once the steps ahead have run.
 // Run under a display, e.g.:
 //   xvfb-run -a -s "-screen 0 1920x1080x24" build/bin/ui_frame_bench
 #include <epoxy/gl.h>
@@ -16,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -174,6 +178,36 @@ int main() {
   }
   std::printf("key -> new output, op already run (prefetched):           frames");
   for (int f : warm) std::printf(" %d", f);
+  std::printf("\n");
+
+  // 3. A 20-step lecture.
+  const std::string script = "/tmp/collviz_bench_lecture.toml";
+  {
+    std::ofstream f(script);
+    f << "title = \"bench\"\n";
+    const char* ops[] = {"broadcast", "scatter", "gather", "reduce", "all_gather",
+                         "reduce_scatter", "all_reduce", "all_to_all", "all_reduce_decomposed"};
+    for (int i = 0; i < 20; ++i)
+      f << "[[step]]\nop = \"" << ops[i % 9] << "\"\nranks = " << (i < 10 ? 6 : 4)
+        << "\nbackend = \"gloo\"\ncaption = \"step " << i + 1 << "\"\n";
+  }
+  auto t0 = Clock::now();
+  if (collviz::Status s = ui.openLecture(script); !s) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    return 1;
+  }
+  const int first_frames = framesUntilShown(win, ui, 100000);
+  std::printf("lecture, 20 steps: first step's real result after %.1f ms (%d frames; opening the script, "
+              "a new group of 6 Gloo workers, the run)\n",
+              std::chrono::duration<double, std::milli>(Clock::now() - t0).count(), first_frames);
+  settle(win, ui);  // the steps ahead run in the background
+  std::vector<int> next;
+  for (int i = 1; i < 20; ++i) {
+    ui.queueKey(collviz::ui::LectureKey::next_op);
+    next.push_back(framesUntilShown(win, ui, 1000));
+  }
+  std::printf("lecture, → to the next step (run ahead): frames until its real result:");
+  for (int f : next) std::printf(" %d", f);
   std::printf("\n");
 
   ui.destroyGl();

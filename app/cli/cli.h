@@ -3,9 +3,20 @@
 // Exit codes: 0 ok; 1 runtime error or verification failure; 2 bad usage.
 #pragma once
 
+#include <string>
+
 namespace collviz {
 
+// What the window should open with, when the command line asks for the
+// window (no subcommand, or `collviz lecture FILE` without --export).
+struct WindowRequest {
+  bool open = false;
+  std::string lecture;  // a script checked to load
+  bool presenter = false;  // open the presenter view too
+};
+
 bool isCliCommand(const char* arg);
-int runCli(int argc, char** argv);
+// Sets the language (--lang, else the locale) for everything after it.
+int runCli(int argc, char** argv, WindowRequest* window = nullptr);
 
 }  // namespace collviz

@@ -1,5 +1,6 @@
 // `collviz run`: run one op (or the decomposition) and print what came back.
 #include <cstdio>
+#include "app/lang/lang.h"
 #include <iostream>
 #include <sstream>
 
@@ -15,6 +16,12 @@ std::size_t displayWidth(const std::string& s) {
   std::size_t w = 0;
   for (unsigned char c : s) w += (c & 0xC0) != 0x80;
   return w;
+}
+
+std::string oneDecimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 std::string pad(const std::string& s, std::size_t w) {
@@ -50,38 +57,38 @@ void printTable(const Snapshot& s) {
                                            : "all_reduce_decomposed",
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               std::string(name(sp.redop)).c_str(), sp.root);
-  std::printf("backend: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
-              s.backend.devices.c_str(), s.backend.transport.c_str());
-  if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
+  std::printf("%s: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
+              tr("backend"), s.backend.devices.c_str(), s.backend.transport.c_str());
+  if (!s.notice.empty()) std::printf("%s: %s\n", tr("notice"), s.notice.c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
     std::size_t w = 5;
     for (const auto& r : st.ranks) w = std::max(w, displayWidth(labelRow(r.input, sp.redop)));
-    std::printf("\nstep %zu: %s  (%s)\n", k + 1, std::string(name(st.spec.op)).c_str(),
+    std::printf("\n%s %zu: %s  (%s)\n", tr("step"), k + 1, std::string(name(st.spec.op)).c_str(),
                 st.verify.mode.c_str());
-    std::printf("      %s   %s\n", pad("input", w).c_str(), "output");
+    std::printf("      %s   %s\n", pad(tr("input"), w).c_str(), tr("output"));
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s → %s\n", r.rank, pad(labelRow(r.input, sp.redop), w).c_str(),
                   labelRow(r.output, sp.redop).c_str());
-    std::printf("  values:\n");
+    std::printf("  %s:\n", tr("values"));
     for (const auto& r : st.ranks)
       std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
                   valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
                   valueRow(r.output, st.spec.dtype, sp.elems).c_str());
-    std::printf("  %s: %lld mismatches, %lld undecodable · op %.1f us (slowest rank)\n",
-                st.verify.verified ? "verified" : "NOT VERIFIED",
-                static_cast<long long>(st.verify.mismatches),
-                static_cast<long long>(st.verify.undecodable), st.time_us);
+    std::printf("  %s: %s\n", tr(st.verify.verified ? "verified" : "NOT VERIFIED"),
+                trf("{0} mismatches, {1} undecodable · op {2} us (slowest rank)",
+                    {std::to_string(st.verify.mismatches), std::to_string(st.verify.undecodable),
+                     oneDecimal(st.time_us)}).c_str());
     if (!st.verify.first_problem.empty())
-      std::printf("  first problem: %s\n", st.verify.first_problem.c_str());
+      std::printf("  %s: %s\n", tr("first problem"), st.verify.first_problem.c_str());
   }
   if (s.all_reduce_compared)
-    std::printf("\nreduce_scatter + all_gather %s a real all_reduce on the same inputs "
-                "(%lld elements differ)\n",
-                s.all_reduce_diffs == 0 ? "equals" : "DIFFERS FROM",
-                static_cast<long long>(s.all_reduce_diffs));
-  std::printf("\n%s · op time %.1f us · engine %.1f us\n",
-              s.verified ? "verified" : "NOT VERIFIED", s.time_us, s.engine_us);
+    std::printf("\n%s\n", trf(s.all_reduce_diffs == 0
+                                    ? "reduce_scatter + all_gather equals a real all_reduce on the same inputs ({0} elements differ)"
+                                    : "reduce_scatter + all_gather DIFFERS FROM a real all_reduce on the same inputs ({0} elements differ)",
+                                {std::to_string(s.all_reduce_diffs)}).c_str());
+  std::printf("\n%s · %s\n", tr(s.verified ? "verified" : "NOT VERIFIED"),
+              trf("op time {0} us · engine {1} us", {oneDecimal(s.time_us), oneDecimal(s.engine_us)}).c_str());
 }
 
 }  // namespace

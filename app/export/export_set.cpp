@@ -1,4 +1,5 @@
 #include "app/export/export_set.h"
+#include "app/lang/lang.h"
 
 #include "app/view/heading.h"
 
@@ -21,11 +22,12 @@ std::string exportCaption(Program program, Op op, int ranks, const ViewSettings&
   if (program == Program::all_reduce_decomposed) {
     static const char* kStates[] = {"input", "after reduce-scatter: one shard each",
                                     "after all-gather: a full copy each"};
-    c += " · state " + std::to_string(view.stage) + ": " + kStates[view.stage < 0 ? 0 : view.stage > 2 ? 2 : view.stage];
+    c += " · " + trf("state {0}: ", {std::to_string(view.stage)}) +
+         tr(kStates[view.stage < 0 ? 0 : view.stage > 2 ? 2 : view.stage]);
   }
   if (view.trace_rank >= 0 && view.trace_rank < ranks)
-    c += std::string(view.trace_mode == TraceMode::goes ? " · trace: where R" : " · trace: what reaches R") +
-         std::to_string(view.trace_rank) + (view.trace_mode == TraceMode::goes ? "'s data goes" : "");
+    c += " · " + trf(view.trace_mode == TraceMode::goes ? "trace: where {0}'s data goes" : "trace: what reaches {0}",
+                     {"R" + std::to_string(view.trace_rank)});
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "app/view/caption.h"
 #include "app/view/status_text.h"
 #include "app/gl/style.h"
 #include "app/export/svg_writer.h"
@@ -66,9 +67,9 @@ void DiagramImage::destroy() {
   fonts_ = Fonts{};
 }
 
-void DiagramImage::ensureFonts(float scale) {
-  if (fonts_.scale == scale && fonts_.regular) return;
-  fonts_.load(scale);
+void DiagramImage::ensureFonts(float scale, const std::string& glyphs) {
+  if (fonts_.scale == scale && fonts_.regular && fonts_.glyph_text == glyphs) return;
+  fonts_.load(scale, glyphs);
   if (gl_) {
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
@@ -76,7 +77,7 @@ void DiagramImage::ensureFonts(float scale) {
 }
 
 DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, float* status_h) const {
-  const float h = exportStatusHeight(v, fonts_.notice);
+  const float h = exportStatusHeight(v, fonts_.notice) + captionHeight(v);
   *status_h = h;
   ViewSettings view = v.view;
   view.theme = v.theme;
@@ -102,6 +103,29 @@ std::vector<TextItem> DiagramImage::statusTexts(const ExportView& v, const Theme
   return statusLineTexts(p, theme);
 }
 
+namespace {
+CaptionParams captionParams(const ExportView& v, const Fonts& fonts) {
+  CaptionParams p;
+  p.text = v.caption;
+  p.scale = v.scale;
+  p.x = 18 * v.scale;
+  p.width = float(v.width) - 2 * p.x;
+  p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
+  return p;
+}
+}  // namespace
+
+float DiagramImage::captionHeight(const ExportView& v) const {
+  return v.caption.empty() ? 0 : ui::captionHeight(captionParams(v, fonts_));
+}
+
+std::vector<TextItem> DiagramImage::captionTexts(const ExportView& v, const Theme& theme, float top) const {
+  if (v.caption.empty()) return {};
+  CaptionParams p = captionParams(v, fonts_);
+  p.y = top;
+  return ui::captionTexts(p, theme);
+}
+
 void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagram_h) {
   warning_.clear();
   if (scene.width > v.width + 0.5f || scene.height > diagram_h + 0.5f) {
@@ -118,7 +142,7 @@ bool sameView(const ExportView& a, const ExportView& b) {
   return a.program == b.program && a.spec == b.spec && a.snapshot == b.snapshot && seq(a) == seq(b) &&
          a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
          a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
-         a.status_time == b.status_time;
+         a.status_time == b.status_time && a.caption == b.caption && a.glyphs == b.glyphs;
 }
 }  // namespace
 
@@ -145,7 +169,7 @@ Status DiagramImage::draw(const ExportView& v) {
   if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
   if (Status s = fbo_.resize(v.width, v.height); !s) return s;
   ContextScope scope(ctx_);
-  ensureFonts(fontScaleOf(v));
+  ensureFonts(fontScaleOf(v), v.glyphs);
   const Theme theme = makeTheme(v.theme);
   applyStyle(theme, fontScaleOf(v));
   float status_h = 0;
@@ -172,11 +196,12 @@ Status DiagramImage::draw(const ExportView& v) {
                      ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoInputs);
     const Scene& scene = view_.Draw(in, fonts_);
     if (pass == 1) checkFit(v, scene, in.size.y);
-    if (v.status) {
+    if (status_h > 0) {
       ImDrawList* dl = ImGui::GetWindowDrawList();
       const float top = float(v.height) - status_h;
       dl->AddRectFilled(ImVec2(0, top), io.DisplaySize, packAbgr(theme.background));
-      drawSceneTexts(dl, ImVec2(0, 0), statusTexts(v, theme, scene, top), fonts_);
+      drawSceneTexts(dl, ImVec2(0, 0), captionTexts(v, theme, top), fonts_);
+      drawSceneTexts(dl, ImVec2(0, 0), statusTexts(v, theme, scene, top + captionHeight(v)), fonts_);
     }
     ImGui::End();
     ImGui::PopStyleVar(2);
@@ -195,7 +220,7 @@ Status DiagramImage::draw(const ExportView& v) {
 std::string DiagramImage::renderSvg(const ExportView& v) {
   if (!ctx_) return "";
   ContextScope scope(ctx_);
-  ensureFonts(fontScaleOf(v));
+  ensureFonts(fontScaleOf(v), v.glyphs);
   const Theme theme = makeTheme(v.theme);
   float status_h = 0;
   const DiagramInputs in = inputs(v, theme, &status_h);
@@ -212,7 +237,10 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   }
   Heading h = headingFor(v.program, v.spec.op);
   p.title = h.number + " " + h.title + " — " + h.phrase;
-  return sceneToSvg(scene, statusTexts(v, theme, scene, float(v.height) - status_h), p);
+  const float top = float(v.height) - status_h;
+  std::vector<TextItem> below = captionTexts(v, theme, top);
+  for (TextItem& t : statusTexts(v, theme, scene, top + captionHeight(v))) below.push_back(std::move(t));
+  return sceneToSvg(scene, below, p);
 }
 
 }  // namespace collviz::ui

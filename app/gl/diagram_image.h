@@ -29,6 +29,8 @@ struct ExportView {
   float font_scale = 0;       // scale the font atlas is built for; 0: `scale`
   bool status = true;         // the status line under the diagram
   bool status_time = false;   // with the op's time (varies run to run)
+  std::string caption;        // a lecture step's caption, large, under the diagram
+  std::string glyphs;         // text beyond Latin the fonts must hold (Chinese)
 };
 
 // Height of the status line under the diagram (0 without one): an image of
@@ -57,7 +59,9 @@ class DiagramImage {
   const std::string& fontNotice() const { return fonts_.notice; }
 
  private:
-  void ensureFonts(float scale);
+  void ensureFonts(float scale, const std::string& glyphs);
+  float captionHeight(const ExportView& v) const;
+  std::vector<TextItem> captionTexts(const ExportView& v, const Theme& theme, float top) const;
   DiagramInputs inputs(const ExportView& v, const Theme& theme, float* status_h) const;
   std::vector<TextItem> statusTexts(const ExportView& v, const Theme& theme, const Scene& scene,
                                     float top) const;

@@ -1,4 +1,5 @@
 #include "app/gl/diagram_view.h"
+#include "app/lang/lang.h"
 
 #include <cfloat>
 #include <cstdio>
@@ -120,21 +121,22 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts) const {
   const OpSpec& spec = model_.spec;
   ImGui::BeginTooltip();
   ImGui::PushFont(fonts.bold);
-  std::string head = "R" + std::to_string(hit.row) + " · " + column.title + " block " +
-                     std::to_string(hit.block) + ":  " + l.text(spec.redop);
+  std::string head = "R" + std::to_string(hit.row) + " · " + column.title + " " +
+                     trf("block {0}", {std::to_string(hit.block)}) + ":  " + l.text(spec.redop);
   ImGui::TextUnformatted(fonts.display(head).c_str());
   ImGui::PopFont();
   std::string who;
   for (int r = 0; r < 32; ++r)
     if (l.contributors & (1u << r)) who += (who.empty() ? "R" : ", R") + std::to_string(r);
-  ImGui::Text("contributors: %s", who.empty() ? "none" : who.c_str());
+  ImGui::Text("%s", trf("contributors: {0}", {who.empty() ? tr("none") : who}).c_str());
   if (column.expected) {
-    ImGui::TextDisabled("expected shape (oracle) — not yet run");
+    ImGui::TextDisabled("%s", fonts.display(tr("expected shape (oracle) — not yet run")).c_str());
   } else {
-    ImGui::TextDisabled(l.decoded ? "label decoded from the returned bytes"
-                                  : "label from the oracle (values beyond the provenance pattern)");
+    ImGui::TextDisabled("%s", tr(l.decoded ? "label decoded from the returned bytes"
+                                           : "label from the oracle (values beyond the provenance pattern)"));
     if (l.bad > 0)
-      ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%d element(s) failed verification", l.bad);
+      ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s",
+                         trf("{0} element(s) failed verification", {std::to_string(l.bad)}).c_str());
     if (const BufferView* b = model_.buffer(hit.column, hit.row)) {
       // Values of this block: E elements starting at block * E.
       std::string vals;
@@ -147,9 +149,9 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts) const {
         std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", b->value(idx, spec.dtype));
         vals += buf;
       }
-      if (shown < e) vals += ", … (" + std::to_string(e) + " elements)";
+      if (shown < e) vals += ", … (" + trf("{0} elements", {std::to_string(e)}) + ")";
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-      ImGui::Text("values (%s): %s", std::string(name(spec.dtype)).c_str(), fonts.display(vals).c_str());
+      ImGui::Text("%s", fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})).c_str());
       ImGui::PopTextWrapPos();
     }
   }

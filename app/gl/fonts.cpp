@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/lang/lang.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -30,11 +31,78 @@ std::string findFontDir() {
   return "";
 }
 
-void Fonts::load(float s) {
+std::string findCjkFont(bool bold, int* face) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
+    *face = 0;
+    return fs::exists(env, ec) ? env : "";
+  }
+  const struct {
+    const char* path;
+    int face;  // Noto's .ttc: 0 JP, 1 KR, 2 SC, 3 TC
+  } kCandidates[] = {
+      {bold ? "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+            : "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
+      {"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
+      {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0},
+  };
+  for (const auto& c : kCandidates) {
+    if (fs::exists(c.path, ec)) {
+      *face = c.face;
+      return c.path;
+    }
+  }
+  return "";
+}
+
+std::string cjkMissingNotice() {
+  return "Chinese needs a CJK font (fonts-noto-cjk or fonts-wqy-microhei; or set COLLVIZ_CJK_FONT); "
+         "showing English";
+}
+
+std::string uiChineseText() {
+  std::string all;
+  for (const Translation& t : translations()) all += t.zh;
+  return all;
+}
+
+namespace {
+// CJK code points of `text` (everything from U+2E80 on: ideographs, CJK and
+// full-width punctuation), as ImGui glyph ranges.
+void cjkRanges(const std::string& text, ImVector<ImWchar>* out) {
+  ImFontGlyphRangesBuilder b;
+  for (char32_t c : toCodePoints(text))
+    if (c >= 0x2e80 && c <= 0xffff) b.AddChar(ImWchar(c));
+  out->clear();
+  b.BuildRanges(out);
+}
+
+// Merge the CJK glyphs into the font just added.
+void mergeCjk(ImGuiIO& io, float size, bool bold, const ImVector<ImWchar>& ranges) {
+  int face = 0;
+  const std::string path = findCjkFont(bold, &face);
+  ImFontConfig cfg;
+  cfg.MergeMode = true;
+  cfg.FontNo = face;
+  cfg.OversampleH = 1;  // CJK glyphs are dense; 1x keeps the atlas small
+  cfg.OversampleV = 1;
+  // Noto CJK draws its ideographs smaller than DejaVu's capitals at one size.
+  io.Fonts->AddFontFromFileTTF(path.c_str(), size * 1.1f, &cfg, ranges.Data);
+}
+}  // namespace
+
+void Fonts::load(float s, const std::string& text) {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   scale = s;
   notice.clear();
+  glyph_text = text;
+  cjkRanges(text, &cjk_ranges);
+  int face = 0;
+  const bool want_cjk = cjk_ranges.Size > 1;
+  const bool have_cjk = want_cjk && !findCjkFont(false, &face).empty();
+  cjk_missing = want_cjk && !have_cjk;
   std::string dir = findFontDir();
   unicode = !dir.empty();
   if (unicode) {
@@ -59,8 +127,11 @@ void Fonts::load(float s) {
     cfg.OversampleV = 2;
     std::string reg = dir + "/" + kRegular, bld = dir + "/" + kBold;
     regular = io.Fonts->AddFontFromFileTTF(reg.c_str(), kBaseSize * s, &cfg, ranges.Data);
+    if (have_cjk) mergeCjk(io, kBaseSize * s, false, cjk_ranges);
     bold = io.Fonts->AddFontFromFileTTF(bld.c_str(), kBaseSize * s, &cfg, ranges.Data);
+    if (have_cjk) mergeCjk(io, kBaseSize * s, true, cjk_ranges);
     heading = io.Fonts->AddFontFromFileTTF(bld.c_str(), kHeadingSize * s, &cfg, ranges.Data);
+    if (have_cjk) mergeCjk(io, kHeadingSize * s, true, cjk_ranges);
     unicode = regular && bold && heading;
   }
   if (!unicode) {

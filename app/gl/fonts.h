@@ -2,6 +2,9 @@
 // time, with the glyphs the diagrams need (Σ, subscript digits and ᵢ, arrows,
 // ·, —, ✓ ✗). Without them ImGui's built-in font is used and text goes
 // through asciiFallback, and `notice` says which font was wanted.
+// Chinese: the glyphs of the text actually shown (the string table's Chinese,
+// a lecture's captions) merged in from a CJK font (fonts-noto-cjk's Noto Sans
+// CJK SC, or WenQuanYi Micro Hei), so the atlas holds only what is drawn.
 #pragma once
 
 #include <imgui.h>
@@ -20,10 +23,14 @@ struct Fonts {
   float scale = 0;            // the UI scale they were built for
   std::string notice;         // empty, or what was missing
   ImVector<ImWchar> ranges;   // must outlive the atlas build
+  ImVector<ImWchar> cjk_ranges;
+  std::string glyph_text;     // the text whose CJK glyphs were asked for
+  bool cjk_missing = false;   // CJK glyphs were asked for and no CJK font was found
 
   // (Re)build the atlas for `scale`. Call outside a frame; the caller then
   // recreates the renderer's font texture.
-  void load(float scale);
+  // `glyph_text`: text to be drawn beyond the Latin/Greek set (Chinese).
+  void load(float scale, const std::string& glyph_text = "");
   ImFont* font(TextStyle style) const;
   // The text as it should be drawn with the loaded fonts.
   std::string display(const std::string& utf8) const;
@@ -32,5 +39,11 @@ struct Fonts {
 
 // Where DejaVu Sans is looked for; COLLVIZ_FONT_DIR overrides.
 std::string findFontDir();
+// A CJK font file and its face number; "" when none. COLLVIZ_CJK_FONT overrides.
+std::string findCjkFont(bool bold, int* face);
+// The notice shown when Chinese was asked for and no CJK font is there.
+std::string cjkMissingNotice();
+// The Chinese text of the whole string table (the glyphs the UI may draw in 中文).
+std::string uiChineseText();
 
 }  // namespace collviz::ui

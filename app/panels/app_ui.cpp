@@ -1,4 +1,5 @@
 #include "app/panels/app_ui.h"
+#include "app/lang/lang.h"
 
 #include <imgui.h>
 
@@ -20,8 +21,48 @@ AppUi::AppUi(Engine& engine, AppOptions options)
 }
 
 void AppUi::loadFonts() {
-  fonts_.load(state_.ui_scale);
+  fonts_.load(state_.ui_scale, glyphText());
+  if (fonts_.cjk_missing && language() == Lang::zh) {
+    // Without a CJK font Chinese would be boxes: say so and show English.
+    lang_notice_ = cjkMissingNotice();
+    setLanguage(Lang::en);
+    fonts_.load(state_.ui_scale, glyphText());
+  }
   styled_scale_ = 0;  // restyle at the new scale
+}
+
+std::string AppUi::glyphText() const {
+  // The language menu always reads "Language / 语言" and offers "中文".
+  std::string t = std::string("语言中文") + (language() == Lang::zh ? uiChineseText() : "");
+  if (lecture_) {
+    const lecture::Lecture& l = lecture_->lecture();
+    t += l.title.in(language());
+    for (const lecture::Step& s : l.steps) t += s.caption.in(language()) + s.notes.in(language());
+  }
+  return t;
+}
+
+Status AppUi::openLecture(const std::string& path) {
+  Result<lecture::Lecture> r = lecture::loadLecture(path);
+  if (!r) {
+    lecture_panel_.error = r.error().message;
+    return r.error();
+  }
+  lecture_ = std::make_unique<lecture::Player>(std::move(*r));
+  applied_revision_ = -1;
+  lecture_panel_.error.clear();
+  return Status::Ok();
+}
+
+void AppUi::closeLecture() {
+  lecture_.reset();
+  presenter_wanted_ = false;
+}
+
+void AppUi::applyMenu(const MenuActions& a) {
+  if (!a.open_path.empty()) openLecture(a.open_path);
+  if (a.close_lecture) closeLecture();
+  if (a.toggle_presenter && lecture_) presenter_wanted_ = !presenter_wanted_;
 }
 
 Status AppUi::initGl() { return diagram_.init(); }
@@ -63,17 +104,37 @@ void AppUi::handleKeys() {
   std::vector<LectureKey> keys;
   keys.swap(queued_keys_);
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
-  for (LectureKey k : keys) rerun_ = applyLectureKey(state_, k) || rerun_;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) state_.show_help = false;
   for (ImWchar c : io.InputQueueCharacters) {
+    if (lecture_ && lecture_->typed(c)) continue;
+    if (lecture_ && (c == 'p' || c == 'P')) {
+      presenter_wanted_ = !presenter_wanted_;
+      continue;
+    }
     LectureKey key;
     int rank = 0;
-    if (c != ' ' && keyForChar(c, &key, &rank)) applyLectureKey(state_, key, rank);
+    if (c == ' ' || !keyForChar(c, &key, &rank)) continue;
+    if (lecture_ && lecture_->key(key)) continue;
+    applyLectureKey(state_, key, rank);
+  }
+  // A lecture takes the keys that move through it; the rest work as always.
+  // After the typed characters: "G 1 2" then Enter may arrive in one frame.
+  for (LectureKey k : keys) {
+    if (lecture_ && lecture_->key(k)) continue;
+    rerun_ = applyLectureKey(state_, k) || rerun_;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    state_.show_help = false;
+    if (lecture_) lecture_->cancelJump();
   }
 }
 
 void AppUi::Draw() {
   handleKeys();
+  if (lecture_ && lecture_->revision() != applied_revision_) {
+    lecture_->apply(state_);
+    applied_revision_ = lecture_->revision();
+  }
+  state_.view.lang = language();
   const Theme theme = makeTheme(state_.view.theme);
   if (styled_theme_ != state_.view.theme || styled_scale_ != fonts_.scale) {
     applyStyle(theme, fonts_.scale);
@@ -92,7 +153,8 @@ void AppUi::Draw() {
     requested_any_ = true;
     rerun_ = false;
   }
-  runs_.poll(options_.prefetch ? prefetchKeys() : std::vector<RunKey>{});
+  // A lecture runs its next steps ahead, so each appears with its result.
+  runs_.poll(lecture_ ? lecture_->aheadKeys() : options_.prefetch ? prefetchKeys() : std::vector<RunKey>{});
   if (!devices_ && devices_future_.valid() &&
       devices_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     Result<DeviceReport> r = devices_future_.get();
@@ -100,13 +162,25 @@ void AppUi::Draw() {
   }
   std::shared_ptr<const Snapshot> shown = runs_.find(key);
 
+  MenuActions actions;
+  drawMain(theme, key, shown, actions);
+  lecture_panel_.DrawOpenDialog(actions);
+  applyMenu(actions);
+  if (state_.show_help) drawHelp();
+  if (state_.show_bandwidth) bandwidth_.Draw(tr("Bandwidth###bandwidth"), &state_.show_bandwidth, state_);
+}
+
+void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<const Snapshot> shown,
+                     MenuActions& actions) {
+  const bool hidden = state_.panels_hidden;  // H: the diagram (and caption) only
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   ImGui::Begin("collviz", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
-  if (!state_.fullscreen) {
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | (hidden ? 0 : ImGuiWindowFlags_MenuBar));
+  if (!hidden) lecture_panel_.DrawMenuBar(state_, lecture_ != nullptr, actions);
+  if (!state_.fullscreen && !hidden) {
     // Children draw no background of their own: the window already did, and on
     // a software rasterizer every full-size layer costs milliseconds.
     ImGui::BeginChild("sidebar", ImVec2(310 * fonts_.scale, 0), false, ImGuiWindowFlags_NoBackground);
@@ -114,27 +188,40 @@ void AppUi::Draw() {
     ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
-    if (ImGui::Button(fonts_.display("Bandwidth sweep… (B)").c_str())) state_.show_bandwidth = true;
+    if (ImGui::Button(fonts_.display(tr("Bandwidth sweep… (B)")).c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", fonts_.display("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
-                                            "F full screen · + − zoom · T theme · B bandwidth · ? help").c_str());
+    ImGui::TextWrapped("%s", fonts_.display(tr("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
+                                               "F full screen · H hide panels · + − zoom · T theme · "
+                                               "B bandwidth · ? help")).c_str());
     ImGui::PopStyleColor();
     ImGui::EndChild();
     ImGui::SameLine();
   }
-  ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
-  trace_bar_.screenshot_note = shot_message_;
-  trace_bar_.screenshot_ok = shot_ok_;
-  trace_bar_.screenshot_path = shot_path_;
-  if (trace_bar_.Draw(state_, fonts_, runs_.waiting(key))) rerun_ = true;
-  if (trace_bar_.screenshot_clicked) requestScreenshot();
+  ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar);
+  if (!lecture_panel_.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
+    ImGui::TextWrapped("%s", lecture_panel_.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (lecture_ && !hidden) lecture_panel_.DrawBar(*lecture_, fonts_);
+  if (!hidden) {
+    trace_bar_.screenshot_note = shot_message_;
+    trace_bar_.screenshot_ok = shot_ok_;
+    trace_bar_.screenshot_path = shot_path_;
+    if (trace_bar_.Draw(state_, fonts_, runs_.waiting(key))) rerun_ = true;
+    if (trace_bar_.screenshot_clicked) requestScreenshot();
+  }
 
-  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, fonts_.notice};
+  const std::string notice = fonts_.notice.empty() ? lang_notice_ : fonts_.notice;
+  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice};
   const Snapshot* e = shown ? shown.get() : info.newest.get();
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
-              (shown && !shown->backend.notes.empty()) + !fonts_.notice.empty();
-  float status_h = lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+              (shown && !shown->backend.notes.empty()) + !notice.empty();
+  float status_h =
+      hidden ? 0 : lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+  const std::string caption = lecture_ ? lecture_->current().caption.in(language()) : "";
+  if (lecture_) status_h += lecture_panel_.CaptionHeight(caption, ImGui::GetContentRegionAvail().x, fonts_);
 
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   ImGui::BeginChild("diagram", ImVec2(0, -status_h), true,
@@ -148,7 +235,8 @@ void AppUi::Draw() {
   if (cache_ok_ && options_.diagram_cache && avail.x >= 1 && avail.y >= 1) {
     if (cache_.init(true)) {
       ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
-                    int(avail.y), in.scale, fonts_.scale, false, false};
+                    int(avail.y), in.scale, fonts_.scale, false, false, {}, {}};
+      cv.glyphs = language() == Lang::zh ? uiChineseText() : "";
       if (const Offscreen* f = cache_.cached(cv)) in.cached_framebuffer = f->framebuffer();
     } else {
       cache_ok_ = false;
@@ -157,38 +245,41 @@ void AppUi::Draw() {
   const Scene& scene = diagram_.Draw(in, fonts_);
   // The screenshot: this panel's view at its size, with the status line under it.
   shown_view_ = ExportView{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
-                           int(avail.y), in.scale, fonts_.scale, true, false};
+                           int(avail.y), in.scale, fonts_.scale, true, false, {}, {}};
+  shown_view_.glyphs = language() == Lang::zh ? uiChineseText() : "";
   shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_.notice)));
   shown_matches_ = shown != nullptr;
   ImGui::EndChild();
   ImGui::PopStyleVar();
   info.bad_blocks = scene.bad_blocks;
-  status_bar_.Draw(info, fonts_);
+  if (lecture_)
+    lecture_panel_.DrawCaption(caption, hidden ? lecture::stepCounter(lecture_->index(), lecture_->count()) : "",
+                               fonts_, theme);
+  if (!hidden) status_bar_.Draw(info, fonts_);
   ImGui::EndChild();
   ImGui::End();
-  if (state_.show_help) drawHelp();
-  if (state_.show_bandwidth) bandwidth_.Draw("Bandwidth", &state_.show_bandwidth, state_);
 }
 
 void AppUi::drawHelp() {
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always,
                           ImVec2(0.5f, 0.5f));
-  ImGui::Begin("Keys", &state_.show_help,
+  ImGui::Begin(tr("Keys"), &state_.show_help,
                ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
   const char* rows[][2] = {
       {"← →", "previous / next op"},      {"↑ ↓  PgUp PgDn", "step (decomposition, then ops)"},
       {"Space", "run again"},             {"0 – 9", "trace that rank"},
       {"A", "trace all"},                 {"F", "full screen, no sidebar"},
       {"+ −", "zoom"},                    {"T", "light / dark theme"},
-      {"B", "bandwidth sweep (busbw against size)"}, {"?", "this help"},
+      {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
+      {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);
     ImGui::TextUnformatted(fonts_.display(r[0]).c_str());
     ImGui::PopFont();
     ImGui::SameLine(fonts_.scale * 150);
-    ImGui::TextUnformatted(r[1]);
+    ImGui::TextUnformatted(tr(r[1]));
   }
   ImGui::End();
 }

@@ -11,6 +11,8 @@
 #include "app/view/app_state.h"
 #include "app/panels/bandwidth_panel.h"
 #include "app/panels/controls_panel.h"
+#include "app/panels/lecture_panel.h"
+#include "app/lecture/player.h"
 #include "app/gl/diagram_image.h"
 #include "app/gl/diagram_view.h"
 #include "app/gl/fonts.h"
@@ -52,9 +54,22 @@ class AppUi {
   const std::string& screenshotMessage() const { return shot_message_; }
 
   AppState& state() { return state_; }
-  // The UI scale changed: call loadFonts() outside a frame, then recreate
-  // the renderer backend's font texture.
-  bool fontsStale() const { return fonts_.scale != state_.ui_scale; }
+  // The UI scale, the language or the lecture changed: call loadFonts()
+  // outside a frame, then recreate the renderer backend's font texture.
+  bool fontsStale() const { return fonts_.scale != state_.ui_scale || fonts_.glyph_text != glyphText(); }
+
+  // Lecture mode: a script opened (File → Open lecture, a dropped file,
+  // `collviz lecture FILE`). A script that does not load leaves the window as
+  // it was and says why.
+  Status openLecture(const std::string& path);
+  void closeLecture();
+  lecture::Player* player() { return lecture_.get(); }
+  // View → Presenter view (the window itself is opened by the caller).
+  bool presenterWanted() const { return presenter_wanted_; }
+  void setPresenterWanted(bool on) { presenter_wanted_ = on; }
+  // Text beyond Latin that the fonts must hold: the string table's Chinese
+  // when the language is Chinese, and the lecture's text.
+  std::string glyphText() const;
   std::string windowTitle() const;
   // Keep drawing frames (a run is in flight, a spinner turns).
   bool animating() const { return runs_.busy() || bandwidth_.running(); }
@@ -67,6 +82,9 @@ class AppUi {
   std::vector<RunKey> prefetchKeys() const;
   void handleKeys();
   void drawHelp();
+  void drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<const Snapshot> shown,
+                MenuActions& actions);
+  void applyMenu(const MenuActions& a);
 
   Engine& engine_;
   AppOptions options_;
@@ -80,6 +98,11 @@ class AppUi {
   StatusBar status_bar_;
   DiagramView diagram_;
   BandwidthPanel bandwidth_;
+  LecturePanel lecture_panel_;
+  std::unique_ptr<lecture::Player> lecture_;
+  int applied_revision_ = -1;  // the lecture step last applied to state_
+  bool presenter_wanted_ = false;
+  std::string lang_notice_;  // Chinese asked for without a CJK font
 
   RunKey requested_;        // the last selection sent to the engine
   bool requested_any_ = false;

@@ -1,4 +1,5 @@
 #include "app/panels/bandwidth_panel.h"
+#include "app/lang/lang.h"
 
 #include <imgui.h>
 
@@ -57,24 +58,26 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
   ImGui::Text("%s · N = %d · %s · %s", std::string(name(s.op)).c_str(), s.ranks,
               std::string(name(s.dtype)).c_str(), std::string(name(app.backend)).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("busbw = algbw × %.2f for this op and N (nccl-tests' factor): the bytes each "
-                     "link carried per second, comparable across ops and N with the link's peak.",
-                     busBandwidthFactor(s.op, s.ranks));
+  char factor_text[16];
+  std::snprintf(factor_text, sizeof factor_text, "%.2f", busBandwidthFactor(s.op, s.ranks));
+  ImGui::TextWrapped("%s", trf("busbw = algbw × {0} for this op and N (nccl-tests' factor): the bytes each "
+                               "link carried per second, comparable across ops and N with the link's peak.",
+                               {factor_text}).c_str());
   ImGui::PopStyleColor();
   ImGui::PushItemWidth(ImGui::GetFontSize() * 7);
-  ImGui::SliderInt("from 2^", &min_exp, 3, 30);
+  ImGui::SliderInt(tr("from 2^"), &min_exp, 3, 30);
   ImGui::SameLine();
-  ImGui::SliderInt("to 2^", &max_exp, 3, 30);
+  ImGui::SliderInt(tr("to 2^"), &max_exp, 3, 30);
   ImGui::SameLine();
-  ImGui::SliderInt("factor", &factor, 2, 16);
-  ImGui::SliderInt("iters", &iters, 1, 100);
+  ImGui::SliderInt(tr("factor"), &factor, 2, 16);
+  ImGui::SliderInt(tr("iters"), &iters, 1, 100);
   ImGui::SameLine();
-  ImGui::SliderInt("warm-up", &warmup, 0, 20);
+  ImGui::SliderInt(tr("warm-up"), &warmup, 0, 20);
   ImGui::SameLine();
-  ImGui::SliderInt("checked", &check, 0, 10);
+  ImGui::SliderInt(tr("checked"), &check, 0, 10);
   ImGui::PopItemWidth();
   if (running()) {
-    if (ImGui::Button("Cancel")) job->cancel();
+    if (ImGui::Button(tr("Cancel"))) job->cancel();
     ImGui::SameLine();
     char label[96];
     std::snprintf(label, sizeof label, "%d / %d  %s", shown.done, shown.total,
@@ -82,8 +85,8 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
     ImGui::ProgressBar(shown.total ? float(shown.done) / float(shown.total) : 0.f,
                        ImVec2(-1, 0), label);
   } else {
-    if (ImGui::Button("Run sweep")) start(app);
-    if (shown.cancelled) ImGui::SameLine(), ImGui::TextDisabled("cancelled");
+    if (ImGui::Button(tr("Run sweep"))) start(app);
+    if (shown.cancelled) ImGui::SameLine(), ImGui::TextDisabled("%s", tr("cancelled"));
   }
   const std::string& err = !refusal.empty() ? refusal : shown.error;
   if (!err.empty()) {
@@ -119,7 +122,7 @@ void BandwidthPanel::drawChart(float height) {
   dl->AddLine(a, ImVec2(a.x, b.y), axis);
   ImGui::Dummy(ImVec2(w, height));
   if (shown.rows.empty()) {
-    dl->AddText(ImVec2(a.x + 10, a.y + 10), axis, "busbw (GB/s) against size: run a sweep");
+    dl->AddText(ImVec2(a.x + 10, a.y + 10), axis, tr("busbw (GB/s) against size: run a sweep"));
     return;
   }
   double lo = 1e300, hi = 0, top = 0;
@@ -156,15 +159,16 @@ void BandwidthPanel::drawChart(float height) {
     prev = pt;
   }
   dl->AddText(ImVec2(a.x + 6, a.y), axis, "busbw GB/s");
-  dl->AddText(ImVec2(b.x - ImGui::CalcTextSize("size (log2)").x, b.y + ImGui::GetTextLineHeight() + 4),
-              axis, "size (log2)");
+  const char* size_axis = tr("size (log2)");
+  dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(size_axis).x, b.y + ImGui::GetTextLineHeight() + 4),
+              axis, size_axis);
 }
 
 void BandwidthPanel::drawTable() {
   if (!ImGui::BeginTable("bw", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
     return;
   for (const char* h : {"size", "time (us)", "algbw", "busbw", "#wrong"})
-    ImGui::TableSetupColumn(h);
+    ImGui::TableSetupColumn(tr(h));
   ImGui::TableHeadersRow();
   for (const auto& r : shown.rows) {
     ImGui::TableNextRow();

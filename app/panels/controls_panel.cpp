@@ -1,4 +1,5 @@
 #include "app/panels/controls_panel.h"
+#include "app/lang/lang.h"
 
 #include <imgui.h>
 
@@ -30,11 +31,11 @@ bool enumCombo(const char* label, Enum* value, int count) {
 void backendCombo(AppState& s, const DeviceReport* devices) {
   const BackendKind kinds[] = {BackendKind::automatic, BackendKind::gloo, BackendKind::nccl};
   std::string current(name(s.backend));
-  if (ImGui::BeginCombo("backend", current.c_str())) {
+  if (ImGui::BeginCombo(tr("backend"), current.c_str())) {
     for (BackendKind k : kinds) {
       std::string label(name(k));
       const BackendStatus* st = devices ? devices->find(k) : nullptr;
-      if (st && !st->available) label += "  (unavailable)";
+      if (st && !st->available) label += std::string("  ") + tr("(unavailable)");
       if (ImGui::Selectable(label.c_str(), k == s.backend)) s.backend = k;
       if (st && !st->available && !st->reason.empty() && ImGui::IsItemHovered())
         ImGui::SetTooltip("%s", st->reason.c_str());
@@ -46,40 +47,40 @@ void backendCombo(AppState& s, const DeviceReport* devices) {
 }  // namespace
 
 void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
-  ImGui::TextDisabled("RUN   (any change runs again · Space)");
-  ImGui::PushItemWidth(-ImGui::CalcTextSize("elements").x - ImGui::GetStyle().ItemSpacing.x * 2);
-  ImGui::SliderInt("ranks", &s.spec.ranks, kMinRanks, kMaxRanks, "%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::TextDisabled("%s", tr("RUN   (any change runs again · Space)"));
+  ImGui::PushItemWidth(-ImGui::CalcTextSize(tr("elements")).x - ImGui::GetStyle().ItemSpacing.x * 2);
+  ImGui::SliderInt(tr("ranks"), &s.spec.ranks, kMinRanks, kMaxRanks, "%d", ImGuiSliderFlags_AlwaysClamp);
   int elems = int(s.spec.elems);
-  if (ImGui::InputInt("elements", &elems, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue))
+  if (ImGui::InputInt(tr("elements"), &elems, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue))
     s.spec.elems = std::clamp(elems, 1, 1 << 24);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("elements per block (Enter to apply)");
-  enumCombo("dtype", &s.spec.dtype, kDTypeCount);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("elements per block (Enter to apply)"));
+  enumCombo(tr("dtype"), &s.spec.dtype, kDTypeCount);
   bool reduce_op = s.entry == kDecompositionEntry || reduces(static_cast<Op>(s.entry));
   ImGui::BeginDisabled(!reduce_op);
-  enumCombo("reduce", &s.spec.redop, kRedOpCount);
+  enumCombo(tr("reduce"), &s.spec.redop, kRedOpCount);
   ImGui::EndDisabled();
   bool root_op = s.entry != kDecompositionEntry && usesRoot(static_cast<Op>(s.entry));
   ImGui::BeginDisabled(!root_op);
   s.spec.root = std::min(s.spec.root, s.spec.ranks - 1);
-  ImGui::SliderInt("root", &s.spec.root, 0, s.spec.ranks - 1, "R%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SliderInt(tr("root"), &s.spec.root, 0, s.spec.ranks - 1, "R%d", ImGuiSliderFlags_AlwaysClamp);
   ImGui::EndDisabled();
   backendCombo(s, devices);
 
   ImGui::Spacing();
   ImGui::Separator();
-  ImGui::TextDisabled("VIEW");
+  ImGui::TextDisabled("%s", tr("VIEW"));
   float scale = s.ui_scale;
-  ImGui::SliderFloat("UI scale", &scale, 0.75f, 3.0f, "%.2fx");
+  ImGui::SliderFloat(tr("UI scale"), &scale, 0.75f, 3.0f, "%.2fx");
   // Apply on release: rebuilding the font atlas every drag step is wasteful.
   if (ImGui::IsItemDeactivatedAfterEdit()) s.ui_scale = scale;
   if (ImGui::Button("1x")) s.ui_scale = 1.0f;
   ImGui::SameLine();
   if (ImGui::Button("1.5x")) s.ui_scale = 1.5f;
   ImGui::SameLine();
-  if (ImGui::Button("lecture hall 2x")) s.ui_scale = 2.0f;
-  ImGui::SliderFloat("zoom", &s.view.zoom, 0.5f, 3.0f, "%.2fx");
+  if (ImGui::Button(tr("lecture hall 2x"))) s.ui_scale = 2.0f;
+  ImGui::SliderFloat(tr("zoom"), &s.view.zoom, 0.5f, 3.0f, "%.2fx");
   bool dark = s.view.theme == ThemeKind::dark;
-  if (ImGui::Checkbox("dark theme (T)", &dark)) s.view.theme = dark ? ThemeKind::dark : ThemeKind::light;
+  if (ImGui::Checkbox(tr("dark theme (T)"), &dark)) s.view.theme = dark ? ThemeKind::dark : ThemeKind::light;
   ImGui::PopItemWidth();
 }
 

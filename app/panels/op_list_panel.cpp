@@ -1,4 +1,5 @@
 #include "app/panels/op_list_panel.h"
+#include "app/lang/lang.h"
 
 #include <cstdio>
 #include <string>
@@ -6,7 +7,7 @@
 namespace collviz::ui {
 
 void OpListPanel::Draw(AppState& state, const Fonts& fonts) {
-  ImGui::TextDisabled("OPERATIONS   ← →");
+  ImGui::TextDisabled("%s", fonts.display(tr("OPERATIONS   ← →")).c_str());
   const float line = ImGui::GetTextLineHeightWithSpacing();
   for (int i = 0; i < kEntryCount; ++i) {
     ImGui::PushID(i);

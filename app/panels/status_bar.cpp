@@ -1,4 +1,5 @@
 #include "app/panels/status_bar.h"
+#include "app/lang/lang.h"
 
 #include <cstdio>
 
@@ -41,7 +42,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   }
   const Snapshot* s = in.shown.get();
   if (!s) {
-    ImGui::TextDisabled(in.busy ? "running…" : "not yet run");
+    ImGui::TextDisabled("%s", tr(in.busy ? "running…" : "not yet run"));
   } else {
     const BackendInfo& b = s->backend;
     ImGui::PushFont(fonts.bold);
@@ -49,15 +50,15 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::PopFont();
     if (!b.devices.empty()) sep(), ImGui::TextUnformatted(b.devices.c_str());
     if (!b.transport.empty()) sep(), ImGui::TextUnformatted(b.transport.c_str());
-    std::string t = "op " + formatMicros(s->time_us) + "  (request " + formatMicros(s->engine_us) + ")";
+    std::string t = trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
     if (s->verified) {
       std::string mode = s->steps.empty() ? "" : s->steps[0].verify.mode;
-      ImGui::TextColored(ok, "%s", fonts.display("✓ verified against the oracle").c_str());
+      ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
     } else if (s->error.empty()) {
-      ImGui::TextColored(bad, "%s", fonts.display("✗ " + std::to_string(s->mismatches) + " mismatches").c_str());
+      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} mismatches", {std::to_string(s->mismatches)})).c_str());
       for (const StepResult& st : s->steps) {
         if (!st.verify.first_problem.empty()) {
           sep();
@@ -68,12 +69,12 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     }
     if (in.bad_blocks > 0) {
       sep();
-      ImGui::TextColored(bad, "%d block(s) marked !", in.bad_blocks);
+      ImGui::TextColored(bad, "%s", trf("{0} block(s) marked !", {std::to_string(in.bad_blocks)}).c_str());
     }
   }
   // Errors and notices get their own lines: they are the things to read.
   const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
-  if (e && !e->error.empty()) noteLine(fonts.display("engine error: " + e->error), bad);
+  if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + e->error), bad);
   if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));
   if (s && !s->backend.notes.empty()) noteLine(fonts.display(s->backend.notes), ImVec4(0, 0, 0, 0));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);

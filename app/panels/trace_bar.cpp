@@ -1,4 +1,5 @@
 #include "app/panels/trace_bar.h"
+#include "app/lang/lang.h"
 
 #include <string>
 
@@ -8,9 +9,9 @@ namespace collviz::ui {
 
 bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
   ImGui::AlignTextToFramePadding();
-  ImGui::TextDisabled("trace");
+  ImGui::TextDisabled("%s", tr("trace"));
   ImGui::SameLine();
-  if (ImGui::RadioButton("All", s.view.trace_rank < 0)) s.view.trace_rank = -1;
+  if (ImGui::RadioButton(tr("All"), s.view.trace_rank < 0)) s.view.trace_rank = -1;
   for (int r = 0; r < s.spec.ranks; ++r) {
     ImGui::SameLine();
     std::string label = "R" + std::to_string(r);
@@ -19,7 +20,7 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
   ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 4);
   ImGui::BeginDisabled(s.view.trace_rank < 0);
   std::string k = s.view.trace_rank < 0 ? "Rk" : "R" + std::to_string(s.view.trace_rank);
-  std::string reach = "what reaches " + k, goes = "where " + k + "'s data goes";
+  std::string reach = trf("what reaches {0}", {k}), goes = trf("where {0}'s data goes", {k});
   if (ImGui::RadioButton(reach.c_str(), s.view.trace_mode == TraceMode::reaches))
     s.view.trace_mode = TraceMode::reaches;
   ImGui::SameLine();
@@ -29,10 +30,10 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
 
   bool rerun = false;
   ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 4);
-  if (ImGui::Button(fonts.display("↻ run again").c_str())) rerun = true;
+  if (ImGui::Button(fonts.display(tr("↻ run again")).c_str())) rerun = true;
   ImGui::SameLine();
-  screenshot_clicked = ImGui::Button("Screenshot (F12)");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Save the diagram as a PNG (what `collviz export` draws)");
+  screenshot_clicked = ImGui::Button(tr("Screenshot (F12)"));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Save the diagram as a PNG (what `collviz export` draws)"));
   if (!screenshot_note.empty()) {
     ImGui::SameLine();
     ImGui::AlignTextToFramePadding();
@@ -44,13 +45,13 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
     ImGui::SameLine();
     Spinner("running");
     ImGui::SameLine();
-    ImGui::TextDisabled("running…");
+    ImGui::TextDisabled("%s", tr("running…"));
   }
 
   if (s.entry == kDecompositionEntry) {
     const char* names[3] = {"input", "after reduce-scatter", "after all-gather"};
     ImGui::AlignTextToFramePadding();
-    ImGui::TextDisabled("step");
+    ImGui::TextDisabled("%s", tr("step"));
     ImGui::SameLine();
     ImGui::BeginDisabled(s.view.stage <= 0);
     if (ImGui::ArrowButton("##back", ImGuiDir_Left)) --s.view.stage;
@@ -66,8 +67,8 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
         ImGui::SameLine();
       }
       if (i == s.view.stage) ImGui::PushFont(fonts.bold);
-      if (i <= s.view.stage) ImGui::TextUnformatted(names[i]);
-      else ImGui::TextDisabled("%s", names[i]);
+      if (i <= s.view.stage) ImGui::TextUnformatted(tr(names[i]));
+      else ImGui::TextDisabled("%s", tr(names[i]));
       if (i == s.view.stage) ImGui::PopFont();
     }
   }

@@ -21,6 +21,7 @@ struct AppState {
   bool fullscreen = false;
   bool show_help = false;
   bool show_bandwidth = false;  // the Bandwidth panel (B)
+  bool panels_hidden = false;   // H: only the diagram (and a lecture's caption)
 
   Program program() const {
     return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;

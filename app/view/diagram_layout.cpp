@@ -1,6 +1,7 @@
 // layoutDiagram: the heading and legend, then the parts in layout_*.cpp
 // (column geometry, flows, rows and tiles, footer) into one Scene.
 #include "app/view/diagram_layout.h"
+#include "app/lang/lang.h"
 
 #include "app/view/layout_builder.h"
 
@@ -23,9 +24,9 @@ void layoutHeadingAndLegend(Builder& b, float& y) {
   // Legend strip: the article's three statements, the Σ key drawn with tiles.
   const float ts = 15 * b.u, right = b.p.size.x - m, line_h = 30 * b.u;
   bool root = b.m.program == Program::single && usesRoot(b.m.spec.op);
-  std::string rows = "each row is one GPU (rank)";
+  std::string rows = tr("each row is one GPU (rank)");
   if (root) rows += " · root = R" + std::to_string(b.m.spec.root);
-  std::vector<std::string> parts = {rows, "colour follows the data block, subscript = shard"};
+  std::vector<std::string> parts = {rows, tr("colour follows the data block, subscript = shard")};
   size_t box_index = b.s.tiles.size();
   b.tile({m, y, right - m, line_h}, b.th.row_box, withAlpha(b.th.row_border, 0.6f), 8 * b.u, 1 * b.u);
   float lx = m + 12 * b.u, ly = y + line_h / 2;
@@ -63,7 +64,7 @@ void layoutHeadingAndLegend(Builder& b, float& y) {
   b.text({r.center().x, r.center().y - 2 * b.u}, std::string("Σ") + kSub0, b.th.text, 14 * b.u,
          TextStyle::regular, 0.5f, 0.5f);
   lx += kw + 10 * b.u;
-  b.text({lx, ly}, "element-wise sum, same shard", b.th.muted_text, 13 * b.u, TextStyle::regular, 0,
+  b.text({lx, ly}, tr("element-wise sum, same shard"), b.th.muted_text, 13 * b.u, TextStyle::regular, 0,
          0.5f);
   float bottom = ly + line_h / 2;
   b.s.tiles[box_index].rect.h = bottom - y;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include "app/lang/lang.h"
 #include <string>
 
 #include "app/view/diagram_model.h"
@@ -21,6 +22,8 @@ struct ViewSettings {
   int stage = 2;        // decomposition: columns shown in full (0 input .. 2)
   float zoom = 1.0f;
   ThemeKind theme = ThemeKind::light;
+  // The language drawn (text comes from tr()); here so a switch lays out again.
+  Lang lang = Lang::en;
   bool operator==(const ViewSettings&) const = default;
 };
 

@@ -1,4 +1,5 @@
 #include "app/view/diagram_model.h"
+#include "app/lang/lang.h"
 
 #include <algorithm>
 #include <bit>
@@ -129,7 +130,7 @@ DiagramModel buildModel(Program program, const OpSpec& spec, std::shared_ptr<con
 
   // Expected shape first (it also supplies labels a result may lack).
   ColumnModel input;
-  input.title = "Input";
+  input.title = tr("Input");
   input.expected = true;
   for (int r = 0; r < spec.ranks; ++r) {
     RowModel row;
@@ -141,12 +142,12 @@ DiagramModel buildModel(Program program, const OpSpec& spec, std::shared_ptr<con
   for (const GapModel& g : m.gaps) m.columns.push_back(expectedOutputColumn(m.columns.back(), g.spec));
 
   if (program == Program::single) {
-    m.columns[1].title = "Output";
+    m.columns[1].title = tr("Output");
   } else {
-    m.columns[1].title = "after reduce-scatter";
-    m.columns[1].subtitle = "one shard each";
-    m.columns[2].title = "after all-gather";
-    m.columns[2].subtitle = "a full copy each";
+    m.columns[1].title = tr("after reduce-scatter");
+    m.columns[1].subtitle = tr("one shard each");
+    m.columns[2].title = tr("after all-gather");
+    m.columns[2].subtitle = tr("a full copy each");
   }
 
   if (m.snapshot) {
@@ -167,7 +168,7 @@ DiagramModel buildModel(Program program, const OpSpec& spec, std::shared_ptr<con
   } else {
     for (size_t c = 1; c < m.columns.size(); ++c) {
       std::string& sub = m.columns[c].subtitle;
-      sub = sub.empty() ? "not yet run" : sub + " · not yet run";
+      sub = sub.empty() ? tr("not yet run") : sub + " · " + tr("not yet run");
     }
   }
   for (size_t c = 1; c < m.columns.size(); ++c) addRefs(m.columns[c], m.gaps[c - 1].spec);

@@ -1,11 +1,12 @@
 #include "app/view/heading.h"
+#include "app/lang/lang.h"
 
 namespace collviz::ui {
 
 Heading headingFor(Program program, Op op) {
   if (program == Program::all_reduce_decomposed)
-    return {"=", "All-reduce = Reduce-scatter + All-gather", "the same result, in two steps"};
-  return {numberText(opNumber(op)), std::string(opTitle(op)), std::string(opPhrase(op))};
+    return {"=", "All-reduce = Reduce-scatter + All-gather", tr("the same result, in two steps")};
+  return {numberText(opNumber(op)), std::string(opTitle(op)), tr(std::string(opPhrase(op)))};
 }
 
 Heading listHeadingFor(Program program, Op op) {

@@ -61,6 +61,19 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
     case LectureKey::bandwidth:
       s.show_bandwidth = !s.show_bandwidth;
       break;
+    case LectureKey::first:
+      selectEntry(s, 0);
+      break;
+    case LectureKey::last:
+      selectEntry(s, kDecompositionEntry);
+      s.view.stage = 2;
+      break;
+    case LectureKey::hide_panels:
+      s.panels_hidden = !s.panels_hidden;
+      break;
+    case LectureKey::go_to:
+    case LectureKey::confirm:
+      break;  // a lecture's jump (lecture/player.h)
   }
   return false;
 }
@@ -77,7 +90,9 @@ bool keyForChar(unsigned int c, LectureKey* key, int* rank) {
     case '+': case '=': *key = LectureKey::zoom_in; return true;
     case '-': case '_': case 0x2212: *key = LectureKey::zoom_out; return true;
     case 't': case 'T': *key = LectureKey::theme; return true;
-    case '?': case 'h': case 'H': *key = LectureKey::help; return true;
+    case '?': *key = LectureKey::help; return true;
+    case 'h': case 'H': *key = LectureKey::hide_panels; return true;
+    case 'g': case 'G': *key = LectureKey::go_to; return true;
     case 'b': case 'B': *key = LectureKey::bandwidth; return true;
     default: return false;
   }

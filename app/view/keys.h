@@ -2,6 +2,8 @@
 //   ←/→ previous/next op   ↑/↓, PgUp/PgDn step (a clicker's keys)
 //   Space run again   0-9 trace that rank   A trace all   F fullscreen
 //   +/− zoom   T light/dark theme   B bandwidth panel   ? help
+//   Home/End first/last   H hide the panels (grid only)
+//   G, Enter: a lecture's "go to step" (no effect outside a lecture)
 #pragma once
 
 #include "app/view/app_state.h"
@@ -11,6 +13,7 @@ namespace collviz::ui {
 enum class LectureKey : uint8_t {
   prev_op, next_op, step_back, step_forward, rerun, trace_rank, trace_all,
   fullscreen, zoom_in, zoom_out, theme, help, bandwidth,
+  first, last, hide_panels, go_to, confirm,
 };
 
 // Apply a key; `rank` for trace_rank. Returns true when the op should run

@@ -1,6 +1,7 @@
 // The footer: the decomposition's check (after all-gather = All-reduce's
 // output?) and the article's caveat about the arrows.
 #include "app/view/layout_builder.h"
+#include "app/lang/lang.h"
 
 namespace collviz::ui::layout {
 
@@ -12,15 +13,15 @@ void decompositionCheck(Builder& b, float x, float y) {
   std::string msg;
   Rgba colour = th.muted_text;
   if (b.view.stage < 2) {
-    msg = "↓ / PgDn: next step (" + std::to_string(b.view.stage + 1) + " of 3 shown)";
+    msg = trf("↓ / PgDn: next step ({0} of 3 shown)", {std::to_string(b.view.stage + 1)});
   } else if (!b.m.snapshot) {
-    msg = "equals All-reduce's output? — not yet run";
+    msg = tr("equals All-reduce's output? — not yet run");
   } else if (b.m.snapshot->verified) {
-    msg = "✓ after all-gather = All-reduce's output (checked by the engine, element by element)";
+    msg = tr("✓ after all-gather = All-reduce's output (checked by the engine, element by element)");
     colour = letterColor(1);
   } else {
-    msg = "✗ differs from All-reduce's output: " + std::to_string(b.m.snapshot->mismatches) +
-          " mismatched elements";
+    msg = trf("✗ differs from All-reduce's output: {0} mismatched elements",
+              {std::to_string(b.m.snapshot->mismatches)});
     colour = th.bad;
   }
   b.text({x, y}, msg, colour, 15 * b.u, TextStyle::bold);
@@ -35,7 +36,7 @@ void layoutFooter(Builder& b, const Geometry& g) {
     decompositionCheck(b, g.cols[0].x, y);
     y += 24 * u;
   }
-  b.text({b.p.size.x - margin, y}, "arrows show data relations, not the algorithm",
+  b.text({b.p.size.x - margin, y}, tr("arrows show data relations, not the algorithm"),
          b.th.muted_text, 13 * u, TextStyle::regular, 1.0f, 0);
   b.s.width = std::max(b.p.size.x, g.x_end - g.gap_w + margin);
   b.s.height = y + 22 * u;

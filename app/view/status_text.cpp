@@ -1,4 +1,5 @@
 #include "app/view/status_text.h"
+#include "app/lang/lang.h"
 
 #include <cstdio>
 
@@ -54,20 +55,20 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
   const Rgba ok = letterColor(1);
   const Snapshot* s = p.shown;
   if (!s) {
-    put("not yet run", th.muted_text);
+    put(tr("not yet run"), th.muted_text);
   } else {
     const BackendInfo& b = s->backend;
     put(b.name + " " + b.version, th.text, TextStyle::bold);
     std::string rest;
     if (!b.devices.empty()) rest += " · " + b.devices;
     if (!b.transport.empty()) rest += " · " + b.transport;
-    if (p.with_time) rest += " · op " + formatMicros(s->time_us);
+    if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
     put(rest + " · ", th.muted_text);
-    if (s->verified) put("✓ verified against the oracle", ok);
-    else if (s->error.empty()) put("✗ " + std::to_string(s->mismatches) + " mismatches", th.bad);
-    if (p.bad_blocks > 0) put(" · " + std::to_string(p.bad_blocks) + " block(s) marked !", th.bad);
+    if (s->verified) put(tr("✓ verified against the oracle"), ok);
+    else if (s->error.empty()) put(trf("✗ {0} mismatches", {std::to_string(s->mismatches)}), th.bad);
+    if (p.bad_blocks > 0) put(" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad);
   }
-  if (s && !s->error.empty()) newline(), put("engine error: " + s->error, th.bad);
+  if (s && !s->error.empty()) newline(), put(tr("engine error: ") + s->error, th.bad);
   if (s && !s->notice.empty()) newline(), put(s->notice, th.muted_text);
   if (s && !s->backend.notes.empty()) newline(), put(s->backend.notes, th.muted_text);
   if (!p.font_notice.empty()) newline(), put(p.font_notice, th.bad);

@@ -55,6 +55,12 @@ std::string asciiFallback(std::string_view s) {
   return out;
 }
 
+std::u32string toCodePoints(std::string_view s) {
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) out += char32_t(next(s, i));
+  return out;
+}
+
 int codePoints(std::string_view s) {
   int n = 0;
   for (size_t i = 0; i < s.size();) {

@@ -11,6 +11,9 @@ namespace collviz::ui {
 // by a legible ASCII stand-in.
 std::string asciiFallback(std::string_view utf8);
 
+// The code points of a UTF-8 string (invalid bytes as U+FFFD).
+std::u32string toCodePoints(std::string_view utf8);
+
 // Number of code points (for rough width estimates in tests).
 int codePoints(std::string_view utf8);
 

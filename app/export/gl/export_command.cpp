@@ -215,7 +215,7 @@ int runExport(const ExportArgs& a) {
       if (!first) first = snap;
     }
     ui::ExportView v{it.program, it.spec, snap, it.view, plan.theme, plan.width, plan.height,
-                     plan.scale, 0, plan.status, plan.status_time};
+                     plan.scale, 0, plan.status, plan.status_time, {}, {}};
     Status written;
     if (plan.svg) {
       written = ui::writeFileAtomic(it.file, image.renderSvg(v));

@@ -1,0 +1,168 @@
+// `collviz lecture FILE`: check the script, then open the window in lecture
+// mode; with --export DIR, draw every step (the window's view with the
+// step's caption under the grid) as PNG and SVG, plus an index.md. PDF is
+// not written: the figures are drawn by OpenGL, and a PDF would need the
+// scene drawn a second way (cairo); the PNGs and the index are the deck.
+#include <cstdio>
+#include <filesystem>
+
+#include "app/cli/cli.h"
+#include "app/cli/cli_commands.h"
+#include "app/cli/cli_common.h"
+#include "app/export/gl/headless_gl.h"
+#include "app/gl/diagram_image.h"
+#include "app/lecture/deck.h"
+
+namespace collviz {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LectureArgs {
+  std::string file;
+  std::string export_dir;
+  std::string format = "both";  // png, svg, both
+  std::string theme = "light";
+  int width = 1600, height = 1000;  // a projector's 16:10
+  int deadline_ms = 5000;
+  bool presenter = false;
+};
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "collviz lecture: %s\n", msg.c_str());
+  return kExitUsage;
+}
+
+// The snapshot for a slide: each distinct run once (steps often share one).
+class SlideRuns {
+ public:
+  explicit SlideRuns(Engine& e) : engine_(e) {}
+  std::shared_ptr<const Snapshot> get(const lecture::Slide& s) {
+    for (const Ran& r : runs_)
+      if (r.program == s.item.program && r.spec == s.item.spec && r.backend == s.backend) return r.snap;
+    auto snap = waitInterruptible(engine_, engine_.run(s.item.spec, s.item.program, s.backend));
+    if (snap) runs_.push_back({s.item.program, s.item.spec, s.backend, snap});
+    return snap;
+  }
+
+ private:
+  struct Ran {
+    Program program;
+    OpSpec spec;
+    BackendKind backend;
+    std::shared_ptr<const Snapshot> snap;
+  };
+  Engine& engine_;
+  std::vector<Ran> runs_;
+};
+
+Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const std::string& file, bool svg) {
+  if (svg) return ui::writeFileAtomic(file, image.renderSvg(v));
+  auto img = image.renderPng(v);
+  if (!img) return img.error();
+  std::vector<uint8_t> png = ui::encodePng(*img);
+  return ui::writeFileAtomic(file, png.data(), png.size());
+}
+
+int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
+  if (a.format != "png" && a.format != "svg" && a.format != "both")
+    return usage("--format " + a.format + " is not a format; allowed: png, svg, both");
+  if (a.theme != "light" && a.theme != "dark") return usage("--theme " + a.theme + " is not a theme; allowed: light, dark");
+  if (a.width < 320 || a.height < 240 || a.width > 8192 || a.height > 8192)
+    return usage("--size is out of range; allowed: 320x240 to 8192x8192");
+  std::error_code ec;
+  fs::create_directories(a.export_dir, ec);
+  if (ec) return usage("cannot create directory " + a.export_dir + ": " + ec.message());
+  const bool png = a.format != "svg", svg = a.format != "png";
+  if (png && !haveDisplay()) {
+    Status s = rerunUnderXvfb("collviz lecture --export");  // returns only on failure
+    std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str());
+    return kExitFailed;
+  }
+  int face = 0;
+  if (language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
+    std::fprintf(stderr, "collviz lecture: %s\n", ui::cjkMissingNotice().c_str());
+    setLanguage(Lang::en);
+  }
+  HeadlessGl gl;
+  if (png) {
+    if (Status s = gl.open(); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
+  }
+  ui::DiagramImage image;
+  if (Status s = image.init(png); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
+
+  const Lang lang = language();
+  std::vector<lecture::Slide> slides = lecture::slidesOf(lec, lang, png ? "png" : "svg");
+  std::string glyphs = lang == Lang::zh ? ui::uiChineseText() : "";
+  for (const lecture::Slide& s : slides) glyphs += s.item.caption;
+  installInterruptHandler();
+  EngineOptions eo;
+  eo.deadline = std::chrono::milliseconds(a.deadline_ms);
+  Engine engine(eo);
+  SlideRuns runs(engine);
+  int rc = kExitOk;
+  for (const lecture::Slide& s : slides) {
+    auto snap = runs.get(s);
+    if (!snap) return std::fprintf(stderr, "collviz lecture: interrupted\n"), kExitInterrupted;
+    if (!snap->error.empty()) {
+      std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), snap->error.c_str());
+      rc = kExitFailed;
+    }
+    ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view,
+                     a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light,
+                     a.width, a.height, 1.0f, 0, true, false, {}, {}};
+    v.view.lang = lang;
+    v.caption = s.item.caption;
+    v.glyphs = glyphs;
+    const fs::path base = fs::path(a.export_dir) / s.item.file;
+    for (bool as_svg : {false, true}) {
+      if ((as_svg && !svg) || (!as_svg && !png)) continue;
+      const std::string file = fs::path(base).replace_extension(as_svg ? ".svg" : ".png").string();
+      if (Status w = writeSlide(image, v, file, as_svg); !w) return usage(w.message());
+      if (!image.warning().empty()) std::fprintf(stderr, "collviz lecture: %s: %s\n", file.c_str(), image.warning().c_str());
+      std::printf("wrote %s\n", file.c_str());
+    }
+    std::fflush(stdout);
+    if (g_interrupted) return kExitInterrupted;
+  }
+  const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
+                               std::string(langName(lang)) + " (" + std::to_string(a.width) + "x" +
+                               std::to_string(a.height) + ", theme " + a.theme + ")";
+  const std::string index = (fs::path(a.export_dir) / "index.md").string();
+  if (Status s = ui::writeFileAtomic(index, lecture::deckIndex(lec, slides, lang, settings)); !s)
+    return usage(s.message());
+  std::printf("wrote %s\n", index.c_str());
+  return rc;
+}
+
+}  // namespace
+
+void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
+  auto a = std::make_shared<LectureArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "lecture", "Open a lecture script (TOML) in the window, or --export it as a slide deck");
+  cmd->add_option("file", a->file, "The lecture script (see assets/lectures/)")->required();
+  cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
+  cmd->add_option("--format", a->format, "With --export: png, svg or both")->capture_default_str();
+  cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();
+  cmd->add_option("--width", a->width, "With --export: image width in pixels")->capture_default_str();
+  cmd->add_option("--height", a->height, "With --export: image height in pixels")->capture_default_str();
+  cmd->add_flag("--presenter", a->presenter, "Open the presenter view (notes, timer, step list) too");
+  cmd->add_option("--deadline-ms", a->deadline_ms, "How long a rank may take before it counts as hung")
+      ->capture_default_str();
+  cmd->callback([&action, a, window] {
+    action = [a, window]() -> int {
+      // The whole script is checked before anything opens or runs.
+      Result<lecture::Lecture> lec = lecture::loadLecture(a->file);
+      if (!lec) return usage(lec.error().message);
+      if (!a->export_dir.empty()) return exportDeck(*a, *lec);
+      if (!window) return usage("the window is not available here; use --export DIR");
+      window->open = true;
+      window->lecture = a->file;
+      window->presenter = a->presenter;
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace collviz

@@ -1,0 +1,25 @@
+// A lecture as a slide deck: one figure per step (the window's view with the
+// step's caption under the grid) and an index page. Pure: the plan and the
+// index; export/gl/lecture_command.cpp draws it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/export/export_set.h"
+#include "app/lecture/lecture.h"
+
+namespace collviz::lecture {
+
+struct Slide {
+  ui::ExportItem item;  // file: "step03_03_gather.png"; caption: the step's, in the language
+  BackendKind backend = BackendKind::automatic;
+  std::string notes;
+};
+
+std::vector<Slide> slidesOf(const Lecture& lecture, Lang lang, const std::string& ext);
+// index.md: the title, then each step's figure, caption and notes.
+std::string deckIndex(const Lecture& lecture, const std::vector<Slide>& slides, Lang lang,
+                      const std::string& settings);
+
+}  // namespace collviz::lecture

@@ -1,0 +1,230 @@
+// Reading a lecture script with toml++ (Debian's libtomlplusplus-dev), which
+// keeps every value's line, so each message names file:line and the field.
+#include "app/lecture/lecture.h"
+
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace collviz::lecture {
+
+namespace {
+
+constexpr std::string_view kTopFields = "title, step";
+
+struct Where {
+  const std::string& path;
+  std::string at(const toml::node& n) const {
+    return path + ":" + std::to_string(n.source().begin.line);
+  }
+  Error fail(const toml::node& n, const std::string& what) const { return Error{at(n) + ": " + what}; }
+};
+
+std::string typeName(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "true/false";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    default: return "a date or time";
+  }
+}
+
+// A text field: a string, or a table of language variants.
+Result<Text> readText(const Where& w, const std::string& field, const toml::node& n) {
+  Text t;
+  if (const auto* s = n.as_string()) {
+    t.en = s->get();
+    return t;
+  }
+  const auto* tbl = n.as_table();
+  if (!tbl)
+    return w.fail(n, field + ": must be a string, or language variants (" + field + ".en, " + field +
+                         ".zh); got " + typeName(n));
+  for (auto&& [key, v] : *tbl) {
+    const auto* s = v.as_string();
+    auto lang = parseLang(key.str());
+    if (!lang)
+      return w.fail(v, field + "." + std::string(key.str()) + ": unknown language; allowed: " +
+                           std::string(kAllowedLangs));
+    if (!s) return w.fail(v, field + "." + std::string(key.str()) + ": must be a string; got " + typeName(v));
+    (*lang == Lang::zh ? t.zh : t.en) = s->get();
+  }
+  return t;
+}
+
+Result<std::string> readString(const Where& w, const std::string& field, const toml::node& n,
+                               std::string_view allowed) {
+  if (const auto* s = n.as_string()) return s->get();
+  return w.fail(n, field + ": must be a string (" + std::string(allowed) + "); got " + typeName(n));
+}
+
+Result<int64_t> readInt(const Where& w, const std::string& field, const toml::node& n, int64_t lo,
+                        int64_t hi, const std::string& allowed) {
+  const auto* i = n.as_integer();
+  if (!i) return w.fail(n, field + ": must be an integer (" + allowed + "); got " + typeName(n));
+  if (i->get() < lo || i->get() > hi)
+    return w.fail(n, field + " = " + std::to_string(i->get()) + " is out of range; allowed: " + allowed);
+  return i->get();
+}
+
+// Sets one field of `s` from `v`; a step starts as a copy of the one before.
+Status readField(const Where& w, std::string_view key, const toml::node& v, Step& s, bool& state_given) {
+  const std::string f(key);
+  auto bad = [&](const std::string& got, const std::string& allowed) {
+    return Status(w.fail(v, f + " = \"" + got + "\" is not allowed; allowed: " + allowed));
+  };
+  if (key == "op") {
+    const std::string ops = allowedOps() + ", " + std::string(name(Program::all_reduce_decomposed));
+    auto r = readString(w, f, v, ops);
+    if (!r) return r.error();
+    if (*r == name(Program::all_reduce_decomposed)) {
+      s.program = Program::all_reduce_decomposed;
+      s.spec.op = Op::all_reduce;
+    } else if (auto op = parseOp(*r)) {
+      s.program = Program::single;
+      s.spec.op = *op;
+    } else {
+      return bad(*r, ops);
+    }
+  } else if (key == "ranks") {
+    const std::string allowed = std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks);
+    auto r = readInt(w, f, v, kMinRanks, kMaxRanks, allowed);
+    if (!r) return r.error();
+    s.spec.ranks = int(*r);
+  } else if (key == "elems") {
+    auto r = readInt(w, f, v, 1, int64_t(1) << 30, "1 to 2^30 elements per block");
+    if (!r) return r.error();
+    s.spec.elems = *r;
+  } else if (key == "root") {
+    auto r = readInt(w, f, v, 0, kMaxRanks - 1, "0 to ranks - 1");
+    if (!r) return r.error();
+    s.spec.root = int(*r);
+  } else if (key == "dtype") {
+    auto r = readString(w, f, v, allowedDTypes());
+    if (!r) return r.error();
+    auto d = parseDType(*r);
+    if (!d) return bad(*r, allowedDTypes());
+    s.spec.dtype = *d;
+  } else if (key == "redop") {
+    auto r = readString(w, f, v, allowedRedOps());
+    if (!r) return r.error();
+    auto d = parseRedOp(*r);
+    if (!d) return bad(*r, allowedRedOps());
+    s.spec.redop = *d;
+  } else if (key == "backend") {
+    auto r = readString(w, f, v, "auto, gloo, nccl");
+    if (!r) return r.error();
+    auto b = parseBackend(*r);
+    if (!b) return bad(*r, "auto, gloo, nccl");
+    s.backend = *b;
+  } else if (key == "trace") {
+    if (const auto* str = v.as_string()) {
+      if (str->get() != "all") return bad(str->get(), "\"all\" or a rank number");
+      s.trace_rank = -1;
+    } else {
+      auto r = readInt(w, f, v, 0, kMaxRanks - 1, "\"all\" or a rank 0 to ranks - 1");
+      if (!r) return r.error();
+      s.trace_rank = int(*r);
+    }
+  } else if (key == "trace_by") {
+    auto r = readString(w, f, v, "destination, source");
+    if (!r) return r.error();
+    if (*r == "destination") s.trace_mode = ui::TraceMode::reaches;
+    else if (*r == "source") s.trace_mode = ui::TraceMode::goes;
+    else return bad(*r, "destination, source");
+  } else if (key == "state") {
+    auto r = readInt(w, f, v, 0, 2, "0 (input), 1 (after reduce-scatter), 2 (after all-gather)");
+    if (!r) return r.error();
+    s.state = int(*r);
+    state_given = true;
+  } else if (key == "caption" || key == "notes") {
+    auto r = readText(w, f, v);
+    if (!r) return r.error();
+    (key == "caption" ? s.caption : s.notes) = *r;
+  } else if (key == "algo" || key == "round") {
+    return w.fail(v, f + ": not yet: the algorithm view (ring and tree rounds) is not part of this "
+                         "build; remove the field");
+  } else {
+    return w.fail(v, "unknown field " + f + "; allowed: " + std::string(kStepFields));
+  }
+  return {};
+}
+
+// The step after its fields are read: what holds together (root and trace
+// within ranks, state only for the decomposition).
+Status checkStep(const Where& w, const toml::table& t, const Step& s, bool state_given, int number) {
+  const std::string step = "step " + std::to_string(number);
+  if (Status st = validate(s.spec); !st) return w.fail(t, step + ": " + st.message());
+  if (s.trace_rank >= s.spec.ranks)
+    return w.fail(t, step + ": trace = " + std::to_string(s.trace_rank) + " is beyond ranks = " +
+                         std::to_string(s.spec.ranks) + "; allowed: \"all\" or 0 to " +
+                         std::to_string(s.spec.ranks - 1));
+  if (state_given && s.program != Program::all_reduce_decomposed)
+    return w.fail(t, step + ": state applies to op = \"all_reduce_decomposed\" (its three states)");
+  return {};
+}
+
+}  // namespace
+
+const std::string& Text::in(Lang lang) const {
+  const std::string& want = lang == Lang::zh ? zh : en;
+  if (!want.empty()) return want;
+  return en.empty() ? zh : en;
+}
+
+Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    return Error{path + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
+                 std::string(e.description())};
+  }
+  const Where w{path};
+  Lecture lec;
+  lec.path = path;
+  for (auto&& [key, v] : doc) {
+    if (key.str() == "title") {
+      auto t = readText(w, "title", v);
+      if (!t) return t.error();
+      lec.title = *t;
+    } else if (key.str() != "step") {
+      return w.fail(v, "unknown field " + std::string(key.str()) + "; allowed: " + std::string(kTopFields) +
+                           " (each step is a [[step]] table)");
+    }
+  }
+  const toml::node* steps = doc.get("step");
+  const toml::array* arr = steps ? steps->as_array() : nullptr;
+  if (steps && (!arr || !arr->is_array_of_tables()))
+    return w.fail(*steps, "step: must be a list of [[step]] tables; got " + typeName(*steps));
+  if (!arr || arr->empty()) return Error{path + ":1: no steps; add at least one [[step]] table"};
+  Step s;  // the article's defaults; each step starts from the one before
+  int number = 0;
+  for (const toml::node& n : *arr) {
+    const toml::table& t = *n.as_table();
+    ++number;
+    s.line = int(t.source().begin.line);
+    s.caption = {};
+    s.notes = {};
+    bool state_given = false;
+    for (auto&& [key, v] : t)
+      if (Status st = readField(w, key.str(), v, s, state_given); !st) return st.error();
+    if (Status st = checkStep(w, t, s, state_given, number); !st) return st.error();
+    lec.steps.push_back(s);
+  }
+  return lec;
+}
+
+Result<Lecture> loadLecture(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot read the lecture script (missing or not readable)"};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Error{path + ": cannot read the lecture script"};
+  return parseLecture(ss.str(), path);
+}
+
+}  // namespace collviz::lecture

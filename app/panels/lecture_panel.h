@@ -1,0 +1,42 @@
+// Lecture mode in the main window: the bar above the diagram (title, step
+// counter, ← →, the "go to" being typed), the caption under the diagram,
+// the menu bar (File → Open lecture, Language, View) and the open dialog.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/gl/fonts.h"
+#include "app/lecture/player.h"
+#include "app/view/app_state.h"
+
+namespace collviz::ui {
+
+struct MenuActions {
+  std::string open_path;  // a lecture to open (the dialog's choice)
+  bool close_lecture = false;
+  bool toggle_presenter = false;
+};
+
+struct LecturePanel {
+  std::string error;  // the last script that did not open, and why
+  bool dialog_open = false;
+  bool presenter_shown = false;  // ticks the View menu's item
+
+  void DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out);
+  void DrawBar(lecture::Player& p, const Fonts& fonts);
+  // The caption area under the diagram: its height, then drawing it at the
+  // cursor (with the step counter at the right when panels are hidden).
+  float CaptionHeight(const std::string& caption, float width, const Fonts& fonts) const;
+  void DrawCaption(const std::string& caption, const std::string& counter, const Fonts& fonts,
+                   const Theme& theme);
+  void DrawOpenDialog(MenuActions& out);
+
+ private:
+  char path_[512] = "";
+};
+
+// The shipped scripts (assets/lectures/*.toml) and where they were found.
+std::vector<std::string> shippedLectures();
+
+}  // namespace collviz::ui

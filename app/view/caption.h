@@ -1,0 +1,32 @@
+// A lecture step's caption under the grid, large: wrapped to the width (at
+// spaces in English, between any two characters in Chinese) and laid out as
+// scene text, so the window, the PNG and the SVG draw the same lines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/view/diagram_layout.h"
+#include "app/view/palette.h"
+#include "app/view/scene.h"
+
+namespace collviz::ui {
+
+struct CaptionParams {
+  std::string text;
+  float scale = 1.0f;   // pixels per layout unit
+  float x = 0, y = 0;   // top-left
+  float width = 0;      // wrap width
+  MeasureText measure;  // null: estimate
+};
+
+// At most this many lines; a longer caption is cut with "…".
+inline constexpr int kCaptionMaxLines = 3;
+float captionTextSize(float scale);  // pixels
+// Lines `p.text` wraps to (0 for an empty caption).
+std::vector<std::string> captionLines(const CaptionParams& p);
+// Height the caption area takes (0 for an empty caption).
+float captionHeight(const CaptionParams& p);
+std::vector<TextItem> captionTexts(const CaptionParams& p, const Theme& theme);
+
+}  // namespace collviz::ui

@@ -1,0 +1,40 @@
+#!/bin/bash
+# `collviz lecture FILE --export DIR` for every shipped script in English and
+# Chinese: one PNG and one SVG per step and an index.md; the Chinese SVGs
+# hold the Chinese captions, and the Chinese PNGs differ from the English
+# ones in the caption area (CJK glyphs drawn, not boxes or blanks).
+#   usage: lecture_deck.sh path/to/collviz source-dir output-dir
+set -u
+BIN=$1
+SRC=$2
+OUT=$3
+rm -rf "$OUT" && mkdir -p "$OUT"
+for tool in compare convert; do
+  command -v $tool >/dev/null || { echo "SKIP: $tool not found (imagemagick)"; exit 77; }
+done
+fail() { echo "FAIL: $*"; exit 1; }
+for script in "$SRC"/assets/lectures/*.toml; do
+  name=$(basename "$script" .toml)
+  for lang in en zh; do
+    dir="$OUT/$name.$lang"
+    "$BIN" lecture "$script" --lang $lang --export "$dir" >"$OUT/$name.$lang.log" 2>&1 ||
+      fail "$name --lang $lang: exit $? ($(tail -3 "$OUT/$name.$lang.log"))"
+    steps=$(grep -c '^\[\[step\]\]' "$script")
+    [ "$(ls "$dir"/*.png | wc -l)" -eq "$steps" ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps"
+    [ "$(ls "$dir"/*.svg | wc -l)" -eq "$steps" ] || fail "$name $lang: SVGs missing"
+    [ -s "$dir/index.md" ] || fail "$name $lang: no index.md"
+  done
+  grep -q "Reduce-scatter" "$OUT/$name.en/index.md" || fail "$name: the English index has no captions"
+  grep -q "每处" "$OUT/$name.zh/"*.svg || fail "$name: no Chinese caption in the Chinese SVGs"
+  grep -q "每处" "$OUT/$name.en/"*.svg && fail "$name: Chinese text in the English SVGs"
+  for png in "$OUT/$name.zh/"*.png; do
+    f=$(basename "$png")
+    # The caption sits above the status lines at the bottom of the figure.
+    convert "$png" -crop 1600x110+0+820 +repage "$OUT/zh_caption.png"
+    convert "$OUT/$name.en/$f" -crop 1600x110+0+820 +repage "$OUT/en_caption.png"
+    d=$(compare -metric AE "$OUT/zh_caption.png" "$OUT/en_caption.png" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')
+    [ "$d" -gt 1000 ] || fail "$name/$f: the Chinese caption area differs by only $d pixels from the English"
+  done
+  echo "ok: $name exports in en and zh ($(ls "$OUT/$name.zh/"*.png | wc -l) steps each)"
+done
+exit 0

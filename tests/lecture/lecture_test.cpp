@@ -1,0 +1,253 @@
+// Lecture scripts, playing them, captions, and the string table, without a
+// window: every shipped script loads, bad scripts name file:line and the
+// field, and no tr("...") in app/ is missing from the table.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "app/lang/lang.h"
+#include "app/lecture/deck.h"
+#include "app/lecture/player.h"
+#include "app/view/caption.h"
+
+namespace collviz::lecture {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> shipped() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(COLLVIZ_SOURCE_DIR "/assets/lectures"))
+    if (e.path().extension() == ".toml") out.push_back(e.path().string());
+  return out;
+}
+
+TEST(Lecture, EveryShippedScriptLoadsInBothLanguages) {
+  ASSERT_GE(shipped().size(), 2u);
+  for (const std::string& f : shipped()) {
+    Result<Lecture> l = loadLecture(f);
+    ASSERT_TRUE(l) << l.error().message;
+    EXPECT_FALSE(l->title.en.empty()) << f;
+    EXPECT_FALSE(l->title.zh.empty()) << f;
+    for (const Step& s : l->steps) {
+      EXPECT_FALSE(s.caption.en.empty()) << f << ":" << s.line;
+      EXPECT_FALSE(s.caption.zh.empty()) << f << ":" << s.line;
+    }
+  }
+}
+
+TEST(Lecture, TheArticleTourFollowsTheArticle) {
+  Result<Lecture> l = loadLecture(COLLVIZ_SOURCE_DIR "/assets/lectures/article_tour.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  ASSERT_EQ(l->steps.size(), 15u);
+  for (int i = 0; i < kOpCount; ++i) EXPECT_EQ(l->steps[i].spec.op, Op(i));
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(l->steps[8 + r].spec.op, Op::all_to_all);
+    EXPECT_EQ(l->steps[8 + r].trace_rank, r);
+  }
+  for (int st = 0; st < 3; ++st) {
+    EXPECT_EQ(l->steps[12 + st].program, Program::all_reduce_decomposed);
+    EXPECT_EQ(l->steps[12 + st].state, st);
+    EXPECT_EQ(l->steps[12 + st].trace_rank, -1);
+  }
+  EXPECT_NE(l->steps[0].caption.zh.find("整份复制"), std::string::npos);
+  EXPECT_NE(l->steps[7].caption.zh.find("按列交换"), std::string::npos);
+}
+
+TEST(Lecture, FactsCarryOverCaptionsDoNot) {
+  auto l = parseLecture("[[step]]\nop = \"gather\"\nranks = 6\ncaption = \"one\"\n[[step]]\nop = \"scatter\"\n",
+                        "x.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  EXPECT_EQ(l->steps[1].spec.ranks, 6);
+  EXPECT_EQ(l->steps[1].spec.op, Op::scatter);
+  EXPECT_TRUE(l->steps[1].caption.empty());
+  EXPECT_EQ(l->steps[1].line, 5);
+}
+
+struct Bad {
+  const char* text;
+  const char* message;  // what the error must contain
+};
+
+TEST(Lecture, BadScriptsNameFileLineFieldAndWhatIsAllowed) {
+  const Bad cases[] = {
+      {"[[step]]\nop = \"broadcats\"\n", "bad.toml:2: op = \"broadcats\" is not allowed; allowed: broadcast"},
+      {"[[step]]\nop = \"gather\"\nranks = \"four\"\n", "bad.toml:3: ranks: must be an integer (1 to 16); got a string"},
+      {"[[step]]\nranks = 40\n", "bad.toml:2: ranks = 40 is out of range; allowed: 1 to 16"},
+      {"[[step]]\ntracee = 2\n", "bad.toml:2: unknown field tracee; allowed: op, ranks"},
+      {"[[step]]\ntrace = 5\n", "bad.toml:1: step 1: trace = 5 is beyond ranks = 4"},
+      {"[[step]]\nstate = 1\n", "bad.toml:1: step 1: state applies to op = \"all_reduce_decomposed\""},
+      {"[[step]]\nop = \"gather\"\nroot = 7\n", "bad.toml:1: step 1: root = 7 is out of range; allowed: 0 to 3"},
+      {"[[step]]\ndtype = \"f128\"\n", "bad.toml:2: dtype = \"f128\" is not allowed; allowed: f32"},
+      {"[[step]]\nredop = \"avg\"\ndtype = \"i32\"\n", "bad.toml:1: step 1: redop avg needs a floating dtype"},
+      {"[[step]]\nbackend = \"mpi\"\n", "bad.toml:2: backend = \"mpi\" is not allowed; allowed: auto, gloo, nccl"},
+      {"[[step]]\ntrace_by = \"up\"\n", "bad.toml:2: trace_by = \"up\" is not allowed; allowed: destination, source"},
+      {"[[step]]\ncaption.fr = \"bonjour\"\n", "bad.toml:2: caption.fr: unknown language; allowed: en, zh"},
+      {"[[step]]\ncaption = 3\n", "bad.toml:2: caption: must be a string, or language variants"},
+      {"[[step]]\nalgo = \"ring\"\n", "bad.toml:2: algo: not yet"},
+      {"[[step]]\nop = \"all_reduce\"\nround = 1\n", "bad.toml:3: round: not yet"},
+      {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, step"},
+      {"title = \"t\"\n", "bad.toml:1: no steps"},
+      {"[[step]]\nop = \"gather\n", "bad.toml:2: not valid TOML"},
+      {"step = 3\n", "bad.toml:1: step: must be a list of [[step]] tables; got an integer"},
+  };
+  for (const Bad& b : cases) {
+    Result<Lecture> l = parseLecture(b.text, "bad.toml");
+    ASSERT_FALSE(l) << b.text;
+    EXPECT_NE(l.error().message.find(b.message), std::string::npos)
+        << "script:\n" << b.text << "message: " << l.error().message << "\nwanted: " << b.message;
+  }
+  Result<Lecture> missing = loadLecture("/nonexistent/lecture.toml");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("/nonexistent/lecture.toml: cannot read"), std::string::npos);
+}
+
+TEST(Player, KeysMoveThroughTheSteps) {
+  auto l = parseLecture(
+      "[[step]]\nop = \"broadcast\"\n[[step]]\nop = \"scatter\"\n[[step]]\nop = \"all_reduce_decomposed\"\nstate = 1\n"
+      "[[step]]\nstate = 2\n[[step]]\nop = \"all_to_all\"\ntrace = 2\n"
+      "[[step]]\n[[step]]\n[[step]]\n[[step]]\n[[step]]\n[[step]]\n[[step]]\n",
+      "p.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  Player p(*l);
+  ui::AppState s;
+  using ui::LectureKey;
+  EXPECT_TRUE(p.key(LectureKey::next_op));
+  EXPECT_TRUE(p.key(LectureKey::rerun));  // Space
+  EXPECT_EQ(p.index(), 2);
+  p.apply(s);
+  EXPECT_EQ(s.entry, ui::kDecompositionEntry);
+  EXPECT_EQ(s.view.stage, 1);
+  p.key(LectureKey::step_back);
+  p.apply(s);
+  EXPECT_EQ(s.runSpec().op, Op::scatter);
+  EXPECT_EQ(s.view.stage, 2);
+  p.key(LectureKey::last);
+  EXPECT_EQ(p.index(), 11);
+  p.key(LectureKey::next_op);  // stays at the end
+  EXPECT_EQ(p.index(), 11);
+  p.key(LectureKey::first);
+  EXPECT_EQ(p.index(), 0);
+  // G 1 2 Enter: step 12; G 5: step 5 at once (no step 50 and up).
+  p.key(LectureKey::go_to);
+  EXPECT_TRUE(p.typed('1'));
+  EXPECT_EQ(p.index(), 0);
+  p.typed('2');
+  EXPECT_EQ(p.index(), 11);
+  p.key(LectureKey::go_to);
+  p.typed('5');
+  EXPECT_EQ(p.index(), 4);
+  p.apply(s);
+  EXPECT_EQ(s.view.trace_rank, 2);
+  p.key(LectureKey::go_to);
+  p.typed('1');
+  p.key(LectureKey::confirm);
+  EXPECT_EQ(p.index(), 0);
+  EXPECT_FALSE(p.key(LectureKey::theme));  // not a lecture key: the window's
+  EXPECT_FALSE(p.typed('3'));              // not jumping: a trace key
+  // The next step runs first, then the one before.
+  p.go(1);
+  std::vector<ui::RunKey> ahead = p.aheadKeys();
+  ASSERT_GE(ahead.size(), 2u);
+  EXPECT_EQ(ahead[0].program, Program::all_reduce_decomposed);
+  EXPECT_EQ(ahead[1].spec.op, Op::broadcast);
+}
+
+TEST(Deck, OneSlidePerStepWithItsCaption) {
+  auto l = loadLecture(COLLVIZ_SOURCE_DIR "/assets/lectures/article_tour.toml");
+  ASSERT_TRUE(l);
+  std::vector<Slide> zh = slidesOf(*l, Lang::zh, "png");
+  ASSERT_EQ(zh.size(), l->steps.size());
+  EXPECT_EQ(zh[0].item.file, "step01_01_broadcast.png");
+  EXPECT_EQ(zh[10].item.file, "step11_08_all_to_all_trace_r2.png");
+  EXPECT_EQ(zh[13].item.file, "step14_09_all_reduce_decomposed_step1.png");
+  EXPECT_NE(zh[0].item.caption.find("整份复制"), std::string::npos);
+  std::string md = deckIndex(*l, zh, Lang::zh, "settings");
+  EXPECT_NE(md.find("# 集合通信"), std::string::npos);
+  EXPECT_NE(md.find("(step15_09_all_reduce_decomposed_step2.png)"), std::string::npos);
+}
+
+TEST(Caption, WrapsAtSpacesInEnglishAndAnywhereInChinese) {
+  ui::CaptionParams p;
+  p.text = "one two three four five six seven eight";
+  p.width = 0.6f * 26 * 12;  // about 12 characters
+  for (const std::string& line : ui::captionLines(p)) {
+    EXPECT_NE(line.front(), ' ');
+    EXPECT_LE(line.size(), 13u) << line;
+  }
+  p.text = "每个 rank 将第 i 个分片发给 Ri。Ri 按来源 rank 顺序收到数据。";
+  std::vector<std::string> zh = ui::captionLines(p);
+  EXPECT_GE(zh.size(), 2u);
+  EXPECT_LE(int(zh.size()), ui::kCaptionMaxLines);
+  EXPECT_TRUE(ui::captionLines({}).empty());
+}
+
+// ---- the string table ----
+
+TEST(Strings, EveryEntryHasItsChineseOnce) {
+  std::set<std::string_view> seen;
+  for (const Translation& t : translations()) {
+    EXPECT_FALSE(t.zh.empty()) << t.en;
+    EXPECT_NE(t.zh, t.en) << "not translated: " << t.en;
+    EXPECT_TRUE(seen.insert(t.en).second) << "twice: " << t.en;
+    // Placeholders survive translation.
+    for (const char* ph : {"{0}", "{1}", "{2}"})
+      EXPECT_EQ(t.en.find(ph) == std::string_view::npos, t.zh.find(ph) == std::string_view::npos) << t.en;
+  }
+}
+
+TEST(Strings, EnglishIsTheSourceTextUnchanged) {
+  setLanguage(Lang::en);
+  EXPECT_STREQ(tr("Input"), "Input");
+  EXPECT_EQ(trf("what reaches {0}", {"R2"}), "what reaches R2");
+  setLanguage(Lang::zh);
+  EXPECT_STREQ(tr("Input"), "输入");
+  EXPECT_STREQ(tr("exchange by column"), "按列交换");
+  EXPECT_STREQ(tr("trace"), "追踪去向");
+  EXPECT_STREQ(tr("All"), "全部");
+  EXPECT_EQ(trf("what reaches {0}", {"R2"}), "到达 R2 的数据");
+  EXPECT_STREQ(tr("R2"), "R2");  // not in the table: unchanged
+  setLanguage(Lang::en);
+}
+
+// Every literal handed to tr()/trf() in app/ (and both arms of a ternary
+// there) is in the table, so no UI string is left untranslated.
+TEST(Strings, EveryTrLiteralInTheSourcesIsInTheTable) {
+  std::set<std::string> table;
+  for (const Translation& t : translations()) table.insert(std::string(t.en));
+  const std::regex call(R"re(\btrf?\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+))re");
+  const std::regex ternary(R"re(\btrf?\([^"();]*\?\s*"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)")re");
+  const std::regex piece(R"re("((?:[^"\\]|\\.)*)")re");
+  int found = 0;
+  for (const auto& e : fs::recursive_directory_iterator(COLLVIZ_SOURCE_DIR "/app")) {
+    if (e.path().extension() != ".cpp" || e.path().filename() == "translations.cpp") continue;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string src = ss.str();
+    auto check = [&](const std::string& s) {
+      ++found;
+      std::string unescaped = std::regex_replace(s, std::regex(R"(\\")"), "\"");
+      unescaped = std::regex_replace(unescaped, std::regex(R"(\\n)"), "\n");
+      EXPECT_TRUE(table.count(unescaped)) << e.path().filename() << ": not in the table: \"" << unescaped << "\"";
+    };
+    for (std::sregex_iterator m(src.begin(), src.end(), call), end; m != end; ++m) {
+      std::string joined;
+      const std::string lits = (*m)[1];
+      for (std::sregex_iterator p(lits.begin(), lits.end(), piece); p != end; ++p) joined += (*p)[1];
+      check(joined);
+    }
+    for (std::sregex_iterator m(src.begin(), src.end(), ternary), end; m != end; ++m) {
+      check((*m)[1]);
+      check((*m)[2]);
+    }
+  }
+  EXPECT_GT(found, 80);
+}
+
+}  // namespace
+}  // namespace collviz::lecture
