@@ -35,7 +35,7 @@ StepResult freshStep(const OpSpec& s) {
 
 }  // namespace
 
-Engine::Engine(EngineOptions opts) : opts_(std::move(opts)) {
+Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement) {
   if (opts_.worker_path.empty()) opts_.worker_path = defaultWorkerPath();
   thread_ = std::thread([this] { loop(); });
 }
@@ -158,8 +158,21 @@ StepResult Engine::patternInputs(const OpSpec& s, const Pattern& p) {
   return *input_cache_;
 }
 
+void Engine::setPlacement(const PlacementOptions& p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  placement_ = p;
+}
+
 Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
-  if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend)
+  PlacementOptions placement;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    placement = placement_;
+  }
+  // The route only matters to NCCL; a Gloo group is kept whatever it is.
+  const bool same_route = backend != BackendKind::nccl || group_sharing_ == placement.sharing;
+  if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend &&
+      same_route)
     return {};
   group_.reset();
   GroupConfig cfg;
@@ -170,10 +183,10 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
   cfg.cancel = &cancel_;
   const BackendStatus* st = devices().find(backend);
   const int gpus = st ? st->gpus : 0, version = st ? st->version_code : 0;
-  cfg.placement = placeRanks(ranks, backend, gpus, version, opts_.placement);
+  cfg.placement = placeRanks(ranks, backend, gpus, version, placement);
   if (notice && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
-      opts_.placement.sharing == GpuSharing::multi_rank_gpu &&
-      effectiveSharing(version, opts_.placement) != GpuSharing::multi_rank_gpu)
+      placement.sharing == GpuSharing::multi_rank_gpu &&
+      effectiveSharing(version, placement) != GpuSharing::multi_rank_gpu)
     *notice += std::string(notice->empty() ? "" : "; ") +
                "the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL " +
                ncclVersionString(kNcclMultiRankGpuVersion) + " or newer and the runtime is " +
@@ -181,6 +194,7 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
   auto g = RankGroup::start(cfg);
   if (!g) return g.error();
   group_ = std::move(*g);
+  group_sharing_ = placement.sharing;
   return {};
 }
 

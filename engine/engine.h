@@ -71,6 +71,9 @@ class Engine {
   uint64_t submit(Request r);
   // Start (or restart) the workers for `ranks` on `backend` ahead of a run.
   uint64_t reconfigure(int ranks, BackendKind backend);
+  // How NCCL ranks share a GPU from the next run on (a group started with
+  // another route is replaced then).
+  void setPlacement(const PlacementOptions& p);
 
   // The newest snapshot (nullptr before the first). Never waits on an op.
   std::shared_ptr<const Snapshot> latest() const;
@@ -111,7 +114,9 @@ class Engine {
   std::mutex devices_mu_;
   std::unique_ptr<DeviceReport> devices_;
 
+  PlacementOptions placement_;  // under mu_: setPlacement's newest choice
   std::unique_ptr<RankGroup> group_;  // engine thread only
+  GpuSharing group_sharing_ = GpuSharing::host_id;  // engine thread only: group_'s route
   bool verify_ = true;                // engine thread only: current request's
   std::unique_ptr<StepResult> input_cache_;  // engine thread only: last inputs
   std::thread thread_;

@@ -38,7 +38,7 @@ void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program = true);
 // Names the bad field and the allowed values.
 Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program = true);
 
-// --gpu-sharing (run, bench): how NCCL ranks share a GPU when there are more
+// --gpu-sharing (run, bench, export): how NCCL ranks share a GPU when there are more
 // ranks than GPUs. Values: host-id (default), multi-rank.
 void addGpuSharingOption(CLI::App* cmd, std::string& value);
 // Names the bad value and the allowed ones.

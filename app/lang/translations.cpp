@@ -1,5 +1,5 @@
 // The string table: every English text a person reads, with its Chinese.
-// The article's own words where it has them (../shared/seed/): the op names
+// The article's own words where it has them (its Chinese original): the op names
 // stay in English, each with its phrase (整份复制 … 按列交换); 输入, 输出,
 // 追踪去向, 全部, 每行一张 GPU, 颜色跟随数据块，下标表示分片, 每处一片, 每处一整份.
 // A test walks this table and every tr("...") in app/: none may be missing.
@@ -73,6 +73,8 @@ constexpr Translation kTable[] = {
     {"root", "根 rank"},
     {"backend", "后端"},
     {"(unavailable)", "（不可用）"},
+    {"GPU sharing", "GPU 共享"},
+    {"NCCL ranks sharing one GPU: host-id or multi-rank (NCCL 2.30+)", "多个 NCCL rank 共用一张 GPU：host-id 或 multi-rank（需 NCCL 2.30+）"},
     {"VIEW", "视图"},
     {"UI scale", "界面缩放"},
     {"lecture hall 2x", "大教室 2x"},

@@ -146,6 +146,14 @@ void AppUi::Draw() {
 
   // Any change of what to run runs it again (the engine never blocks us).
   RunKey key = currentKey();
+  if (state_.gpu_sharing != applied_sharing_) {
+    // A new route for NCCL ranks sharing a GPU: the engine replaces its group
+    // at the next run, and results of the old route are not shown as current.
+    engine_.setPlacement(PlacementOptions{state_.gpu_sharing});
+    applied_sharing_ = state_.gpu_sharing;
+    runs_.clear();
+    rerun_ = true;
+  }
   if (!requested_any_ || !(key == requested_) || rerun_) {
     if (!(key.backend == requested_.backend)) runs_.clear();
     runs_.request(key);

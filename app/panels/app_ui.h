@@ -78,6 +78,7 @@ class AppUi {
   const DiagramView& diagram() const { return diagram_; }
 
  private:
+  GpuSharing applied_sharing_ = GpuSharing::host_id;  // what the engine was told
   RunKey currentKey() const;
   std::vector<RunKey> prefetchKeys() const;
   void handleKeys();

@@ -44,6 +44,20 @@ void backendCombo(AppState& s, const DeviceReport* devices) {
   }
 }
 
+// NCCL with more ranks than GPUs: the host-id route or NCCL's own
+// multi-rank route (2.30 and newer; older runtimes fall back, with a notice).
+void gpuSharingCombo(AppState& s, const DeviceReport* devices) {
+  const BackendStatus* nccl = devices ? devices->find(BackendKind::nccl) : nullptr;
+  ImGui::BeginDisabled(s.backend == BackendKind::gloo || !nccl || !nccl->available);
+  const char* names[] = {"host-id", "multi-rank"};
+  int current = static_cast<int>(s.gpu_sharing);
+  if (ImGui::Combo(tr("GPU sharing"), &current, names, 2))
+    s.gpu_sharing = static_cast<GpuSharing>(current);
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", tr("NCCL ranks sharing one GPU: host-id or multi-rank (NCCL 2.30+)"));
+  ImGui::EndDisabled();
+}
+
 }  // namespace
 
 void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
@@ -65,6 +79,7 @@ void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::SliderInt(tr("root"), &s.spec.root, 0, s.spec.ranks - 1, "R%d", ImGuiSliderFlags_AlwaysClamp);
   ImGui::EndDisabled();
   backendCombo(s, devices);
+  gpuSharingCombo(s, devices);
 
   ImGui::Spacing();
   ImGui::Separator();

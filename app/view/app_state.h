@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/view/diagram_layout.h"
+#include "engine/placement.h"
 #include "engine/spec.h"
 
 namespace collviz::ui {
@@ -16,6 +17,7 @@ struct AppState {
   int entry = 0;  // 01 Broadcast: a lecture starts at the top
   OpSpec spec;    // ranks, elems, dtype, redop, root (op follows `entry`)
   BackendKind backend = BackendKind::automatic;
+  GpuSharing gpu_sharing = GpuSharing::host_id;  // NCCL ranks sharing a GPU
   ViewSettings view;
   float ui_scale = 1.0f;  // fonts and widgets; 2.0 reads from the back of a hall
   bool fullscreen = false;

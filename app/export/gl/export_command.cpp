@@ -27,6 +27,7 @@ constexpr double kMaxPixels = 256.0 * 1024 * 1024;
 
 struct ExportArgs {
   SpecArgs spec;
+  std::string gpu_sharing = "host-id";
   int step = -1;  // -1: not given
   std::string trace = "all";
   std::string trace_by = "destination";
@@ -139,6 +140,8 @@ std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
 int runExport(const ExportArgs& a) {
   auto parsed = parseSpec(a.spec);
   if (!parsed) return usage(parsed.error().message);
+  auto placement = parseGpuSharing(a.gpu_sharing);
+  if (!placement) return usage(placement.error().message);
   auto plan_r = makePlan(a, *parsed);
   if (!plan_r) return usage(plan_r.error().message);
   Plan& plan = *plan_r;
@@ -180,6 +183,7 @@ int runExport(const ExportArgs& a) {
   installInterruptHandler();
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(a.spec.deadline_ms);
+  eo.placement = *placement;
   Engine engine(eo);
   struct Ran {
     Program program;
@@ -254,6 +258,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   CLI::App* cmd = app.add_subcommand(
       "export", "Run an op and write the window's view of it as PNG or SVG, without a window");
   addSpecOptions(cmd, a->spec);
+  addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_option("--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
                                      "1 after reduce-scatter, 2 after all-gather (default 2)");
   cmd->add_option("--trace", a->trace, "Highlight: all, or a rank K")->capture_default_str();
