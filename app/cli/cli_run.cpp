@@ -1,4 +1,5 @@
 // `collviz run`: run one op (or the decomposition) and print what came back.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -26,7 +27,7 @@ std::string labelRow(const BufferView& b, RedOp r) {
   std::string out;
   for (const auto& l : b.labels) {
     if (!out.empty()) out += ' ';
-    out += l.text(r) + (l.bad ? "!" : "");
+    out += l.text(r) + (l.decoded ? "" : "*") + (l.bad ? "!" : "");
   }
   return out;
 }
@@ -40,6 +41,14 @@ std::string valueRow(const BufferView& b, DType t, int64_t elems) {
     os << ' ' << b.value(i, t);
   }
   return os.str();
+}
+
+bool anyFromOracle(const StepResult& st) {
+  for (const auto& r : st.ranks)
+    for (const BufferView* b : {&r.input, &r.output})
+      for (const auto& l : b->labels)
+        if (!l.decoded) return true;
+  return false;
 }
 
 void printTable(const Snapshot& s) {
@@ -67,10 +76,21 @@ void printTable(const Snapshot& s) {
       std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
                   valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
                   valueRow(r.output, st.spec.dtype, sp.elems).c_str());
-    std::printf("  %s: %lld mismatches, %lld undecodable · op %.1f us (slowest rank)\n",
+    if (anyFromOracle(st))
+      std::printf("  * label from the oracle, not from the bytes: the pattern does not carry "
+                  "it here (%s)\n", st.verify.mode.c_str());
+    std::printf("  %s: %lld wrong elements (%lld differ from the oracle, %lld undecodable, "
+                "%lld not written) · op %.1f us (slowest rank)\n",
                 st.verify.verified ? "verified" : "NOT VERIFIED",
+                static_cast<long long>(st.verify.wrong),
                 static_cast<long long>(st.verify.mismatches),
-                static_cast<long long>(st.verify.undecodable), st.time_us);
+                static_cast<long long>(st.verify.undecodable),
+                static_cast<long long>(st.verify.unwritten), st.time_us);
+    const std::size_t shown = std::min<std::size_t>(st.verify.bad_blocks.size(), 16);
+    for (std::size_t i = 0; i < shown; ++i)
+      std::printf("  bad block: %s\n", st.verify.bad_blocks[i].c_str());
+    if (st.verify.bad_blocks.size() > shown)
+      std::printf("  … and %zu more bad blocks\n", st.verify.bad_blocks.size() - shown);
     if (!st.verify.first_problem.empty())
       std::printf("  first problem: %s\n", st.verify.first_problem.c_str());
   }
@@ -116,6 +136,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       }
       if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
       else printTable(*snap);
+      if (!snap->verified)
+        std::fprintf(stderr, "collviz run: the result failed verification (%lld wrong elements)\n",
+                     static_cast<long long>(snap->mismatches));
       return snap->verified ? kExitOk : kExitFailed;
     };
   });

@@ -57,7 +57,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
       ImGui::TextColored(ok, "%s", fonts.display("✓ verified against the oracle").c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
     } else if (s->error.empty()) {
-      ImGui::TextColored(bad, "%s", fonts.display("✗ " + std::to_string(s->mismatches) + " mismatches").c_str());
+      ImGui::TextColored(bad, "%s", fonts.display("✗ " + std::to_string(s->mismatches) + " wrong elements").c_str());
       for (const StepResult& st : s->steps) {
         if (!st.verify.first_problem.empty()) {
           sep();

@@ -19,8 +19,12 @@ void decompositionCheck(Builder& b, float x, float y) {
     msg = "✓ after all-gather = All-reduce's output (checked by the engine, element by element)";
     colour = letterColor(1);
   } else {
-    msg = "✗ differs from All-reduce's output: " + std::to_string(b.m.snapshot->mismatches) +
-          " mismatched elements";
+    const Snapshot& s = *b.m.snapshot;
+    msg = s.all_reduce_compared && s.all_reduce_diffs != 0
+              ? "✗ differs from All-reduce's output (" + std::to_string(s.all_reduce_diffs) +
+                    " elements)"
+              : "✗ the steps failed verification (" + std::to_string(s.mismatches) +
+                    " wrong elements)";
     colour = th.bad;
   }
   b.text({x, y}, msg, colour, 15 * b.u, TextStyle::bold);

@@ -64,7 +64,7 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
     if (p.with_time) rest += " · op " + formatMicros(s->time_us);
     put(rest + " · ", th.muted_text);
     if (s->verified) put("✓ verified against the oracle", ok);
-    else if (s->error.empty()) put("✗ " + std::to_string(s->mismatches) + " mismatches", th.bad);
+    else if (s->error.empty()) put("✗ " + std::to_string(s->mismatches) + " wrong elements", th.bad);
     if (p.bad_blocks > 0) put(" · " + std::to_string(p.bad_blocks) + " block(s) marked !", th.bad);
   }
   if (s && !s->error.empty()) newline(), put("engine error: " + s->error, th.bad);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/placement.h"
+#include "engine/poison.h"
 #include "engine/worker/nccl_common.h"
 
 namespace collviz {
@@ -85,12 +86,16 @@ class NcclCommunicator final : public Communicator {
   BackendCaps caps() const override;
 
  private:
-  enum Ev { copy_in_begin, copy_in_end, op_begin, op_end, copy_out_begin, copy_out_end, kEvents };
+  enum Ev {
+    copy_in_begin, copy_in_end, op_begin, op_end, copy_out_begin, copy_out_end,
+    poison_begin, poison_end, kEvents
+  };
   Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
                            HostPin& pin);
   Status reserve(DeviceBuffer& b, std::size_t bytes, const char* what);
   void freeBuffers();
   Status launch(const OpSpec& s, Clock::time_point deadline);
+  Status poison(const OpSpec& s, std::size_t out_bytes);
   ncclResult_t sendRecv(Op op, const void* send, void* recv, std::size_t count,
                         ncclDataType_t t, std::size_t esize, int root);
   Status settle(ncclResult_t r, Clock::time_point deadline);
@@ -311,6 +316,15 @@ Status NcclCommunicator::launch(const OpSpec& s, Clock::time_point deadline) {
   return settle(r, deadline);
 }
 
+// The device output is reused from run to run: poison it on the op stream
+// before the call whose result is copied out, so a call that does not write
+// shows the poison, never an earlier run's result (engine/poison.h).
+Status NcclCommunicator::poison(const OpSpec& s, std::size_t out_bytes) {
+  if (out_bytes == 0) return {};
+  CUDA_TRY(cudaMemsetAsync(out_.ptr, poisonByte(s.dtype), out_bytes, op_stream_));
+  return {};
+}
+
 Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* out,
                                        const RunOptions& opts) {
   HostPin pin;
@@ -357,8 +371,17 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
 
   Status st;
   for (int i = 0; st && i < warmup; ++i) st = launch(s, deadline);
+  if (st && iters == 1) st = poison(s, out_bytes);  // outside the timed region
   if (st) CUDA_TRY(cudaEventRecord(ev_[op_begin], op_stream_));
-  for (int i = 0; st && i < iters; ++i) st = launch(s, deadline);
+  for (int i = 0; st && i < iters; ++i) {
+    if (i == iters - 1 && iters > 1) {
+      // Inside the timed region: timed on its own and taken out of the op time.
+      CUDA_TRY(cudaEventRecord(ev_[poison_begin], op_stream_));
+      st = poison(s, out_bytes);
+      if (st) CUDA_TRY(cudaEventRecord(ev_[poison_end], op_stream_));
+    }
+    if (st) st = launch(s, deadline);
+  }
   if (st) {
     CUDA_TRY(cudaEventRecord(ev_[op_end], op_stream_));
     // Copy out on the copy stream once the last iteration is done.
@@ -379,6 +402,11 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
   CUDA_TRY(cudaEventElapsedTime(&op_ms, ev_[op_begin], ev_[op_end]));
   CUDA_TRY(cudaEventElapsedTime(&in_ms, ev_[copy_in_begin], ev_[copy_in_end]));
   CUDA_TRY(cudaEventElapsedTime(&out_ms, ev_[copy_out_begin], ev_[copy_out_end]));
+  if (iters > 1) {
+    float poison_ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&poison_ms, ev_[poison_begin], ev_[poison_end]));
+    op_ms = std::max(0.0f, op_ms - poison_ms);
+  }
   return OpTiming{1000.0 * op_ms / iters, 1000.0 * (in_ms + out_ms)};
 }
 
