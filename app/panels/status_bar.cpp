@@ -72,6 +72,8 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     }
   }
   // Errors and notices get their own lines: they are the things to read.
+  if (const std::string note = oracleLabelNote(s); !note.empty())
+    noteLine(fonts.display(note), ImGui::GetStyleColorVec4(ImGuiCol_Text));
   const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
   if (e && !e->error.empty()) noteLine(fonts.display("engine error: " + e->error), bad);
   if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));

@@ -19,10 +19,22 @@ std::string formatMicros(double us) {
   return buf;
 }
 
+std::string oracleLabelNote(const Snapshot* s) {
+  if (!s) return "";
+  for (const StepResult& st : s->steps)
+    for (const RankResult& r : st.ranks)
+      for (const BufferView* b : {&r.input, &r.output})
+        for (const BlockLabel& l : b->labels)
+          if (!l.decoded)
+            return "* label partly from the oracle, not read from the bytes: " + st.verify.mode;
+  return "";
+}
+
 int statusLineCount(const StatusLineParams& p) {
   const Snapshot* s = p.shown;
   return 1 + (s && !s->error.empty()) + (s && !s->notice.empty()) +
-         (s && !s->backend.notes.empty()) + !p.font_notice.empty();
+         (s && !s->backend.notes.empty()) + !p.font_notice.empty() +
+         !oracleLabelNote(s).empty();
 }
 
 float statusLineHeight(float scale) { return kLine * scale; }
@@ -67,6 +79,7 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
     else if (s->error.empty()) put("✗ " + std::to_string(s->mismatches) + " wrong elements", th.bad);
     if (p.bad_blocks > 0) put(" · " + std::to_string(p.bad_blocks) + " block(s) marked !", th.bad);
   }
+  if (const std::string note = oracleLabelNote(s); !note.empty()) newline(), put(note, th.text);
   if (s && !s->error.empty()) newline(), put("engine error: " + s->error, th.bad);
   if (s && !s->notice.empty()) newline(), put(s->notice, th.muted_text);
   if (s && !s->backend.notes.empty()) newline(), put(s->backend.notes, th.muted_text);
