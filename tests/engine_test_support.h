@@ -285,6 +285,42 @@ inline void checkStep(const StepResult& st, bool single = true) {
   EXPECT_EQ(st.verify.undecodable, 0);
 }
 
+// The first output element of a single-op step that the article's table
+// does not give ("" when none): copies byte for byte, reductions against an
+// own reduction in double (exact for the pattern's sums, min and max).
+// Thread-safe, for checks off the test's thread.
+inline std::string firstTableMismatch(const StepResult& st) {
+  const OpSpec& s = st.spec;
+  const std::size_t e = std::size_t(s.elems), sz = dtypeSize(s.dtype);
+  for (int r = 0; r < s.ranks; ++r) {
+    const RankResult& rr = st.ranks[r];
+    for (int j = 0; j < tableOutBlocks(s.op, s.ranks, r, s.root); ++j) {
+      const Source src = tableSource(s.op, s.root, r, j);
+      const std::string at = "rank " + std::to_string(r) + " output block " + std::to_string(j);
+      if (!src.reduced) {
+        if (std::memcmp(rr.output.bytes.data() + j * e * sz,
+                        st.ranks[src.rank].input.bytes.data() + src.block * e * sz, e * sz) != 0)
+          return at + " is not input block " + std::to_string(src.block) + " of rank " +
+                 std::to_string(src.rank);
+        continue;
+      }
+      for (std::size_t i = 0; i < e; ++i) {
+        double acc = 0;
+        for (int k = 0; k < s.ranks; ++k) {
+          const double x = st.ranks[k].input.value(src.block * e + i, s.dtype);
+          acc = k == 0 ? x : s.redop == RedOp::max ? std::max(acc, x)
+                         : s.redop == RedOp::min   ? std::min(acc, x)
+                                                   : acc + x;
+        }
+        if (s.redop == RedOp::prod || s.redop == RedOp::avg) return "";  // not restated here
+        if (rr.output.value(j * e + i, s.dtype) != roundToDType(s.dtype, acc))
+          return at + " element " + std::to_string(i) + " is not the reduction of its inputs";
+      }
+    }
+  }
+  return "";
+}
+
 inline void checkSingle(const Snapshot& snap, const OpSpec& s) {
   SCOPED_TRACE(describe(s));
   ASSERT_TRUE(snap.error.empty()) << snap.error;
