@@ -7,8 +7,8 @@
 // consecutive requests (as equal as possible; the warm-up runs in the first),
 // and the engine verifies the final iteration of each against the oracle:
 // every element of every rank's output, value and provenance. So K of the n
-// timed iterations are checked; #wrong is the number of wrong or undecodable
-// elements summed over those K checks. K = 0: one request, nothing checked
+// timed iterations are checked; #wrong is the number of wrong elements
+// (each counted once, whatever checks it fails) summed over those K checks. K = 0: one request, nothing checked
 // (Request::verify = false), #wrong is "N/A" (null in JSON). Verification runs
 // after the timed loop, so it never enters the op time, only the overhead.
 #pragma once
@@ -45,10 +45,9 @@ struct BenchRow {
   int64_t wrong = -1;   // wrong elements over the checks; -1: not checked
   std::vector<double> rank_us;  // each rank's average op time
   double engine_us = 0;    // the size's requests, wall time inside the engine
-  double overhead_us = 0;  // engine_us - (warmup + iters) * time_us: fill, copies,
-                           // control messages, verification. An estimate: warm-up
-                           // ops count at the timed average, so noise can take it
-                           // slightly below zero for tiny sizes
+  double overhead_us = 0;  // engine_us minus the time the engine waited for the ranks
+                           // (measured from sending the op to the last reply): inputs,
+                           // poison, copies, verification, the snapshot. Never < 0
   int requests = 0;
 };
 

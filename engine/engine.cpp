@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -260,6 +262,12 @@ void Engine::handle(const Request& r) {
     return finish();
   }
   snap->backend = group_->info();
+  group_->setFault(r.fault);
+  const char* env_fault = std::getenv("COLLVIZ_FAULT");
+  const std::string fault = r.fault ? *r.fault : env_fault ? env_fault : "";
+  if (!fault.empty())
+    snap->notice += std::string(snap->notice.empty() ? "" : "; ") + "COLLVIZ_FAULT=" + fault +
+                    ": a fault injected on purpose, the result is wrong by design";
   const Pattern pattern = choosePattern(first);
   StepResult step = patternInputs(first, pattern);
   verify_ = r.verify;
@@ -288,7 +296,7 @@ void Engine::handle(const Request& r) {
   snap->verified = !snap->steps.empty();
   for (const auto& s : snap->steps) {
     snap->verified = snap->verified && s.verify.verified;
-    snap->mismatches += s.verify.mismatches + s.verify.undecodable;
+    snap->mismatches += s.verify.wrong;
     snap->time_us += s.time_us;
   }
   if (snap->all_reduce_compared && snap->all_reduce_diffs != 0) snap->verified = false;
@@ -296,12 +304,15 @@ void Engine::handle(const Request& r) {
 }
 
 // The decomposition's claim, checked for real: run all_reduce on the same
-// inputs and compare its bytes with the all-gather step's output.
+// inputs and compare its bytes with the all-gather step's output. Its output
+// is poisoned like every run's (rank_group.cpp), so it cannot pass by leaving
+// an earlier run's bytes, and it must verify on its own as well.
 void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p) {
   OpSpec ar = snap.steps[0].spec;
   ar.op = Op::all_reduce;
-  StepResult step = patternInputs(ar, p);
-  auto done = runStep(std::move(step), p, opProvenance(ar), RunOptions{});
+  StepResult step = freshStep(ar);
+  fillInputs(step, p);
+  auto done = runStep(std::move(step), p, opProvenance(ar), RunOptions{1, 1});
   if (!done) {
     snap.error = "comparing with all_reduce: " + done.error().message;
     return;
@@ -316,6 +327,8 @@ void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p) {
       if (std::memcmp(a.data() + i, b.data() + i, sz) != 0) ++snap.all_reduce_diffs;
     if (a.size() != b.size()) ++snap.all_reduce_diffs;
   }
+  // An all_reduce that fails its own check proves nothing either way.
+  if (!done->verify.verified) snap.all_reduce_diffs = std::max(snap.all_reduce_diffs, int64_t(1));
 }
 
 }  // namespace collviz

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,7 +44,10 @@ struct Request {
   Program program = Program::single;
   OpSpec spec;
   BackendKind backend = BackendKind::automatic;
-  int warmup = 0;      // untimed repetitions first (benchmarks)
+  // Untimed calls first. One by default: the op time is not the first
+  // call's (Gloo connects its pairs then), and a backend that writes only
+  // on the first call is caught (the output is poisoned before the last).
+  int warmup = 1;
   int iters = 1;       // timed repetitions; op times are their average
   bool verify = true;  // decode and check the outputs (of the last repetition)
   // The algorithm (engine/algo/algorithms.h): "native" is the backend's own
@@ -53,6 +57,9 @@ struct Request {
   // the reference, and the final state compared with the native op. False
   // (benchmarks): the rounds back to back, the output checked once.
   bool every_round = true;
+  // COLLVIZ_FAULT for the workers (engine/worker/fault.h), sent with the
+  // run: unset keeps the workers' environment's, "" means none.
+  std::optional<std::string> fault;
   uint64_t id = 0;     // filled by the engine
 };
 

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "engine/poison.h"
+
 extern char** environ;
 
 namespace collviz {
@@ -196,11 +198,15 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
     if (Status st = ensureMemory(r, out_off[r] + alignUp(out)); !st)
       return Error{std::string(name(s.op)) + ": " + st.message()};
     if (in) std::memcpy(workers_[r].shm.data(), step.ranks[r].input.bytes.data(), in);
+    // Bytes left from an earlier run must never pass as this run's result.
+    poisonBytes(workers_[r].shm.data() + out_off[r], out, s.dtype);
   }
-  const json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
+  json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
                      {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
                      {"root", s.root},    {"in_offset", 0},         {"warmup", opts.warmup},
                      {"iters", opts.iters}};
+  if (fault_) base["fault"] = *fault_;
+  const auto sent = Clock::now();
   for (int r = 0; r < n; ++r) {
     json m = base;
     m["out_offset"] = out_off[r];
@@ -257,6 +263,7 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
       }
     }
   }
+  step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
   std::string hung, failed;
   for (int r = 0; r < n; ++r) {
     if (state[r] == 0) hung += (hung.empty() ? "" : ", ") + std::to_string(r);

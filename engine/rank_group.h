@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ class RankGroup {
 
   int ranks() const { return cfg_.ranks; }
   BackendKind backend() const { return cfg_.backend; }
+  // COLLVIZ_FAULT for the next runs (engine/worker/fault.h), sent with each
+  // run: unset leaves the workers with their environment's, "" means none.
+  void setFault(std::optional<std::string> f) { fault_ = std::move(f); }
   const BackendInfo& info() const { return info_; }
   std::vector<pid_t> pids() const;
   // False after a crash or a missed deadline: the group must be replaced.
@@ -83,6 +87,7 @@ class RankGroup {
   std::map<std::string, std::string> store_;  // rendezvous keys (hex values)
   BackendInfo info_;
   bool healthy_ = true;
+  std::optional<std::string> fault_;
 };
 
 }  // namespace collviz

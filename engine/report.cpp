@@ -25,6 +25,14 @@ json labels(const BufferView& b, RedOp r) {
   return out;
 }
 
+// Per block: is every part of the label read from the bytes (false: from the oracle)?
+json decoded(const BufferView& b) {
+  if (!b.present) return nullptr;
+  json out = json::array();
+  for (const auto& l : b.labels) out.push_back(l.decoded);
+  return out;
+}
+
 json contributors(const BufferView& b) {
   if (!b.present) return nullptr;
   json out = json::array();
@@ -87,8 +95,11 @@ json toJson(const Snapshot& s) {
     json step = {{"name", st.name.empty() ? std::string(name(st.spec.op)) : st.name},
                  {"time_us", st.time_us},
                  {"verified", st.verify.verified},
+                 {"wrong", st.verify.wrong},
                  {"mismatches", st.verify.mismatches},
                  {"undecodable", st.verify.undecodable},
+                 {"unwritten", st.verify.unwritten},
+                 {"bad_blocks", st.verify.bad_blocks},
                  {"pattern", st.verify.mode}};
     if (!st.verify.first_problem.empty()) step["first_problem"] = st.verify.first_problem;
     if (!st.name.empty()) {
@@ -103,6 +114,7 @@ json toJson(const Snapshot& s) {
                                {"input_labels", labels(r.input, st.spec.redop)},
                                {"output_labels", labels(r.output, st.spec.redop)},
                                {"output_contributors", contributors(r.output)},
+                               {"output_labels_decoded", decoded(r.output)},
                                {"op_us", r.op_us},
                                {"copy_us", r.copy_us}});
       if (!r.copies.empty()) step["ranks"].back()["copies"] = r.copies;

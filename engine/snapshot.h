@@ -25,7 +25,10 @@ struct BlockLabel {
   int shard = -1;             // subscript, -1 when none
   uint32_t contributors = 0;  // ranks whose data the bytes name (bitmask)
   int bad = 0;                // elements that fail decoding or verification
-  bool decoded = false;       // false: pattern beyond its limits, label from the oracle
+  // true: letter, shard and contributors all read from the bytes; false:
+  // part of the label comes from the oracle (the pattern does not carry it
+  // for this dtype/N/E/redop; see provenance.h) and the picture marks it.
+  bool decoded = false;
   bool partial = false;       // reduced over some ranks only (an algorithm's round)
   bool empty = false;         // an algorithm's slot nothing has reached yet
   // "A₂", "Σ₁", "max₀", "?", a partial "A₁+B₁", an empty slot "—"; UTF-8.
@@ -51,10 +54,15 @@ struct RankResult {
 
 struct Verification {
   bool verified = false;
+  int64_t wrong = 0;          // elements that fail any check, each counted once
   int64_t mismatches = 0;     // elements that differ from the oracle
   int64_t undecodable = 0;    // elements whose provenance is not allowed
+  int64_t unwritten = 0;      // elements that still hold the poison (engine/poison.h)
   std::string mode;           // "provenance" or "values" (pattern beyond limits)
   std::string first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
+  // One line per wrong output block, what it holds and what belongs there:
+  // "rank 0 output block 0: Σ₃ where Σ₀ belongs (4 of 4 elements wrong)".
+  std::vector<std::string> bad_blocks;
 };
 
 // One message of an algorithm's round, as counted by the engine.
@@ -71,6 +79,7 @@ struct StepResult {
   std::vector<RankResult> ranks;
   Verification verify;
   double time_us = 0;  // slowest rank's op time
+  double wait_us = 0;  // engine: from sending the op to the last rank's reply (measured)
   // An algorithm's round: ranks[r].output is rank r's working buffer after it.
   std::string name;   // "reduce-scatter 2/3"; empty for a whole op
   std::string phase;  // "reduce-scatter"
@@ -101,7 +110,7 @@ struct Snapshot {
   BackendInfo backend;
   std::vector<StepResult> steps;  // 1, or 2 for all_reduce_decomposed
   bool verified = false;          // every step verified (and, decomposed, equals all_reduce)
-  int64_t mismatches = 0;
+  int64_t mismatches = 0;         // wrong elements over the steps, each counted once
   double time_us = 0;    // sum of the steps' op times
   double engine_us = 0;  // wall time of the whole request in the engine
   // all_reduce_decomposed: a real all_reduce on the same inputs, compared

@@ -2,11 +2,13 @@
 
 #include <bit>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <sstream>
 
 #include "engine/collectives.h"
 #include "engine/dtype.h"
+#include "engine/poison.h"
 
 namespace collviz {
 namespace {
@@ -31,12 +33,12 @@ BlockLabel labelFrom(const OpSpec& s, const BlockRef& ref, bool decoded) {
   return l;
 }
 
-// Label one buffer's blocks against the refs it should hold; count elements
-// whose decoded provenance or value disagrees. Returns mismatching values.
+// Label one buffer's blocks from what its bytes hold; count the elements
+// that fail any check (each once).
 struct BufferCheck {
-  int64_t mismatches = 0;
-  int64_t undecodable = 0;
+  int64_t wrong = 0, mismatches = 0, undecodable = 0, unwritten = 0;
   std::string first;
+  std::vector<std::string> bad_blocks;
 };
 
 // Expected blocks, computed once per distinct BlockRef (all_reduce's N ranks
@@ -58,10 +60,61 @@ class ExpectedCache {
   std::map<std::pair<uint32_t, int>, std::vector<double>> cache_;
 };
 
+// What one block's elements decode to, whatever the oracle expects there.
+struct BlockRead {
+  uint32_t seen = 0;   // contributors named by the decodable elements
+  int block = -1;      // input block of the first decodable element (full pattern)
+  int64_t decodable = 0, poison = 0, out_of_place = 0;
+};
+
+bool isMinMax(const OpSpec& s) { return s.redop == RedOp::min || s.redop == RedOp::max; }
+
+// The label the bytes earn. Where the pattern does not carry a part of it
+// (the block index when not full, everything when plain), that part is the
+// oracle's and the label says so (decoded = false).
+BlockLabel labelFromBytes(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                          const BlockRead& read, int64_t elems) {
+  BlockLabel l = labelFrom(s, ref, false);
+  if (read.poison == elems || (p.kind != Pattern::Kind::plain && read.decodable == 0)) {
+    l.kind = BlockLabel::Kind::unknown;  // nothing there names any source
+    l.letter = l.shard = -1;
+    l.contributors = 0;
+    l.decoded = true;
+    return l;
+  }
+  if (p.kind == Pattern::Kind::plain) return l;
+  const bool full = p.kind == Pattern::Kind::sum_bits && p.full;
+  const int block = full ? read.block : ref.block;
+  const bool reduced =
+      std::popcount(read.seen) > 1 || (ref.reduced && (isMinMax(s) || read.seen == ref.ranks));
+  const BlockRef got{read.seen, block, reduced};
+  l.kind = reduced ? BlockLabel::Kind::reduced : BlockLabel::Kind::source;
+  l.contributors = read.seen;
+  l.letter = blockLetter(s.op, got);
+  l.shard = blockShard(s, got);
+  const bool names_block =
+      l.shard >= 0 || (!reduced && collective(s.op).letters == Lettering::root_piece);
+  l.decoded = full || !names_block;
+  return l;
+}
+
+std::string badBlockLine(const OpSpec& s, int rank, const char* what, int j,
+                         const BlockLabel& got, const BlockRef& ref, const BlockRead& read,
+                         int64_t elems) {
+  const std::string want = labelFrom(s, ref, true).text(s.redop);
+  std::ostringstream os;
+  os << "rank " << rank << " " << what << " block " << j << ": ";
+  if (read.poison == elems) os << "not written (still the poison) where " << want << " belongs";
+  else if (got.text(s.redop) != want) os << got.text(s.redop) << " where " << want << " belongs";
+  else os << want;
+  if (read.out_of_place && read.poison != elems) os << ", elements out of place";
+  os << " (" << got.bad << " of " << elems << " elements wrong)";
+  return os.str();
+}
+
 // `s`: the pattern's spec (decoding, labels); `vs`: the step's spec (values).
 BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int rank,
-                        const char* what,
-                        BufferView& buf, const std::vector<BlockRef>& refs,
+                        const char* what, BufferView& buf, const std::vector<BlockRef>& refs,
                         const std::vector<BlockRef>* value_refs, ExpectedCache* expected) {
   BufferCheck c;
   const int64_t e = s.elems;
@@ -69,22 +122,26 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
   const bool decodes = p.kind != Pattern::Kind::plain;
   for (std::size_t j = 0; j < refs.size(); ++j) {
     const BlockRef& ref = refs[j];
-    BlockLabel label = labelFrom(s, ref, decodes);
     const std::vector<double>* want =
         expected ? &expected->get((*value_refs)[j]) : nullptr;
-    uint32_t seen = 0;
-    bool first_ok = true;
+    BlockRead read;
+    int bad = 0;
     for (int64_t i = 0; i < e; ++i) {
       const std::size_t idx = j * std::size_t(e) + std::size_t(i);
       const double got = buf.value(idx, s.dtype);
-      bool bad = false;
+      const bool poison = isPoison(buf.bytes.data(), s.dtype, idx);
+      std::string why;
+      if (poison) {
+        ++read.poison;
+        ++c.unwritten;
+        why = "still holds the poison (the backend did not write it)";
+      }
       if (want && !valuesMatch(vs, got, (*want)[std::size_t(i)])) {
-        bad = true;
-        if (c.mismatches++ == 0 && c.first.empty()) {
+        ++c.mismatches;
+        if (why.empty()) {
           std::ostringstream os;
-          os << "rank " << rank << " " << what << " block " << j << " element " << i
-             << ": got " << got << ", want " << (*want)[std::size_t(i)];
-          c.first = os.str();
+          os << std::setprecision(17) << "got " << got << ", want " << (*want)[std::size_t(i)];
+          why = os.str();
         }
       }
       if (decodes) {
@@ -94,32 +151,35 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
         const int64_t want_code = p.kind == Pattern::Kind::prod_bits ? d.code
                                   : p.full ? code
                                            : code % p.modulus;
-        const bool minmax = ref.reduced && (s.redop == RedOp::min || s.redop == RedOp::max);
-        const bool ranks_ok = minmax ? (std::popcount(d.ranks) == 1 && (d.ranks & ref.ranks))
-                                     : d.ranks == ref.ranks;
+        const bool ranks_ok = ref.reduced && isMinMax(s)
+                                  ? (std::popcount(d.ranks) == 1 && (d.ranks & ref.ranks))
+                                  : d.ranks == ref.ranks;
+        if (d.ok) {
+          read.seen |= d.ranks;
+          if (read.decodable++ == 0 && p.full) read.block = int(d.code / e);
+          if (p.full && (d.code % e != i || d.code / e != read.block)) ++read.out_of_place;
+        }
         if (!d.ok || !ranks_ok || d.code != want_code) {
-          if (!bad && c.first.empty()) {
-            std::ostringstream os;
-            os << "rank " << rank << " " << what << " block " << j << " element " << i
-               << ": value " << got << " does not decode to the data this op allows there";
-            c.first = os.str();
-          }
           ++c.undecodable;
-          bad = true;
-          if (i == 0) first_ok = false;
-        } else {
-          seen |= d.ranks;
+          if (why.empty()) {
+            std::ostringstream os;
+            os << std::setprecision(17) << "value " << got << " does not decode to the data this op allows there";
+            why = os.str();
+          }
         }
       }
-      if (bad) ++label.bad;
+      if (why.empty()) continue;
+      ++bad;
+      ++c.wrong;
+      if (c.first.empty()) {
+        std::ostringstream os;
+        os << "rank " << rank << " " << what << " block " << j << " element " << i << ": " << why;
+        c.first = os.str();
+      }
     }
-    if (decodes) {
-      if (!first_ok && label.bad == e) label.kind = BlockLabel::Kind::unknown;
-      label.contributors = seen;
-      if (label.kind == BlockLabel::Kind::source && seen && std::has_single_bit(seen) &&
-          collective(s.op).letters == Lettering::rank)
-        label.letter = std::countr_zero(seen);
-    }
+    BlockLabel label = labelFromBytes(s, p, ref, read, e);
+    label.bad = bad;
+    if (bad) c.bad_blocks.push_back(badBlockLine(s, rank, what, int(j), label, ref, read, e));
     buf.labels.push_back(label);
   }
   return c;
@@ -190,11 +250,14 @@ void labelAndVerify(StepResult& step, const Pattern& p, const Provenance& prov) 
     const auto value_refs = expectedOutputRefs(s, r);
     BufferCheck c = checkBuffer(ps, s, p, r, "output", rr.output, prov.out_refs[r], &value_refs,
                                 &cache);
+    v.wrong += c.wrong;
     v.mismatches += c.mismatches;
     v.undecodable += c.undecodable;
+    v.unwritten += c.unwritten;
     if (v.first_problem.empty()) v.first_problem = c.first;
+    v.bad_blocks.insert(v.bad_blocks.end(), c.bad_blocks.begin(), c.bad_blocks.end());
   }
-  v.verified = v.mismatches == 0 && v.undecodable == 0;
+  v.verified = v.wrong == 0;
   step.verify = v;
 }
 

@@ -17,7 +17,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -49,8 +48,9 @@ struct Cli {
   std::string out, err;
   std::chrono::milliseconds default_wait;
 
+  // `env`: NAME=value pairs set in the child only (e.g. COLLVIZ_FAULT).
   Cli(const std::string& prefix, std::vector<std::string> args,
-      std::chrono::milliseconds default_wait_limit = 60s)
+      std::chrono::milliseconds default_wait_limit = 60s, std::vector<std::string> env = {})
       : default_wait(default_wait_limit) {
     static int counter = 0;
     dir = std::filesystem::temp_directory_path() /
@@ -68,6 +68,7 @@ struct Cli {
       const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       ::dup2(fo, 1);
       ::dup2(fe, 2);
+      for (auto& kv : env) ::putenv(kv.data());
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
@@ -129,15 +130,6 @@ inline std::vector<pid_t> workersInGroup(pid_t pgid, pid_t parent = -1) {
     if (pgrp == pgid || (parent > 0 && ppid == parent)) out.push_back(p);
   }
   return out;
-}
-
-// The entries of /dev/shm (to check a run left none behind).
-inline std::set<std::string> shmEntries() {
-  std::set<std::string> s;
-  std::error_code ec;
-  for (const auto& d : std::filesystem::directory_iterator("/dev/shm", ec))
-    s.insert(d.path().string());
-  return s;
 }
 
 // After the CLI has exited: no worker in its group, and none re-parented to

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli_process.h"  // Cli, workersInGroup, shmEntries, expectNoOrphans
+#include "cli_process.h"  // Cli, workersInGroup, expectNoOrphans
 
 namespace {
 
@@ -50,7 +50,7 @@ TEST_F(CliRun, EveryBadFieldIsUsage) {
       {{"run", "--deadline-ms", "5"}, "allowed: 100 to 600000"},
       {{"run", "--ranks", "two"}, "ranks"},
       {{"run", "--frobnicate"}, "frobnicate"},
-      {{"nope"}, ""},
+      {{"nope"}, "nope"},
   };
   for (const auto& [args, says] : cases) {
     Cli c(args);
@@ -135,6 +135,26 @@ TEST_F(CliRun, CtrlCEndsARunWithCode130AndNoWorkersLeft) {
   EXPECT_NE(c.err.find("interrupted"), std::string::npos) << c.err;
   for (pid_t p : seen) EXPECT_TRUE(::kill(p, 0) != 0 && errno == ESRCH) << "worker " << p;
   expectNoOrphans(c);
+}
+
+// Every COLLVIZ_FAULT mode: exit 1, the wrong blocks named on stdout, on
+// every run (each `collviz run` is a fresh group: its first run).
+TEST_F(CliRun, EveryInjectedFaultExitsOneNamingTheBadBlocks) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"skip", "bad block: rank 0 output block 0: not written (still the poison) where Σ₀ belongs"},
+      {"skip_after_first", "bad block: rank 3 output block 3: not written (still the poison)"},
+      {"rank:2,corrupt", "bad block: rank 2 output block 2: Σ₂ (1 of 4 elements wrong)"},
+      {"swap", "bad block: rank 1 output block 0: Σ₃ where Σ₀ belongs (4 of 4 elements wrong)"},
+      {"rank:1,delay_ms:3000", "rank(s) 1 did not finish"},
+      {"rank:7,swap", "not a rank of this group (0 to 3)"},
+  };
+  for (const auto& [fault, says] : cases) {
+    collviz::test::Cli c("collviz_cli_", {"run", "--backend", "gloo", "--deadline-ms", "500"}, 60s,
+                         {"COLLVIZ_FAULT=" + fault});
+    EXPECT_EQ(c.wait(), 1) << fault << ": " << c.err;
+    EXPECT_NE((c.out + c.err).find(says), std::string::npos) << fault << ":\n" << c.out << c.err;
+    expectNoOrphans(c);
+  }
 }
 
 TEST_F(CliRun, DevicesListsGloo) {

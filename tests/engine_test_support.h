@@ -22,7 +22,6 @@
 #include "engine/dtype.h"
 #include "engine/engine.h"
 #include "engine/oracle.h"
-#include "engine/provenance.h"
 
 namespace collviz::test {
 
@@ -87,6 +86,86 @@ inline Source tableSource(Op op, int root, int r, int j) {
   return {false, -1, -1};
 }
 
+// The input pattern, restated from the formulas in provenance.h (not by
+// calling it): value = (code mod K)·2^N + 2^pos for sums and copies, K = all
+// codes when F·(K−1)·2^N + 2^N − 1 fits the dtype's exact integers (F = N for
+// sum/avg, avg with 1/8 of the range), else the largest multiple of N that
+// fits; prod uses 2^(2^pos) while 2^N − 1 fits the dtype's largest power-of-two
+// exponent; otherwise small integers ("plain").
+struct TestPattern {
+  enum Kind { sum_bits, prod_bits, plain } kind = plain;
+  bool full = false;
+  int64_t modulus = 0;
+};
+inline double testExactLimit(DType t) {
+  switch (t) {
+    case DType::f32: return 16777216.0;
+    case DType::f64: case DType::i64: return 9007199254740992.0;
+    case DType::f16: return 2048.0;
+    case DType::bf16: return 256.0;
+    case DType::i32: return 2147483647.0;
+    case DType::u8: return 255.0;
+  }
+  return 0;
+}
+inline int testMaxExponent(DType t) {
+  switch (t) {
+    case DType::f32: case DType::bf16: return 127;
+    case DType::f64: return 1023;
+    case DType::f16: return 15;
+    case DType::i32: return 30;
+    case DType::i64: return 62;
+    case DType::u8: return 7;
+  }
+  return 0;
+}
+inline bool testReduces(Op op) {
+  return op == Op::reduce || op == Op::reduce_scatter || op == Op::all_reduce;
+}
+inline int tableInBlocks(Op op, int n, int r, int root);
+inline TestPattern testPattern(const OpSpec& s) {
+  TestPattern p;
+  const int n = s.ranks;
+  if (n > 30) return p;
+  if (testReduces(s.op) && s.redop == RedOp::prod) {
+    if ((1 << n) - 1 <= testMaxExponent(s.dtype)) p.kind = TestPattern::prod_bits;
+    return p;
+  }
+  const bool sums = testReduces(s.op) && (s.redop == RedOp::sum || s.redop == RedOp::avg);
+  const double limit = testExactLimit(s.dtype) /
+                       (testReduces(s.op) && s.redop == RedOp::avg ? 8.0 : 1.0);
+  const double f = sums ? n : 1, two_n = std::ldexp(1.0, n);
+  int blocks = 1;
+  for (int r = 0; r < n; ++r) blocks = std::max(blocks, tableInBlocks(s.op, n, r, s.root));
+  const int64_t codes = int64_t(blocks) * s.elems;
+  const double kmax = std::floor((limit - (two_n - 1)) / (f * two_n)) + 1;
+  if (double(codes) <= kmax) return {TestPattern::sum_bits, true, codes};
+  const int64_t k = int64_t(kmax / n) * n;
+  if (k >= n) return {TestPattern::sum_bits, false, k};
+  return p;
+}
+inline double testPatternValue(const OpSpec& s, const TestPattern& p, int r, int b, int64_t e) {
+  const int n = s.ranks;
+  const int64_t code = int64_t(b) * s.elems + e;
+  const int pos = int((r + code) % n);
+  switch (p.kind) {
+    case TestPattern::sum_bits: return double(code % p.modulus) * std::ldexp(1.0, n) + std::ldexp(1.0, pos);
+    case TestPattern::prod_bits: return std::ldexp(1.0, 1 << pos);
+    case TestPattern::plain:
+      if (testReduces(s.op) && s.redop == RedOp::prod) return pos == 0 ? 2.0 : 1.0;
+      return double(1 + (r + code) % 3);
+  }
+  return 0;
+}
+// Is every part of a label carried by the bytes? The full pattern carries
+// contributors, block and element; otherwise only the contributors, so a
+// label that names a block (a shard subscript, a piece of the root's tensor)
+// must be marked as the oracle's; plain carries nothing.
+inline bool testLabelDecoded(const TestPattern& p, bool names_block) {
+  if (p.kind == TestPattern::plain) return false;
+  return (p.kind == TestPattern::sum_bits && p.full) || !names_block;
+}
+
 // Re-check one step of a snapshot: shapes, inputs = the pattern, every
 // output element against the article's table (byte copies) and the oracle
 // (reductions, plus an own double-precision reduction), and the labels.
@@ -98,7 +177,7 @@ inline void checkStep(const StepResult& st, bool single = true) {
   const int n = s.ranks;
   const std::size_t e = std::size_t(s.elems), sz = dtypeSize(s.dtype);
   ASSERT_EQ(int(st.ranks.size()), n);
-  const Pattern pat = choosePattern(s);
+  const TestPattern pat = testPattern(s);
   std::vector<std::vector<double>> in(n);
   for (int r = 0; r < n; ++r) {
     const RankResult& rr = st.ranks[r];
@@ -124,7 +203,7 @@ inline void checkStep(const StepResult& st, bool single = true) {
     if (single)
       for (int b = 0; b < ib; ++b)
         for (std::size_t i = 0; i < e; ++i)
-          if (in[r][b * e + i] != roundToDType(s.dtype, patternValue(s, pat, r, b, int64_t(i))))
+          if (in[r][b * e + i] != roundToDType(s.dtype, testPatternValue(s, pat, r, b, int64_t(i))))
             ADD_FAILURE() << "rank " << r << " input block " << b << " elem " << i
                           << " is not the pattern: " << in[r][b * e + i];
     const bool piece = s.op == Op::broadcast || s.op == Op::scatter;
@@ -179,7 +258,10 @@ inline void checkStep(const StepResult& st, bool single = true) {
       const BlockLabel& l = rr.output.labels[j];
       const Source src = tableSource(s.op, s.root, r, j);
       EXPECT_EQ(l.bad, 0) << "rank " << r << " block " << j;
-      EXPECT_EQ(l.decoded, pat.kind != Pattern::Kind::plain);
+      const bool names_block = src.reduced ? tableInBlocks(s.op, n, 0, s.root) > 1
+                               : s.op == Op::broadcast || s.op == Op::scatter ||
+                                     (s.op == Op::all_to_all && n > 1);
+      EXPECT_EQ(l.decoded, testLabelDecoded(pat, names_block)) << "rank " << r << " block " << j;
       if (src.reduced) {
         EXPECT_EQ(l.kind, BlockLabel::Kind::reduced) << "rank " << r << " block " << j;
         // Subscripts name shards only where inputs hold several blocks
@@ -201,6 +283,42 @@ inline void checkStep(const StepResult& st, bool single = true) {
   EXPECT_TRUE(st.verify.verified) << st.verify.first_problem;
   EXPECT_EQ(st.verify.mismatches, 0);
   EXPECT_EQ(st.verify.undecodable, 0);
+}
+
+// The first output element of a single-op step that the article's table
+// does not give ("" when none): copies byte for byte, reductions against an
+// own reduction in double (exact for the pattern's sums, min and max).
+// Thread-safe, for checks off the test's thread.
+inline std::string firstTableMismatch(const StepResult& st) {
+  const OpSpec& s = st.spec;
+  const std::size_t e = std::size_t(s.elems), sz = dtypeSize(s.dtype);
+  for (int r = 0; r < s.ranks; ++r) {
+    const RankResult& rr = st.ranks[r];
+    for (int j = 0; j < tableOutBlocks(s.op, s.ranks, r, s.root); ++j) {
+      const Source src = tableSource(s.op, s.root, r, j);
+      const std::string at = "rank " + std::to_string(r) + " output block " + std::to_string(j);
+      if (!src.reduced) {
+        if (std::memcmp(rr.output.bytes.data() + j * e * sz,
+                        st.ranks[src.rank].input.bytes.data() + src.block * e * sz, e * sz) != 0)
+          return at + " is not input block " + std::to_string(src.block) + " of rank " +
+                 std::to_string(src.rank);
+        continue;
+      }
+      for (std::size_t i = 0; i < e; ++i) {
+        double acc = 0;
+        for (int k = 0; k < s.ranks; ++k) {
+          const double x = st.ranks[k].input.value(src.block * e + i, s.dtype);
+          acc = k == 0 ? x : s.redop == RedOp::max ? std::max(acc, x)
+                         : s.redop == RedOp::min   ? std::min(acc, x)
+                                                   : acc + x;
+        }
+        if (s.redop == RedOp::prod || s.redop == RedOp::avg) return "";  // not restated here
+        if (rr.output.value(j * e + i, s.dtype) != roundToDType(s.dtype, acc))
+          return at + " element " + std::to_string(i) + " is not the reduction of its inputs";
+      }
+    }
+  }
+  return "";
 }
 
 inline void checkSingle(const Snapshot& snap, const OpSpec& s) {
@@ -227,15 +345,6 @@ inline char procState(pid_t pid) {
 }
 inline bool gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
 
-// Anything named collviz in /dev/shm (the engine uses memfds: never any).
-inline std::vector<std::string> shmNames() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& d : std::filesystem::directory_iterator("/dev/shm", ec))
-    if (d.path().filename().string().find("collviz") != std::string::npos)
-      out.push_back(d.path().string());
-  return out;
-}
 // Shared-memory descriptors this process holds (memfd:collviz-rank).
 inline int memfdCount() {
   int n = 0;

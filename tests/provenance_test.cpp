@@ -187,17 +187,67 @@ TEST_F(Corruption, GarbageBlockIsUnknown) {
   reverify(st);
   EXPECT_EQ(st.verify.mismatches, 4);
   EXPECT_EQ(st.verify.undecodable, 4);
+  EXPECT_EQ(st.verify.wrong, 4);      // counted once, though it fails both checks
+  EXPECT_EQ(st.verify.unwritten, 4);  // i32 -1 is the poison: "not written"
   EXPECT_EQ(out.labels[1].kind, BlockLabel::Kind::unknown);
   EXPECT_EQ(out.labels[1].bad, 4);
   EXPECT_EQ(out.labels[1].text(RedOp::sum), "?");
   EXPECT_EQ(out.labels[0].text(RedOp::sum), "A₂");
-  // A block swapped for another rank's: valid bytes, wrong provenance.
+  ASSERT_EQ(st.verify.bad_blocks.size(), 1u);
+  EXPECT_EQ(st.verify.bad_blocks[0],
+            "rank 2 output block 1: not written (still the poison) where B₂ belongs "
+            "(4 of 4 elements wrong)");
+  // A block swapped for another rank's: valid bytes, wrong place. The label
+  // reads what is there (C₀), marked bad, not "?".
   StepResult sw = realStep(makeSpec(Op::all_to_all, 4, 4, DType::i32));
   auto& o = sw.ranks[0].output.bytes;
   std::copy(o.begin() + 32, o.begin() + 48, o.begin() + 16);  // block 1 := block 2 (C₀)
   reverify(sw);
   EXPECT_EQ(sw.verify.undecodable, 4);
-  EXPECT_EQ(sw.ranks[0].output.labels[1].kind, BlockLabel::Kind::unknown);
+  EXPECT_EQ(sw.verify.wrong, 4);
+  const BlockLabel& l = sw.ranks[0].output.labels[1];
+  EXPECT_EQ(l.kind, BlockLabel::Kind::source);
+  EXPECT_EQ(l.text(RedOp::sum), "C₀");
+  EXPECT_EQ(l.bad, 4);
+  EXPECT_TRUE(l.decoded);
+  ASSERT_EQ(sw.verify.bad_blocks.size(), 1u);
+  EXPECT_EQ(sw.verify.bad_blocks[0],
+            "rank 0 output block 1: C₀ where B₀ belongs (4 of 4 elements wrong)");
+}
+
+// Broadcast's letters are the root's pieces: a misplaced piece reads as the
+// piece it is, decoded from the positions its values carry.
+TEST_F(Corruption, MisplacedPieceReadsAsWhatItIs) {
+  StepResult st = realStep(makeSpec(Op::broadcast, 4, 4, DType::f32));
+  auto& o = st.ranks[3].output.bytes;
+  std::swap_ranges(o.begin(), o.begin() + 16, o.begin() + 16);  // A and B exchanged
+  reverify(st);
+  const auto& l = st.ranks[3].output.labels;
+  EXPECT_EQ(l[0].text(RedOp::sum), "B");
+  EXPECT_EQ(l[1].text(RedOp::sum), "A");
+  EXPECT_EQ(l[0].bad, 4);
+  EXPECT_EQ(st.verify.wrong, 8);
+  // Elements out of place inside a block: the letter holds, the block is bad.
+  StepResult in = realStep(makeSpec(Op::broadcast, 4, 4, DType::f32));
+  auto& b = in.ranks[1].output.bytes;
+  std::swap_ranges(b.begin() + 4, b.begin() + 8, b.begin() + 8);
+  reverify(in);
+  EXPECT_EQ(in.ranks[1].output.labels[0].text(RedOp::sum), "A");
+  EXPECT_EQ(in.ranks[1].output.labels[0].bad, 2);
+  ASSERT_EQ(in.verify.bad_blocks.size(), 1u);
+  EXPECT_NE(in.verify.bad_blocks[0].find("elements out of place"), std::string::npos);
+}
+
+// Where the pattern cannot carry a part of the label, it says so.
+TEST_F(Corruption, OracleLabelsAreMarked) {
+  StepResult u8 = realStep(makeSpec(Op::all_reduce, 8, 4, DType::u8));  // plain
+  for (const auto& l : u8.ranks[0].output.labels) EXPECT_FALSE(l.decoded);
+  StepResult prod = realStep(makeSpec(Op::all_reduce, 4, 4, DType::f32, RedOp::prod));
+  EXPECT_FALSE(prod.ranks[0].output.labels[1].decoded);  // Π₁: the shard is the oracle's
+  StepResult red = realStep(makeSpec(Op::reduce, 4, 4, DType::f32, RedOp::prod));
+  EXPECT_TRUE(red.ranks[0].output.labels[0].decoded);  // Π: contributors only, decoded
+  StepResult full = realStep(makeSpec(Op::all_reduce, 4, 4, DType::f32));
+  for (const auto& l : full.ranks[2].output.labels) EXPECT_TRUE(l.decoded);
 }
 
 TEST_F(Corruption, ProdAndPlainPatternsCatchToo) {

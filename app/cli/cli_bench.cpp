@@ -94,8 +94,8 @@ void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
   if (!r.notice.empty()) std::printf("# notice: %s\n", r.notice.c_str());
   std::printf("# time: slowest rank, average of -n ops; algbw = size / time; "
               "busbw = algbw * factor (GB/s = 1e9 B/s)\n");
-  std::printf("# engine: the size's requests inside the engine; overhead = engine - "
-              "(w + n) * time (fill, copies, control, checks)\n");
+  std::printf("# engine: the size's requests inside the engine; overhead = engine - time "
+              "waiting for the ranks, measured (inputs, poison, copies, checks)\n");
 }
 
 void printOpHeader(Op op, int ranks) {

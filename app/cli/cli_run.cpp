@@ -1,4 +1,5 @@
 // `collviz run`: run one op (or the decomposition) and print what came back.
+#include <algorithm>
 #include <cstdio>
 #include "app/lang/lang.h"
 #include <iostream>
@@ -34,7 +35,7 @@ std::string labelRow(const BufferView& b, RedOp r) {
   std::string out;
   for (const auto& l : b.labels) {
     if (!out.empty()) out += ' ';
-    out += l.text(r) + (l.bad ? "!" : "");
+    out += l.text(r) + (l.decoded ? "" : "*") + (l.bad ? "!" : "");
   }
   return out;
 }
@@ -48,6 +49,14 @@ std::string valueRow(const BufferView& b, DType t, int64_t elems) {
     os << ' ' << b.value(i, t);
   }
   return os.str();
+}
+
+bool anyFromOracle(const StepResult& st) {
+  for (const auto& r : st.ranks)
+    for (const BufferView* b : {&r.input, &r.output})
+      for (const auto& l : b->labels)
+        if (!l.decoded) return true;
+  return false;
 }
 
 void printTable(const Snapshot& s) {
@@ -75,10 +84,20 @@ void printTable(const Snapshot& s) {
       std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
                   valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
                   valueRow(r.output, st.spec.dtype, sp.elems).c_str());
+    if (anyFromOracle(st))
+      std::printf("  %s\n", trf("* label from the oracle, not from the bytes: the pattern does not carry it here ({0})",
+                                {st.verify.mode}).c_str());
     std::printf("  %s: %s\n", tr(st.verify.verified ? "verified" : "NOT VERIFIED"),
-                trf("{0} mismatches, {1} undecodable · op {2} us (slowest rank)",
-                    {std::to_string(st.verify.mismatches), std::to_string(st.verify.undecodable),
+                trf("{0} wrong elements ({1} differ from the oracle, {2} undecodable, {3} not written) · op {4} us (slowest rank)",
+                    {std::to_string(st.verify.wrong), std::to_string(st.verify.mismatches),
+                     std::to_string(st.verify.undecodable), std::to_string(st.verify.unwritten),
                      oneDecimal(st.time_us)}).c_str());
+    const std::size_t shown = std::min<std::size_t>(st.verify.bad_blocks.size(), 16);
+    for (std::size_t i = 0; i < shown; ++i)
+      std::printf("  %s: %s\n", tr("bad block"), st.verify.bad_blocks[i].c_str());
+    if (st.verify.bad_blocks.size() > shown)
+      std::printf("  %s\n", trf("… and {0} more bad blocks",
+                                {std::to_string(st.verify.bad_blocks.size() - shown)}).c_str());
     if (!st.verify.first_problem.empty())
       std::printf("  %s: %s\n", tr("first problem"), st.verify.first_problem.c_str());
   }
@@ -135,6 +154,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       }
       if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
       else printTable(*snap);
+      if (!snap->verified)
+        std::fprintf(stderr, "collviz run: the result failed verification (%lld wrong elements)\n",
+                     static_cast<long long>(snap->mismatches));
       return snap->verified ? kExitOk : kExitFailed;
     };
   });

@@ -6,14 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "app/view/keys.h"
+#include "app/view/status_text.h"
 #include "app/gl/style.h"
 
 namespace collviz::ui {
 
 AppUi::AppUi(Engine& engine, AppOptions options)
     : engine_(engine), options_(options), runner_(engine), runs_(runner_) {
+  if (const char* f = std::getenv("COLLVIZ_FAULT")) state_.fault = f;
   // The device probe starts a worker process; keep it off the frame.
   devices_future_ = std::async(std::launch::async, [this] {
     return Result<DeviceReport>(engine_.devices());
@@ -73,7 +76,9 @@ void AppUi::destroyGl() {
   diagram_.destroy();
 }
 
-RunKey AppUi::currentKey() const { return {state_.program(), state_.runSpec(), state_.backend}; }
+RunKey AppUi::currentKey() const {
+  return {state_.program(), state_.runSpec(), state_.backend, state_.fault};
+}
 
 std::vector<RunKey> AppUi::prefetchKeys() const {
   // Nearest entries first, the next one before the previous: that is where a
@@ -83,7 +88,7 @@ std::vector<RunKey> AppUi::prefetchKeys() const {
   for (int d = 1; d < kEntryCount; ++d) {
     for (int sign : {+1, -1}) {
       s.entry = ((state_.entry + sign * d) % kEntryCount + kEntryCount) % kEntryCount;
-      RunKey k{s.program(), s.runSpec(), s.backend};
+      RunKey k{s.program(), s.runSpec(), s.backend, s.fault};
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
   }
@@ -96,7 +101,11 @@ std::string AppUi::windowTitle() const {
   const OpSpec s = state_.runSpec();
   t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
-  return t + ")";
+  t += ")";
+  // What is on screen, for the viewer and for tests that read the title.
+  if (!showingResult()) return t + " · not yet run";
+  const Snapshot& shown = *diagram_.model().snapshot;
+  return t + (shown.verified ? " · verified" : " · NOT VERIFIED");
 }
 
 void AppUi::handleKeys() {
@@ -196,6 +205,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
+    fault_menu_.Draw(state_);
     if (ImGui::Button(fonts_.display(tr("Bandwidth sweep… (B)")).c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -225,7 +235,8 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice};
   const Snapshot* e = shown ? shown.get() : info.newest.get();
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
-              (shown && !shown->backend.notes.empty()) + !notice.empty();
+              (shown && !shown->backend.notes.empty()) + !notice.empty() +
+              !oracleLabelNote(shown.get()).empty();
   float status_h =
       hidden ? 0 : lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
   const std::string caption = lecture_ ? lecture_->current().caption.in(language()) : "";

@@ -11,6 +11,7 @@
 #include "app/view/app_state.h"
 #include "app/panels/bandwidth_panel.h"
 #include "app/panels/controls_panel.h"
+#include "app/panels/fault_menu.h"
 #include "app/panels/lecture_panel.h"
 #include "app/lecture/player.h"
 #include "app/gl/diagram_image.h"
@@ -95,6 +96,7 @@ class AppUi {
   Fonts fonts_;
   OpListPanel op_list_;
   ControlsPanel controls_;
+  FaultMenu fault_menu_;
   TraceBar trace_bar_;
   StatusBar status_bar_;
   DiagramView diagram_;

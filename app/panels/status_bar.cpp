@@ -58,7 +58,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
       ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
     } else if (s->error.empty()) {
-      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} mismatches", {std::to_string(s->mismatches)})).c_str());
+      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} wrong elements", {std::to_string(s->mismatches)})).c_str());
       for (const StepResult& st : s->steps) {
         if (!st.verify.first_problem.empty()) {
           sep();
@@ -73,6 +73,8 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     }
   }
   // Errors and notices get their own lines: they are the things to read.
+  if (const std::string note = oracleLabelNote(s); !note.empty())
+    noteLine(fonts.display(note), ImGui::GetStyleColorVec4(ImGuiCol_Text));
   const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
   if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + e->error), bad);
   if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));

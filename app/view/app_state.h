@@ -3,6 +3,8 @@
 // changes and asks the engine to run.
 #pragma once
 
+#include <string>
+
 #include "app/view/diagram_layout.h"
 #include "engine/placement.h"
 #include "engine/spec.h"
@@ -24,6 +26,9 @@ struct AppState {
   bool show_help = false;
   bool show_bandwidth = false;  // the Bandwidth panel (B)
   bool panels_hidden = false;   // H: only the diagram (and a lecture's caption)
+  // The "break it" menu: COLLVIZ_FAULT for the next runs, "" for none
+  // (starts as the environment's, engine/worker/fault.h).
+  std::string fault;
 
   Program program() const {
     return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;

@@ -55,6 +55,12 @@ struct Geometry {
 
 // The heading (number, title, phrase) and the legend strip, from y down.
 void layoutHeadingAndLegend(Builder& b, float& y);
+// The legend strip alone (layout_legend.cpp): what rows, letters and
+// subscripts mean for this op, and for a reduction its reduce op's key.
+void layoutLegend(Builder& b, float& y);
+// The reduce op between two operands ("+", "×", "min", "max"), on the flow
+// node and in the legend.
+std::string reduceGlyph(RedOp r);
 // Sizes and positions of everything below the legend, which ends at y.
 Geometry columnGeometry(const Builder& b, float y);
 // How visible column c is: a decomposition column not reached yet is a

@@ -19,17 +19,6 @@ void Builder::flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow) {
 
 namespace {
 
-std::string nodeSymbol(RedOp r) {
-  switch (r) {
-    case RedOp::sum: return "+";
-    case RedOp::prod: return "×";
-    case RedOp::min: return "min";
-    case RedOp::max: return "max";
-    case RedOp::avg: return "avg";
-  }
-  return "+";
-}
-
 // The colour a set of labels flows in: their letter's colour when they agree
 // on one source letter, the neutral flow colour otherwise (Σ, several).
 Rgba flowColor(const Theme& th, const std::vector<const BlockLabel*>& labels) {
@@ -122,7 +111,7 @@ void nodeFlows(const Gap& gap) {
   const float ny = (meanY(srcs) + meanY(dsts)) / 2, nx = (gap.x0 + gap.x1) / 2;
   const GapModel& model = b.m.gaps[gap.index];
   const bool sum = model.kind == FlowKind::sum_node;
-  const std::string sym = sum ? nodeSymbol(model.spec.redop) : "";
+  const std::string sym = sum ? reduceGlyph(model.spec.redop) : "";
   const float nw = sum ? std::max(26 * u, b.measure(sym, TextStyle::bold, 18 * u) + 14 * u) : 16 * u;
   const float nh = sum ? 26 * u : std::clamp(float(srcs.size()) * 9 * u, 34 * u, 80 * u);
   const Rect node{nx - nw / 2, ny - nh / 2, nw, nh};

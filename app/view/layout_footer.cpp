@@ -20,8 +20,10 @@ void decompositionCheck(Builder& b, float x, float y) {
     msg = tr("✓ after all-gather = All-reduce's output (checked by the engine, element by element)");
     colour = letterColor(1);
   } else {
-    msg = trf("✗ differs from All-reduce's output: {0} mismatched elements",
-              {std::to_string(b.m.snapshot->mismatches)});
+    const Snapshot& s = *b.m.snapshot;
+    msg = s.all_reduce_compared && s.all_reduce_diffs != 0
+              ? trf("✗ differs from All-reduce's output ({0} elements)", {std::to_string(s.all_reduce_diffs)})
+              : trf("✗ the steps failed verification ({0} wrong elements)", {std::to_string(s.mismatches)});
     colour = th.bad;
   }
   b.text({x, y}, msg, colour, 15 * b.u, TextStyle::bold);

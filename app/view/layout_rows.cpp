@@ -19,8 +19,10 @@ void rankLabels(Builder& b, const Geometry& g) {
 }
 
 // One block's tile: its letter's colours, Σ with contributor stripes, or
-// the "unknown" colours; a thick red border and "!" when elements are bad.
-void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha) {
+// the "unknown" colours; a thick red border and "!" when elements are bad;
+// "*" when part of a result's label is the oracle's, not read from the bytes.
+void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
+               bool result) {
   const Theme& th = b.th;
   const float u = b.u;
   Rgba fill, border;
@@ -54,6 +56,9 @@ void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float
   if (l.bad > 0)
     b.text({t.x + t.w - 2 * u, t.y + 1 * u}, "!", withAlpha(th.bad, alpha), 13 * u, TextStyle::bold,
            1.0f, 0);
+  if (result && !l.decoded)
+    b.text({t.x + 3 * u, t.y + 1 * u}, "*", withAlpha(th.text, alpha), 13 * u, TextStyle::bold, 0,
+           0);
 }
 
 void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
@@ -73,7 +78,8 @@ void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
   b.tile(box, withAlpha(th.row_box, ra), withAlpha(th.row_border, ra), 8 * u, 1 * u);
   for (int k = 0; k < int(row.labels.size()); ++k) {
     const Rect t{box.x + g.pad + k * (g.tile_w + g.tile_gap), box.y + g.pad, g.tile_w, g.tile_h};
-    blockTile(b, g, t, row.labels[k], column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded));
+    blockTile(b, g, t, row.labels[k], column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded),
+              !b.m.columns[c].expected);
     b.s.hits.push_back({t, c, r, k});
   }
 }

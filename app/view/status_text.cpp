@@ -20,10 +20,22 @@ std::string formatMicros(double us) {
   return buf;
 }
 
+std::string oracleLabelNote(const Snapshot* s) {
+  if (!s) return "";
+  for (const StepResult& st : s->steps)
+    for (const RankResult& r : st.ranks)
+      for (const BufferView* b : {&r.input, &r.output})
+        for (const BlockLabel& l : b->labels)
+          if (!l.decoded)
+            return trf("* label partly from the oracle, not read from the bytes: {0}", {st.verify.mode});
+  return "";
+}
+
 int statusLineCount(const StatusLineParams& p) {
   const Snapshot* s = p.shown;
   return 1 + (s && !s->error.empty()) + (s && !s->notice.empty()) +
-         (s && !s->backend.notes.empty()) + !p.font_notice.empty();
+         (s && !s->backend.notes.empty()) + !p.font_notice.empty() +
+         !oracleLabelNote(s).empty();
 }
 
 float statusLineHeight(float scale) { return kLine * scale; }
@@ -65,9 +77,10 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
     if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
     put(rest + " · ", th.muted_text);
     if (s->verified) put(tr("✓ verified against the oracle"), ok);
-    else if (s->error.empty()) put(trf("✗ {0} mismatches", {std::to_string(s->mismatches)}), th.bad);
+    else if (s->error.empty()) put(trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad);
     if (p.bad_blocks > 0) put(" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad);
   }
+  if (const std::string note = oracleLabelNote(s); !note.empty()) newline(), put(note, th.text);
   if (s && !s->error.empty()) newline(), put(tr("engine error: ") + s->error, th.bad);
   if (s && !s->notice.empty()) newline(), put(s->notice, th.muted_text);
   if (s && !s->backend.notes.empty()) newline(), put(s->backend.notes, th.muted_text);

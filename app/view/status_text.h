@@ -31,6 +31,11 @@ int statusLineCount(const StatusLineParams& p);
 float statusLineHeight(float scale);  // one line, pixels
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& theme);
 
+// The line that explains the tiles marked "*" (labels partly from the
+// oracle, because the pattern does not carry that part for this spec), or
+// "" when every label of `s` was read from the bytes.
+std::string oracleLabelNote(const Snapshot* s);
+
 // "12.3 µs", "4.56 ms", "1.20 s"
 std::string formatMicros(double us);
 

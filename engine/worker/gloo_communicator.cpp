@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "engine/dtype.h"
+#include "engine/poison.h"
 #include "engine/worker/communicator.h"
 #include "engine/worker/gloo_rounds.h"
 
@@ -167,8 +168,11 @@ class GlooCommunicator : public Communicator {
           reductionFunction<T>(s.redop));
     }
     double total_us = 0;
-    for (int it = 0; it < o.warmup + o.iters; ++it) {
+    const int last = o.warmup + o.iters - 1;
+    for (int it = 0; it <= last; ++it) {
       if (rs) std::memcpy(static_cast<void*>(rs_buf), in, n * e * sizeof(T));
+      // The checked output must come from the last call, not an earlier one.
+      if (it == last && out_v) poisonBytes(out_v, outputBytes(s, rank_), s.dtype);
       const auto t0 = std::chrono::steady_clock::now();
       runOnce<T>(s, in, out, rs.get());
       const auto t1 = std::chrono::steady_clock::now();

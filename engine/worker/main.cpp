@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,7 @@
 #include "engine/shared_memory.h"
 #include "engine/worker/communicator.h"
 #include "engine/worker/control_store.h"
+#include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl_communicator.h"
@@ -120,6 +122,15 @@ int serve(const Args& a) {
     ch.send(json{{"type", "error"}, {"message", why}}.dump());
     return 1;
   }
+  const char* fault_env = std::getenv("COLLVIZ_FAULT");
+  auto fault = parseFault(fault_env ? fault_env : "", a.size);
+  if (!fault) {
+    ch.send(json{{"type", "error"}, {"message", fault.error().message}}.dump());
+    return 1;
+  }
+  auto faulty = std::make_unique<FaultyCommunicator>(std::move(comm), *fault);
+  FaultyCommunicator& injector = *faulty;
+  comm = std::move(faulty);
   ChannelStore store(ch);
   if (Status st = comm->init(a.rank, a.size, store, a.timeout_ms); !st) {
     ch.send(json{{"type", "error"}, {"message", st.message()}}.dump());
@@ -166,6 +177,14 @@ int serve(const Args& a) {
     }
     const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
     void* out = outputBytes(s, a.rank) ? shm.data() + out_off : nullptr;
+    if (j.contains("fault")) {
+      auto f = parseFault(j.value("fault", ""), a.size);
+      if (!f) {
+        ch.send(json{{"type", "error"}, {"message", f.error().message}}.dump());
+        continue;
+      }
+      injector.setFault(*f);
+    }
     RunOptions o{j.value("warmup", 0), j.value("iters", 1)};
     auto t = comm->run(s, in, out, o);
     if (!t) {

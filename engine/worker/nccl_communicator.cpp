@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/poison.h"
 #include "engine/worker/nccl_communicator_impl.h"
 
 namespace collviz {
@@ -165,6 +166,15 @@ Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* ou
   return r;
 }
 
+// The device output is reused from run to run: poison it on the op stream
+// before the call whose result is copied out, so a call that does not write
+// shows the poison, never an earlier run's result (engine/poison.h).
+Status NcclCommunicator::poison(const OpSpec& s, std::size_t out_bytes) {
+  if (out_bytes == 0) return {};
+  CUDA_TRY(cudaMemsetAsync(out_.ptr, poisonByte(s.dtype), out_bytes, op_stream_));
+  return {};
+}
+
 Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void* out,
                                            const RunOptions& o, HostPin& pin) {
   {
@@ -193,9 +203,18 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
 
   for (int i = 0; i < warmup; ++i)
     if (Status st = launch(s); !st) return st.error();
+  if (iters == 1)  // outside the timed region
+    if (Status st = poison(s, out_bytes); !st) return st.error();
   CUDA_TRY(cudaEventRecord(ev_[op_begin], op_stream_));
-  for (int i = 0; i < iters; ++i)
+  for (int i = 0; i < iters; ++i) {
+    if (i == iters - 1 && iters > 1) {
+      // Inside the timed region: timed on its own and taken out of the op time.
+      CUDA_TRY(cudaEventRecord(ev_[poison_begin], op_stream_));
+      if (Status st = poison(s, out_bytes); !st) return st.error();
+      CUDA_TRY(cudaEventRecord(ev_[poison_end], op_stream_));
+    }
     if (Status st = launch(s); !st) return st.error();
+  }
   CUDA_TRY(cudaEventRecord(ev_[op_end], op_stream_));
   // Copy out on the copy stream once the last iteration is done.
   CUDA_TRY(cudaStreamWaitEvent(copy_stream_, ev_[op_end], 0));
@@ -209,6 +228,11 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
   CUDA_TRY(cudaEventElapsedTime(&op_ms, ev_[op_begin], ev_[op_end]));
   CUDA_TRY(cudaEventElapsedTime(&in_ms, ev_[copy_in_begin], ev_[copy_in_end]));
   CUDA_TRY(cudaEventElapsedTime(&out_ms, ev_[copy_out_begin], ev_[copy_out_end]));
+  if (iters > 1) {
+    float poison_ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&poison_ms, ev_[poison_begin], ev_[poison_end]));
+    op_ms = std::max(0.0f, op_ms - poison_ms);
+  }
   return OpTiming{1000.0 * op_ms / iters, 1000.0 * (in_ms + out_ms), pin.describe()};
 }
 

@@ -39,13 +39,17 @@ class NcclCommunicator final : public Communicator {
   BackendCaps caps() const override;
 
  private:
-  enum Ev { copy_in_begin, copy_in_end, op_begin, op_end, copy_out_begin, copy_out_end, kEvents };
+  enum Ev {
+    copy_in_begin, copy_in_end, op_begin, op_end, copy_out_begin, copy_out_end,
+    poison_begin, poison_end, kEvents
+  };
   Status join(const ncclUniqueId& id, Clock::time_point deadline, milliseconds budget);
   Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
                            HostPin& pin);
   Status reserve(DeviceBuffer& b, std::size_t bytes, const char* what);
   void freeBuffers();
   Status launch(const OpSpec& s);
+  Status poison(const OpSpec& s, std::size_t out_bytes);
   ncclResult_t sendRecv(Op op, const void* send, void* recv, std::size_t count,
                         ncclDataType_t t, std::size_t esize, int root);
   Status waitFor(cudaEvent_t done);

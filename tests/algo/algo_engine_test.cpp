@@ -41,7 +41,7 @@ void checkRun(const Snapshot& snap, const OpSpec& s, const std::string& algo) {
   ASSERT_EQ(int(snap.steps.size()), f.rounds);
   ASSERT_EQ(snap.steps.size(), sch->rounds.size());
   const bool minmax = s.redop == RedOp::min || s.redop == RedOp::max;
-  const bool decodes = choosePattern(s).kind != Pattern::Kind::plain;
+  const bool decodes = testPattern(s).kind != TestPattern::plain;
   for (std::size_t k = 0; k < snap.steps.size(); ++k) {
     const StepResult& st = snap.steps[k];
     SCOPED_TRACE(st.name);

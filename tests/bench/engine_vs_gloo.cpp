@@ -7,10 +7,14 @@
 //   engine: Engine::submit on the same op; the rank workers time the
 //           communicator call (slowest rank), the caller times the request.
 //
-// Latency: 16 floats per rank. Bandwidth: 16 MiB per rank, busbw with
-// nccl-tests' all_reduce factor 2(N-1)/N.
+// Both sides all-reduce the same number of floats per rank for every N
+// (16 for latency, 16 MiB for bandwidth; N blocks of count / N elements, so
+// the count must divide by N). Each side is warmed up, then measured in
+// --rounds rounds that alternate direct and engine, so drift in the machine
+// (other jobs, frequency) falls on both alike; the figures are the medians
+// of the rounds. busbw uses nccl-tests' all_reduce factor 2(N-1)/N.
 //
-//   build/bin/engine_vs_gloo [--ranks 4] [--lat-iters 300] [--bw-iters 10]
+//   build/bin/engine_vs_gloo [--ranks 4] [--lat-iters 300] [--bw-iters 10] [--rounds 7]
 #include <gloo/allreduce.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
@@ -32,6 +36,11 @@ using namespace collviz;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
 
 // Per-op time of the slowest rank, in microseconds.
 double directAllreduce(int ranks, std::size_t floats, int warmup, int iters) {
@@ -115,37 +124,56 @@ int main(int argc, char** argv) {
   const int ranks = argInt(argc, argv, "--ranks", 4);
   const int lat_iters = argInt(argc, argv, "--lat-iters", 300);
   const int bw_iters = argInt(argc, argv, "--bw-iters", 10);
+  const int rounds = std::max(1, argInt(argc, argv, "--rounds", 7));
   const double factor = 2.0 * (ranks - 1) / ranks;
-  const std::size_t lat_floats = 16, bw_bytes = std::size_t(16) << 20;
-  const std::size_t bw_floats = bw_bytes / sizeof(float);
+  // The same floats per rank on both sides, rounded up to a multiple of N.
+  auto perRank = [&](std::size_t want) { return (want + ranks - 1) / ranks * ranks; };
+  const std::size_t lat_floats = perRank(16), bw_floats = perRank((std::size_t(16) << 20) / 4);
+  const double bw_bytes = double(bw_floats) * sizeof(float);
 
-  std::printf("all_reduce, f32 sum, N = %d, Gloo tcp 127.0.0.1, %u cores\n", ranks,
-              std::thread::hardware_concurrency());
-  // Latency.
-  const double d_lat = directAllreduce(ranks, lat_floats, 50, lat_iters);
+  std::printf("all_reduce, f32 sum, N = %d, Gloo tcp 127.0.0.1, %u cores; medians of %d "
+              "alternating rounds after a warm-up\n",
+              ranks, std::thread::hardware_concurrency(), rounds);
   Engine engine;
-  // One request of lat_iters repetitions: the communicator's own time in the workers.
-  const EngineFigures e_rep = engineAllreduce(engine, ranks, 16 / ranks, 50, lat_iters, 1, true);
-  // Many single-op requests: what a viewer pays per op (control, shm, verify, snapshot).
-  const EngineFigures e_one = engineAllreduce(engine, ranks, 16 / ranks, 0, 1, lat_iters, true);
-  std::printf("\nlatency, 16 floats per rank            time (us)   ratio to direct\n");
-  std::printf("  direct gloo::allreduce (threads)   %10.1f\n", d_lat);
-  std::printf("  engine, op in rank workers         %10.1f   %6.2fx\n", e_rep.op_us,
-              e_rep.op_us / d_lat);
+  const int64_t lat_elems = int64_t(lat_floats) / ranks, bw_elems = int64_t(bw_floats) / ranks;
+  // Warm-up: connections, pages, caches on both sides.
+  directAllreduce(ranks, lat_floats, 50, 50);
+  engineAllreduce(engine, ranks, lat_elems, 50, 50, 1, true);
+  std::vector<double> d_lat, e_rep, e_one_req, e_one_op, d_bw, e_bw, e_bw_req;
+  for (int k = 0; k < rounds; ++k) {
+    // Alternate which side goes first in a round.
+    auto direct = [&] {
+      d_lat.push_back(directAllreduce(ranks, lat_floats, 10, lat_iters));
+      d_bw.push_back(directAllreduce(ranks, bw_floats, 1, bw_iters));
+    };
+    auto viaEngine = [&] {
+      // One request of lat_iters repetitions: the communicator's own time in the workers.
+      e_rep.push_back(engineAllreduce(engine, ranks, lat_elems, 10, lat_iters, 1, true).op_us);
+      // Single-op requests: what a viewer pays per op (control, poison, copies, verify).
+      const EngineFigures one = engineAllreduce(engine, ranks, lat_elems, 0, 1, lat_iters / 10, true);
+      e_one_req.push_back(one.request_us);
+      e_one_op.push_back(one.op_us);
+      const EngineFigures bw = engineAllreduce(engine, ranks, bw_elems, 1, bw_iters, 1, true);
+      e_bw.push_back(bw.op_us);
+      e_bw_req.push_back(bw.request_us);
+    };
+    if (k % 2 == 0) direct(), viaEngine();
+    else viaEngine(), direct();
+  }
+  const double dl = median(d_lat), er = median(e_rep), eo = median(e_one_req);
+  std::printf("\nlatency, %zu floats per rank           time (us)   ratio to direct\n", lat_floats);
+  std::printf("  direct gloo::allreduce (threads)   %10.1f\n", dl);
+  std::printf("  engine, op in rank workers         %10.1f   %6.2fx\n", er, er / dl);
   std::printf("  engine, one request per op         %10.1f   %6.2fx  (fixed cost %.1f us "
-              "= request - op)\n",
-              e_one.request_us, e_one.request_us / d_lat, e_one.request_us - e_one.op_us);
-
-  // Bandwidth.
-  const double d_bw_us = directAllreduce(ranks, bw_floats, 2, bw_iters);
-  const EngineFigures e_bw =
-      engineAllreduce(engine, ranks, int64_t(bw_floats) / ranks, 2, bw_iters, 1, true);
-  auto busbw = [&](double us) { return double(bw_bytes) / (us * 1e-6) / 1e9 * factor; };
-  std::printf("\nbandwidth, 16 MiB per rank            time (us)   busbw (GB/s)   ratio\n");
-  std::printf("  direct gloo::allreduce (threads)   %10.1f   %10.3f\n", d_bw_us, busbw(d_bw_us));
-  std::printf("  engine, op in rank workers         %10.1f   %10.3f   %6.3fx\n", e_bw.op_us,
-              busbw(e_bw.op_us), busbw(e_bw.op_us) / busbw(d_bw_us));
-  std::printf("  engine request incl. copy+verify   %10.1f   (per request of %d+%d reps)\n",
-              e_bw.request_us, 2, bw_iters);
+              "= request - op)\n", eo, eo / dl, eo - median(e_one_op));
+  const double db = median(d_bw), eb = median(e_bw);
+  auto busbw = [&](double us) { return bw_bytes / (us * 1e-6) / 1e9 * factor; };
+  std::printf("\nbandwidth, %.0f MiB per rank            time (us)   busbw (GB/s)   ratio\n",
+              bw_bytes / (1 << 20));
+  std::printf("  direct gloo::allreduce (threads)   %10.1f   %10.3f\n", db, busbw(db));
+  std::printf("  engine, op in rank workers         %10.1f   %10.3f   %6.3fx\n", eb, busbw(eb),
+              busbw(eb) / busbw(db));
+  std::printf("  engine request incl. copy+verify   %10.1f   (per request of 1+%d reps)\n",
+              median(e_bw_req), bw_iters);
   return 0;
 }

@@ -121,17 +121,72 @@ INSTANTIATE_TEST_SUITE_P(
                       OpCase{"all_reduce_decomposed", Program::all_reduce_decomposed, Op::all_reduce}),
     [](const ::testing::TestParamInfo<OpCase>& i) { return std::string(i.param.arg); });
 
-// The article's facts, read from the labels the tiles are coloured by.
+// The rank rows of an exported SVG ("R0 …" up to the footer): each row's
+// texts after the rank name.
+std::vector<std::vector<std::string>> rankRows(const std::string& svg, int ranks) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& row : svgRows(svg))
+    for (int r = 0; r < ranks; ++r)
+      if (!row.empty() && row[0] == "R" + std::to_string(r))
+        out.emplace_back(row.begin() + 1, row.end());
+  return out;
+}
+
+// The article's facts, read from an exported picture's labels: all-to-all
+// exchanges by column (rank i's output is A_i B_i C_i D_i).
 TEST(OpLabels, AllToAllExchangesByColumn) {
-  OpSpec spec;
-  spec.op = Op::all_to_all;
-  DiagramModel m = buildModel(Program::single, spec, nullptr);
-  const ColumnModel& out = m.columns.back();
-  for (int i = 0; i < spec.ranks; ++i)
-    for (int j = 0; j < spec.ranks; ++j) {
-      EXPECT_EQ(out.rows[i].labels[j].letter, j);
-      EXPECT_EQ(out.rows[i].labels[j].shard, i);
-    }
+  const std::string out = freshDir("oplabels") + "/a2a.svg";
+  RunResult r = collviz("export --op all_to_all --ranks 4 --backend gloo --size 900x560 -o " + out);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const auto rows = rankRows(readFile(out), 4);
+  ASSERT_EQ(rows.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::string> want;
+    const char* sub[] = {"₀", "₁", "₂", "₃"};
+    for (int j = 0; j < 4; ++j) want.push_back(std::string(1, char('A' + i)) + sub[j]);  // input
+    for (int j = 0; j < 4; ++j) want.push_back(std::string(1, char('A' + j)) + sub[i]);  // output
+    EXPECT_EQ(rows[i], want) << "rank " << i;
+  }
+}
+
+// Every COLLVIZ_FAULT mode, exported: the export exits 1, the picture marks
+// the bad blocks ("!") and says how many elements are wrong.
+TEST(Faults, AnExportMarksEveryInjectedFault) {
+  const std::string dir = freshDir("faults");
+  struct Case {
+    const char* fault;
+    std::vector<std::string> rank1;  // rank 1's row (input, then output)
+    int marks;                       // "!" on the picture
+  };
+  const Case cases[] = {
+      {"skip", {"B₀", "B₁", "B₂", "B₃", "?", "?", "?", "?"}, 16},
+      {"skip_after_first", {"B₀", "B₁", "B₂", "B₃", "?", "?", "?", "?"}, 16},
+      {"rank:1,corrupt", {"B₀", "B₁", "B₂", "B₃", "Σ₀", "Σ₁", "Σ₂", "Σ₃"}, 1},
+      {"rank:1,swap", {"B₀", "B₁", "B₂", "B₃", "Σ₃", "Σ₁", "Σ₂", "Σ₀"}, 2},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fault);
+    const std::string out = dir + "/" + std::string(c.fault).substr(std::string(c.fault).find(',') + 1) + ".svg";
+    RunResult r = collviz("export --op all_reduce --ranks 4 --backend gloo -o " + out,
+                          std::string("env COLLVIZ_FAULT=") + c.fault);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_NE(r.out.find("NOT VERIFIED"), std::string::npos) << r.out;
+    const std::string svg = readFile(out);
+    const auto rows = rankRows(svg, 4);
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[1], c.rank1);
+    int marks = 0;
+    for (std::size_t at = 0; (at = svg.find(">!</text>", at)) != std::string::npos; ++at) ++marks;
+    EXPECT_EQ(marks, c.marks);
+    EXPECT_NE(svg.find(" wrong elements</text>"), std::string::npos);
+    EXPECT_NE(svg.find("block(s) marked !</text>"), std::string::npos);
+    EXPECT_NE(svg.find("a fault injected on purpose"), std::string::npos);
+  }
+  RunResult hung = collviz("export --op all_reduce --ranks 4 --backend gloo --deadline-ms 500 -o " +
+                               dir + "/delay.svg",
+                           "env COLLVIZ_FAULT=rank:2,delay_ms:3000");
+  EXPECT_EQ(hung.rc, 1) << hung.out;
+  EXPECT_NE(hung.out.find("rank(s) 2 did not finish"), std::string::npos) << hung.out;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <thread>
 
 namespace collviz::test {
@@ -59,6 +60,47 @@ std::vector<std::string> listDir(const std::string& dir) {
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::vector<std::string>> svgRows(const std::string& svg) {
+  struct Item {
+    double x, y;
+    std::string text;
+  };
+  std::vector<Item> items;
+  const std::regex text_re(R"re(<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re); it != std::sregex_iterator(); ++it)
+    items.push_back({std::stod((*it)[1]), std::stod((*it)[2]), (*it)[3]});
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.y < b.y; });
+  std::vector<std::vector<Item>> rows;
+  double row_y = -1e9;
+  for (const Item& i : items) {
+    if (i.y - row_y > 8) {
+      rows.emplace_back();
+      row_y = i.y;
+    }
+    rows.back().push_back(i);
+  }
+  std::vector<std::vector<std::string>> out;
+  for (auto& row : rows) {
+    std::stable_sort(row.begin(), row.end(), [](const Item& a, const Item& b) { return a.x < b.x; });
+    out.emplace_back();
+    for (const Item& i : row) out.back().push_back(i.text);
+  }
+  return out;
+}
+
+std::string svgTextRows(const std::string& svg) {
+  std::string out;
+  for (const auto& row : svgRows(svg)) {
+    for (std::size_t k = 0; k < row.size(); ++k) out += (k ? " | " : "") + row[k];
+    out += "\n";
+  }
+  return out;
 }
 
 bool haveTool(const std::string& tool) {

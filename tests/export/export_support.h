@@ -28,6 +28,13 @@ std::string freshDir(const std::string& name);
 std::vector<std::string> listDir(const std::string& dir);  // sorted names
 std::string readFile(const std::string& path);
 bool haveTool(const std::string& tool);
+void writeFile(const std::string& path, const std::string& text);
+
+// The <text> elements of an SVG in reading order: one line per row (texts
+// within 8 px of the row's first y), left to right, separated by " | ".
+std::string svgTextRows(const std::string& svg);
+// The same rows, each a list of its texts.
+std::vector<std::vector<std::string>> svgRows(const std::string& svg);
 
 // DISPLAY set, or an Xvfb of our own started (and stopped at exit). False:
 // `why` says what is missing.

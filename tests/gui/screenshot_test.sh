@@ -1,7 +1,8 @@
 #!/bin/bash
 # The window's screenshot: under Xvfb, press F12 and expect a PNG of the
-# current view in $COLLVIZ_SCREENSHOT_DIR, its path on stderr, and a second
-# press writing a second file (never overwriting). Exit 77 when a tool is
+# current view in $COLLVIZ_SCREENSHOT_DIR, its path on stderr, a second press
+# writing a second file (never overwriting), and the picture equal to
+# `collviz export` of the same view. Exit 77 when a tool is
 # missing.
 #   usage: screenshot_test.sh path/to/collviz [output dir]
 set -u
@@ -9,13 +10,17 @@ BIN=$1
 OUT=${2:-/tmp/collviz-screenshot-test}
 rm -rf "$OUT"
 mkdir -p "$OUT/shots"
-TOOLS="identify"
+TOOLS="identify compare"
 . "$(dirname "$0")/xvfb.sh"
 
 COLLVIZ_SCREENSHOT_DIR="$OUT/shots" COLLVIZ_NO_PREFETCH=1 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!
 wait_window
-sleep 3  # let the first run come back
+# Let the first run come back (the title says when a verified result shows).
+for _ in $(seq 1 100); do
+  case "$(xdotool getwindowname "$WID")" in *"· verified") break ;; esac
+  sleep 0.2
+done
 
 shot() {  # press F12, wait for file number $1
   xdotool key --window "$WID" F12
@@ -36,4 +41,15 @@ size=$(identify -format '%w %h' "$OUT/shots/$first")
 read -r w h <<<"$size"
 [ "$w" -gt 600 ] && [ "$h" -gt 400 ] || fail "screenshot is only ${w}x${h}"
 echo "ok: F12 wrote $first (${w}x${h}) and a second file; path reported"
+
+# The screenshot is the view on screen: the same op exported at the same
+# size (diagram and status line) must be the same picture. A blank or stale
+# capture, or one of another op, differs in most of its pixels.
+COLLVIZ_FAULT= "$BIN" export --op broadcast --ranks 4 --backend auto --size "${w}x${h}" \
+  -o "$OUT/export.png" >"$OUT/export.log" 2>&1 || fail "export failed: $(cat "$OUT/export.log")"
+diff=$(compare -metric AE -fuzz 8% "$OUT/shots/$first" "$OUT/export.png" null: 2>&1 | cut -d' ' -f1 |
+       awk '{ printf "%d", $1 }')
+limit=$(( w * h / 400 ))
+[ "$diff" -le "$limit" ] || fail "screenshot and export of the same view differ in $diff pixels (allowed $limit)"
+echo "ok: the screenshot matches an export of the same view ($diff of $((w * h)) pixels differ)"
 exit 0

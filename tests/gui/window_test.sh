@@ -1,7 +1,9 @@
 #!/bin/bash
 # The real window under Xvfb + Mesa: start collviz, send real key presses with
-# xdotool, take screenshots with ImageMagick and check that they changed as
-# expected. Exit 77 (ctest SKIP_RETURN_CODE) when a tool is missing.
+# xdotool, take screenshots with ImageMagick and check after each key that
+# the title names the op with a verified result and that the Output column
+# is drawn in the result's colours (so the test fails when no op ran, e.g.
+# without collviz-rank beside collviz). Exit 77 (ctest SKIP_RETURN_CODE) when a tool is missing.
 #   usage: window_test.sh path/to/collviz [output dir for screenshots]
 set -u
 BIN=$1
@@ -39,22 +41,48 @@ mean() { convert "$OUT/$1.png" -colorspace Gray -format '%[fx:mean]' info:; }
 title() { xdotool getwindowname "$WID"; }
 key() { xdotool key --window "$WID" "$@"; }
 
+# The title names the op on screen and whether a real, verified result is
+# shown ("· verified"; "· not yet run" when no collviz-rank ever answered).
+expect_title() {
+  case "$(title)" in *"$1"*"· verified") ;; *) fail "$2: title '$(title)', want '$1 … · verified'" ;; esac
+}
+# Pixels in the Output column (the right part of the window) with tile fill
+# colour $2 (light theme, as drawn for a result; a faded "not yet run" tile
+# is lighter and does not count).
+fills() {
+  convert "$OUT/$1.png" -crop 560x760+1020+120 +repage -alpha off -fuzz 2% -fill magenta \
+    -opaque "$2" -fuzz 0 -fill black +opaque magenta -fill white -opaque magenta \
+    -format '%[fx:int(mean*w*h)]' info:
+}
+A="rgb(213,222,234)" B="rgb(223,232,219)" C="rgb(241,230,206)" D="rgb(240,218,222)"
+expect_output_colours() {  # every rank's output shows the four letters' fills
+  for c in "$A" "$B" "$C" "$D"; do
+    n=$(fills "$1" "$c")
+    [ "$n" -gt 1500 ] || fail "$1: only $n output pixels of $c (no result drawn?)"
+  done
+  echo "ok: $1: output tiles in the colours of A, B, C and D"
+}
+
 settle broadcast
-case "$(title)" in *"01 Broadcast"*) ;; *) fail "title '$(title)' does not name 01 Broadcast" ;; esac
+expect_title "01 Broadcast" "at start"
+expect_output_colours broadcast
 
 key Right
 settle scatter
-case "$(title)" in *"02 Scatter"*) ;; *) fail "after →: title '$(title)'" ;; esac
+expect_title "02 Scatter" "after →"
+expect_output_colours scatter
 changed=$(differ broadcast scatter)
 [ "$changed" -gt 2000 ] || fail "→ changed only $changed pixels"
 echo "ok: → went from 01 Broadcast to 02 Scatter ($changed pixels changed)"
 
 key Right Right Right Right Right Right
 settle all_to_all
-case "$(title)" in *"08 All-to-all"*) ;; *) fail "after 6 more →: title '$(title)'" ;; esac
+expect_title "08 All-to-all" "after 6 more →"
+expect_output_colours all_to_all
 
 key 2
 settle trace_r2
+expect_title "08 All-to-all" "after 2"
 changed=$(differ all_to_all trace_r2)
 before=$(mean all_to_all)
 after=$(mean trace_r2)
@@ -66,12 +94,15 @@ echo "ok: trace R2 dimmed the rest ($changed pixels changed, mean grey $before -
 
 key a
 settle trace_all
+expect_title "08 All-to-all" "after A"
+expect_output_colours trace_all
 back=$(differ all_to_all trace_all)
 [ "$back" -lt 2000 ] || fail "A (trace all) did not restore the picture ($back pixels differ)"
 echo "ok: A restored the untraced picture"
 
 key t
 settle dark
+expect_title "08 All-to-all" "after T"
 dark=$(mean dark)
 awk -v d="$dark" -v l="$before" 'BEGIN { exit !(d < l - 0.2) }' || fail "T did not switch to the dark theme"
 echo "ok: T switched to the dark theme (mean grey $before -> $dark)"

@@ -211,7 +211,7 @@ int runExport(const ExportArgs& a) {
         return bad_input ? kExitUsage : kExitFailed;
       }
       if (!snap->verified) {
-        std::fprintf(stderr, "collviz export: %s: NOT VERIFIED (%lld mismatches); the image marks them\n",
+        std::fprintf(stderr, "collviz export: %s: NOT VERIFIED (%lld wrong elements); the image marks them\n",
                      std::string(name(it.spec.op)).c_str(), static_cast<long long>(snap->mismatches));
         rc = kExitFailed;
       }

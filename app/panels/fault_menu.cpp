@@ -1,0 +1,80 @@
+#include "app/panels/fault_menu.h"
+
+#include "app/lang/lang.h"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace collviz::ui {
+
+namespace {
+
+struct Choice {
+  const char* mode;  // COLLVIZ_FAULT's word ("" none)
+  const char* what;  // what the viewer will see
+};
+constexpr Choice kChoices[] = {
+    {"", "nothing: real results"},
+    {"skip", "skip: return without running (output never written)"},
+    {"skip_after_first", "skip_after_first: run once, then stop writing"},
+    {"corrupt", "corrupt: flip one element"},
+    {"swap", "swap: exchange the first and last blocks"},
+    {"delay_ms", "delay: reply late (past the deadline: hung)"},
+};
+
+// "rank:2,swap" -> rank 2, mode "swap"; "delay_ms:1500" -> mode "delay_ms".
+void split(const std::string& f, int* rank, std::string* mode, int* delay) {
+  std::string m = f;
+  *rank = -1;
+  if (m.rfind("rank:", 0) == 0 && m.find(',') != std::string::npos) {
+    *rank = std::atoi(m.c_str() + 5);
+    m = m.substr(m.find(',') + 1);
+  }
+  if (m.rfind("delay_ms:", 0) == 0) {
+    *delay = std::atoi(m.c_str() + 9);
+    m = "delay_ms";
+  }
+  *mode = m;
+}
+
+}  // namespace
+
+void FaultMenu::Draw(AppState& s) {
+  int rank = -1;
+  std::string mode;
+  split(s.fault, &rank, &mode, &delay_ms);
+  ImGui::Spacing();
+  ImGui::Separator();
+  ImGui::TextDisabled("%s", tr("BREAK IT   (the next runs, on purpose)"));
+  const char* current = tr(kChoices[0].what);
+  for (const Choice& c : kChoices)
+    if (mode == c.mode) current = tr(c.what);
+  bool changed = false;
+  ImGui::PushItemWidth(-ImGui::CalcTextSize(tr("elements")).x - ImGui::GetStyle().ItemSpacing.x * 2);
+  if (ImGui::BeginCombo(tr("fault"), current)) {
+    for (const Choice& c : kChoices)
+      if (ImGui::Selectable(tr(c.what), mode == c.mode)) mode = c.mode, changed = true;
+    ImGui::EndCombo();
+  }
+  ImGui::BeginDisabled(mode.empty());
+  const std::string who = rank < 0 ? std::string(tr("every rank")) : "R" + std::to_string(rank);
+  if (ImGui::BeginCombo(tr("on"), who.c_str())) {
+    if (ImGui::Selectable(tr("every rank"), rank < 0)) rank = -1, changed = true;
+    for (int r = 0; r < s.spec.ranks; ++r)
+      if (ImGui::Selectable(("R" + std::to_string(r)).c_str(), rank == r)) rank = r, changed = true;
+    ImGui::EndCombo();
+  }
+  if (mode == "delay_ms")
+    changed |= ImGui::SliderInt(tr("delay ms"), &delay_ms, 10, 20000, "%d ms",
+                                ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::EndDisabled();
+  ImGui::PopItemWidth();
+  if (rank >= s.spec.ranks) rank = -1, changed = true;
+  if (!changed) return;
+  std::string f = mode == "delay_ms" ? "delay_ms:" + std::to_string(delay_ms) : mode;
+  if (!f.empty() && rank >= 0) f = "rank:" + std::to_string(rank) + "," + f;
+  s.fault = f;
+}
+
+}  // namespace collviz::ui

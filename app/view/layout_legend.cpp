@@ -1,0 +1,103 @@
+// The legend strip under the heading: the article's statements, told for
+// the op and reduce op on screen. A reduction gets its key drawn with tiles
+// (A₀ + B₀ + … = Σ₀, A × B × … = Π, …), a copy says what its letters name.
+#include "app/lang/lang.h"
+#include "app/view/layout_builder.h"
+
+namespace collviz::ui::layout {
+
+std::string reduceGlyph(RedOp r) {
+  switch (r) {
+    case RedOp::sum:
+    case RedOp::avg: return "+";
+    case RedOp::prod: return "×";
+    case RedOp::min: return "min";
+    case RedOp::max: return "max";
+  }
+  return "+";
+}
+
+namespace {
+
+std::string reducePhrase(RedOp r, bool shards) {
+  switch (r) {
+    case RedOp::sum: return shards ? tr("element-wise sum, same shard") : tr("element-wise sum");
+    case RedOp::avg:
+      return shards ? tr("element-wise mean (sum ÷ N), same shard") : tr("element-wise mean (sum ÷ N)");
+    case RedOp::prod: return shards ? tr("element-wise product, same shard") : tr("element-wise product");
+    case RedOp::min: return shards ? tr("element-wise minimum, same shard") : tr("element-wise minimum");
+    case RedOp::max: return shards ? tr("element-wise maximum, same shard") : tr("element-wise maximum");
+  }
+  return "";
+}
+
+}  // namespace
+
+void layoutLegend(Builder& b, float& y) {
+  const float m = 18 * b.u;
+  const OpSpec& spec = b.m.spec;
+  const Collective& op = collective(spec.op);
+  // Shards are named when the inputs hold several blocks (engine/oracle.h).
+  const bool shards = blockShard(spec, BlockRef{1, 0, false}) >= 0;
+  const float ts = 15 * b.u, right = b.p.size.x - m, line_h = 30 * b.u;
+  const bool root = b.m.program == Program::single && usesRoot(spec.op);
+  std::string rows = tr("each row is one GPU (rank)");
+  if (root) rows += " · root = R" + std::to_string(spec.root);
+  const std::string letters =
+      op.letters == Lettering::root_piece
+          ? trf("A, B, C … = the pieces of R{0}'s tensor", {std::to_string(spec.root)})
+          : (shards ? tr("colour follows the data block, subscript = shard")
+                    : tr("colour follows the data block"));
+  std::vector<std::string> parts = {rows, letters};
+  size_t box_index = b.s.tiles.size();
+  b.tile({m, y, right - m, line_h}, b.th.row_box, withAlpha(b.th.row_border, 0.6f), 8 * b.u, 1 * b.u);
+  float lx = m + 12 * b.u, ly = y + line_h / 2;
+  auto wrapIfNeeded = [&](float w) {
+    if (lx + w > right - 8 * b.u && lx > m + 12 * b.u) {
+      lx = m + 12 * b.u;
+      ly += line_h;
+    }
+  };
+  for (const std::string& t : parts) {
+    float w = b.measure(t, TextStyle::regular, ts);
+    wrapIfNeeded(w);
+    b.text({lx, ly}, t, b.th.muted_text, ts, TextStyle::regular, 0, 0.5f);
+    lx += w + 26 * b.u;
+  }
+  if (op.reduces) {
+    const int shown = std::clamp(spec.ranks, 1, 4);
+    const float kw = 30 * b.u, kh = 22 * b.u, plus = 16 * b.u;
+    const std::string glyph = reduceGlyph(spec.redop), sub = shards ? "₀" : "";
+    wrapIfNeeded(shown * (kw + plus) + kw + plus + 40 * b.u);
+    uint32_t all = 0;
+    for (int i = 0; i < shown; ++i) {
+      Rect r{lx, ly - kh / 2, kw, kh};
+      b.tile(r, tileFill(b.th, i), letterColor(i), 5 * b.u, 1.3f * b.u);
+      b.text(r.center(), std::string(1, char('A' + i)) + sub, b.th.text, 14 * b.u,
+             TextStyle::regular, 0.5f, 0.5f);
+      all |= 1u << i;
+      lx += kw;
+      std::string t = i + 1 < shown ? glyph : (spec.ranks > 4 ? glyph + " … =" : "=");
+      float ow = std::max(plus, b.measure(t, TextStyle::regular, ts) + 10 * b.u);
+      b.text({lx + ow / 2, ly}, t, b.th.muted_text, ts, TextStyle::regular, 0.5f, 0.5f);
+      lx += ow;
+    }
+    BlockLabel key;
+    key.kind = BlockLabel::Kind::reduced;
+    key.shard = shards ? 0 : -1;
+    const std::string result = key.text(spec.redop);
+    const float rw = std::max(kw, b.measure(result, TextStyle::regular, 14 * b.u) + 10 * b.u);
+    Rect r{lx, ly - kh / 2, rw, kh};
+    b.tile(r, b.th.neutral_fill, b.th.neutral_border, 5 * b.u, 1.3f * b.u, kTileStripes, all);
+    b.text({r.center().x, r.center().y - 2 * b.u}, result, b.th.text, 14 * b.u,
+           TextStyle::regular, 0.5f, 0.5f);
+    lx += rw + 10 * b.u;
+    b.text({lx, ly}, reducePhrase(spec.redop, shards), b.th.muted_text,
+           13 * b.u, TextStyle::regular, 0, 0.5f);
+  }
+  float bottom = ly + line_h / 2;
+  b.s.tiles[box_index].rect.h = bottom - y;
+  y = bottom + 16 * b.u;
+}
+
+}  // namespace collviz::ui::layout

@@ -1,0 +1,131 @@
+#include "engine/worker/fault.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "engine/poison.h"
+
+namespace collviz {
+namespace {
+
+constexpr const char* kAllowed =
+    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N (N = 1 to 600000), each "
+    "optionally after rank:K, (e.g. rank:1,swap)";
+
+// A whole decimal number in [lo, hi], or nullopt.
+std::optional<int> number(const std::string& s, int lo, int hi) {
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const int v = std::atoi(s.c_str());
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Result<Fault> parseFault(const std::string& text, int ranks) {
+  Fault f;
+  f.text = text;
+  if (text.empty()) return f;
+  std::string mode = text;
+  auto bad = [&](const std::string& what) {
+    return Error{"COLLVIZ_FAULT=" + text + ": " + what + "; " + kAllowed};
+  };
+  if (mode.rfind("rank:", 0) == 0) {
+    const auto comma = mode.find(',');
+    if (comma == std::string::npos) return bad("rank:K must be followed by ,<fault>");
+    const auto k = number(mode.substr(5, comma - 5), 0, ranks - 1);
+    if (!k)
+      return bad("rank '" + mode.substr(5, comma - 5) + "' is not a rank of this group (0 to " +
+                 std::to_string(ranks - 1) + ")");
+    f.rank = *k;
+    mode = mode.substr(comma + 1);
+  }
+  if (mode == "skip") f.kind = Fault::Kind::skip;
+  else if (mode == "skip_after_first") f.kind = Fault::Kind::skip_after_first;
+  else if (mode == "corrupt") f.kind = Fault::Kind::corrupt;
+  else if (mode == "swap") f.kind = Fault::Kind::swap;
+  else if (mode.rfind("delay_ms:", 0) == 0) {
+    const auto ms = number(mode.substr(9), 1, 600000);
+    if (!ms) return bad("delay '" + mode.substr(9) + "' is not a whole number of ms in range");
+    f.kind = Fault::Kind::delay;
+    f.delay_ms = *ms;
+  } else {
+    return bad("unknown fault '" + mode + "'");
+  }
+  return f;
+}
+
+void FaultyCommunicator::setFault(Fault f) {
+  if (f.text == f_.text) return;
+  f_ = std::move(f);
+  calls_ = 0;
+}
+
+Status FaultyCommunicator::init(int rank, int size, ControlStore& store, int timeout_ms) {
+  rank_ = rank;
+  return inner_->init(rank, size, store, timeout_ms);
+}
+
+Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* out,
+                                         const RunOptions& o) {
+  if (!hits()) return inner_->run(s, in, out, o);
+  const int warmup = std::max(0, o.warmup), iters = std::max(1, o.iters);
+  const std::size_t out_bytes = out ? outputBytes(s, rank_) : 0;
+  OpTiming t;
+  bool wrote = false;
+  for (int c = 0; c < warmup + iters; ++c) {
+    const bool skip =
+        f_.kind == Fault::Kind::skip || (f_.kind == Fault::Kind::skip_after_first && calls_ > 0);
+    ++calls_;
+    // As the communicators do: the checked output is the last call's, never
+    // an earlier call's of this run (the engine poisoned it before the run).
+    if (c == warmup + iters - 1 && wrote) poisonBytes(out, out_bytes, s.dtype);
+    if (skip) continue;
+    auto one = inner_->run(s, in, out, RunOptions{0, 1});
+    if (!one) return one;
+    wrote = true;
+    if (c >= warmup) t.op_us += one->op_us / iters;
+    t.copy_us += one->copy_us;
+  }
+  if (out_bytes && f_.kind == Fault::Kind::corrupt) corrupt(s, static_cast<std::byte*>(out));
+  if (out_bytes && f_.kind == Fault::Kind::swap) swap(s, static_cast<std::byte*>(out));
+  if (f_.kind == Fault::Kind::delay)
+    std::this_thread::sleep_for(std::chrono::milliseconds(f_.delay_ms));
+  return t;
+}
+
+BackendInfo FaultyCommunicator::describe() const {
+  BackendInfo b = inner_->describe();
+  if (f_.kind != Fault::Kind::none)
+    b.notes = "FAULT INJECTED: COLLVIZ_FAULT=" + f_.text + " (results are wrong on purpose)" +
+              (b.notes.empty() ? "" : "; " + b.notes);
+  return b;
+}
+
+void FaultyCommunicator::corrupt(const OpSpec& s, std::byte* out) const {
+  const std::size_t count = outputBytes(s, rank_) / dtypeSize(s.dtype);
+  out[count / 2 * dtypeSize(s.dtype)] ^= std::byte{1};  // little endian: the lowest bit
+}
+
+void FaultyCommunicator::swap(const OpSpec& s, std::byte* out) {
+  const std::size_t sz = dtypeSize(s.dtype), e = std::size_t(s.elems);
+  const int blocks = outputBlocks(s.op, s.ranks, rank_, s.root);
+  if (blocks >= 2) {
+    std::swap_ranges(out, out + e * sz, out + std::size_t(blocks - 1) * e * sz);
+  } else if (e >= 2) {
+    std::swap_ranges(out, out + sz, out + (e - 1) * sz);
+  } else if (!warned_) {
+    std::fprintf(stderr, "collviz-rank %d: COLLVIZ_FAULT=swap: one block of one element, "
+                         "nothing to exchange\n", rank_);
+    warned_ = true;
+  }
+}
+
+}  // namespace collviz

@@ -1,0 +1,74 @@
+// Fault injection, for tests and for lectures: COLLVIZ_FAULT in
+// collviz-rank's environment makes the rank misbehave in one chosen way, so
+// that what a broken collective looks like can be shown, and every check
+// downstream (verification, the CLI's exit code, bench's #wrong, the marks
+// in the window and the exports) can be shown to catch it.
+//
+//   skip              return without calling the collective
+//   skip_after_first  call it the first time, skip every call after that
+//   corrupt           flip the low bit of one output element (the middle one)
+//   swap              exchange the first and last output blocks (one block:
+//                     its first and last elements)
+//   delay_ms:N        reply N ms after the collective finished (a straggler;
+//                     beyond the deadline the engine names the rank as hung)
+//   rank:K,<fault>    only rank K misbehaves (a rank that skips leaves its
+//                     peers waiting: the group times out and is restarted)
+//
+// The output is poisoned before the last call (engine/poison.h), as the
+// communicators do, so a skipped call cannot leave an earlier call's bytes.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/status.h"
+#include "engine/worker/communicator.h"
+
+namespace collviz {
+
+struct Fault {
+  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay };
+  Kind kind = Kind::none;
+  int rank = -1;  // -1: every rank
+  int delay_ms = 0;
+  std::string text;  // as given
+};
+
+// "" is no fault. Errors name what was wrong and what is allowed.
+Result<Fault> parseFault(const std::string& text, int ranks);
+
+// A communicator with the fault applied on its rank. The fault starts as
+// COLLVIZ_FAULT's and may be replaced per run (the window's "break it" menu
+// sends it with the run); a new one starts counting calls again.
+class FaultyCommunicator final : public Communicator {
+ public:
+  FaultyCommunicator(std::unique_ptr<Communicator> inner, Fault f)
+      : inner_(std::move(inner)), f_(std::move(f)) {}
+  void setFault(Fault f);
+  const Fault& fault() const { return f_; }
+
+  Status init(int rank, int size, ControlStore& store, int timeout_ms) override;
+  Result<OpTiming> run(const OpSpec& s, const void* in, void* out,
+                       const RunOptions& o) override;
+  BackendInfo describe() const override;
+  BackendCaps caps() const override { return inner_->caps(); }
+  // An algorithm's rounds run as they are: the faults act on collective calls.
+  Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
+                                 void* work, const RunOptions& o) override {
+    return inner_->runRounds(s, from, to, in, work, o);
+  }
+
+ private:
+  bool hits() const { return f_.kind != Fault::Kind::none && (f_.rank < 0 || f_.rank == rank_); }
+  void corrupt(const OpSpec& s, std::byte* out) const;
+  void swap(const OpSpec& s, std::byte* out);
+
+  std::unique_ptr<Communicator> inner_;
+  Fault f_;
+  int rank_ = 0;
+  long calls_ = 0;  // collective calls asked for under this fault, skipped or not
+  bool warned_ = false;
+};
+
+}  // namespace collviz
