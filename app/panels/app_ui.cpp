@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "app/view/keys.h"
+#include "app/view/round_layout.h"
+#include "app/view/round_play.h"
 #include "app/gl/style.h"
 
 namespace collviz::ui {
@@ -73,7 +75,11 @@ void AppUi::destroyGl() {
   diagram_.destroy();
 }
 
-RunKey AppUi::currentKey() const { return {state_.program(), state_.runSpec(), state_.backend}; }
+RunKey AppUi::currentKey() const {
+  RunKey k{state_.program(), state_.runSpec(), state_.backend};
+  if (state_.rounds > 0) k.algo = state_.view.algo;
+  return k;
+}
 
 std::vector<RunKey> AppUi::prefetchKeys() const {
   // Nearest entries first, the next one before the previous: that is where a
@@ -94,9 +100,34 @@ std::string AppUi::windowTitle() const {
   Heading h = headingFor(state_.program(), state_.runSpec().op);
   std::string t = "collviz — " + h.number + " " + h.title;
   const OpSpec s = state_.runSpec();
+  if (state_.rounds > 0)
+    t += " · " + state_.view.algo + " · " +
+         trf("round {0}/{1}", {std::to_string(state_.view.round), std::to_string(state_.rounds)}) +
+         " · " + round_bar_;
   t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
   return t + ")";
+}
+
+void AppUi::updateRounds() {
+  // The algorithm view: its rounds for this spec, the round kept in range,
+  // and play moved on by this frame's time.
+  const OpSpec spec = state_.runSpec();
+  const bool on = isRoundView(state_.program(), spec.op, state_.view);
+  const int rounds = on ? algoRounds(state_.view.algo, spec) : 0;
+  if (rounds != state_.rounds) {
+    state_.rounds = rounds;
+    state_.view.round = std::clamp(state_.view.round, 0, rounds);
+    state_.view.tween = 0;
+    state_.playing = false;
+  }
+  if (rounds == 0) {
+    state_.view.round = 0;
+    round_bar_.clear();
+    return;
+  }
+  advancePlay(state_, ImGui::GetIO().DeltaTime);
+  round_bar_ = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr).bar;
 }
 
 void AppUi::handleKeys() {
@@ -142,6 +173,7 @@ void AppUi::Draw() {
     styled_scale_ = fonts_.scale;
   }
   state_.spec.root = std::clamp(state_.spec.root, 0, state_.spec.ranks - 1);
+  updateRounds();
   if (state_.view.trace_rank >= state_.spec.ranks) state_.view.trace_rank = -1;
 
   // Any change of what to run runs it again (the engine never blocks us).
@@ -185,6 +217,8 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     // a software rasterizer every full-size layer costs milliseconds.
     ImGui::BeginChild("sidebar", ImVec2(310 * fonts_.scale, 0), false, ImGuiWindowFlags_NoBackground);
     op_list_.Draw(state_, fonts_);
+    ImGui::Spacing();
+    algo_panel_.Draw(state_, round_bar_, fonts_);
     ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
@@ -273,6 +307,7 @@ void AppUi::drawHelp() {
       {"+ −", "zoom"},                    {"T", "light / dark theme"},
       {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
       {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
+      {"L", "next algorithm (native, ring, tree, …)"}, {"P", "play the rounds (algorithm view)"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

@@ -22,6 +22,12 @@ struct AppState {
   bool show_help = false;
   bool show_bandwidth = false;  // the Bandwidth panel (B)
   bool panels_hidden = false;   // H: only the diagram (and a lecture's caption)
+  // The algorithm view (view.algo): its rounds for the current spec (0: the
+  // op's own diagram), and play (round_play.h).
+  int rounds = 0;
+  bool playing = false;
+  float play_speed = 2.0f;  // rounds per second
+  float play_clock = 0;     // rounds played into the current move or rest
 
   Program program() const {
     return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;

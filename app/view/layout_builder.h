@@ -64,6 +64,8 @@ float columnAlpha(const Builder& b, int c);
 void layoutFlows(Builder& b, const Geometry& g);
 // Rank labels, column titles, row boxes and block tiles.
 void layoutRows(Builder& b, const Geometry& g);
+// One block's tile at `t` (colours, Σ stripes, the label, a bad mark).
+void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha);
 // Under the rows: the decomposition's check and the article's caveat.
 void layoutFooter(Builder& b, const Geometry& g);
 

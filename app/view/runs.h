@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/engine.h"
@@ -18,6 +19,7 @@ struct RunKey {
   Program program = Program::single;
   OpSpec spec;
   BackendKind backend = BackendKind::automatic;
+  std::string algo = "native";  // an engine algorithm runs round by round
   bool operator==(const RunKey&) const = default;
 };
 
@@ -34,7 +36,7 @@ class Runner {
 class EngineRunner : public Runner {
  public:
   explicit EngineRunner(Engine& e) : engine_(e) {}
-  uint64_t run(const RunKey& k) override { return engine_.run(k.spec, k.program, k.backend); }
+  uint64_t run(const RunKey& k) override;
   std::shared_ptr<const Snapshot> latest() const override { return engine_.latest(); }
   bool busy() const override { return engine_.busy(); }
 
