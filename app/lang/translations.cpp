@@ -187,6 +187,7 @@ constexpr Translation kTable[] = {
     {"track = {0}, the formula's bytes for the busiest rank", "整条 = {0}，即公式给出的最忙 rank 的字节数"},
     {"time per round (slowest rank)", "每轮时间（最慢的 rank）"},
     {"this round: {0}", "本轮：{0}"},
+    {"varies run to run; --status-time draws it", "每次运行都不同；加 --status-time 才画出"},
     {"ALGORITHM   (L: next)", "算法   （L：下一个）"},
     {"native: the library's own call; the others run round by round on send/recv",
      "native：通信库自己的调用；其余算法用 send/recv 一轮一轮地运行"},

@@ -30,6 +30,7 @@ struct ViewSettings {
   std::string algo = "native";
   int round = 0;
   float tween = 0;
+  bool hide_times = false;  // exports: measured times vary run to run
   bool operator==(const ViewSettings&) const = default;
 };
 

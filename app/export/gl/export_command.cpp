@@ -196,8 +196,10 @@ int runExport(const ExportArgs& a) {
     if (ec) return usage("cannot create directory " + plan.dir + ": " + ec.message());
     for (ui::ExportItem& it : plan.items) it.file = (fs::path(plan.dir) / it.file).string();
   }
-  for (const ui::ExportItem& it : plan.items)
+  for (ui::ExportItem& it : plan.items) {
     if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
+    it.view.hide_times = !plan.status_time;  // reproducible files
+  }
 
   // PNG needs OpenGL; SVG needs only the fonts' metrics.
   HeadlessGl gl;
