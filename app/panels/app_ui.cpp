@@ -266,7 +266,10 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
   // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
-  if (cache_ok_ && options_.diagram_cache && avail.x >= 1 && avail.y >= 1) {
+  // While blocks travel the picture changes every frame: drawing it into the
+  // cache and then copying it out would only add a pass.
+  const bool moving = state_.playing && state_.view.tween > 0;
+  if (cache_ok_ && options_.diagram_cache && !moving && avail.x >= 1 && avail.y >= 1) {
     if (cache_.init(true)) {
       ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
                     int(avail.y), in.scale, fonts_.scale, false, false, {}, {}};
