@@ -24,7 +24,7 @@ esac
 pkgs=(build-essential cmake ninja-build pkg-config git
       libgloo-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev libgmock-dev googletest libbenchmark-dev
-      libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev libtomlplusplus-dev
+      libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev libtomlplusplus-dev libgif-dev
       fonts-dejavu-core fonts-noto-cjk xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps
       patchelf)
 missing=()

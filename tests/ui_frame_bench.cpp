@@ -198,6 +198,35 @@ int main() {
   std::printf("\n");
   pre.destroyGl();
 
+  // 2b. The algorithm view: ring all-reduce at N = 16 (30 rounds).
+  st.entry = 6;
+  st.spec.ranks = 16;
+  st.spec.elems = 4;
+  st.view.algo = "ring";
+  settle(win, ui);
+  double still_med, still_mean, play_med, play_mean;
+  timeFrames(win, 120, [&] { ui.Draw(); }, &still_med, &still_mean);
+  std::vector<int> step_frames;
+  for (int i = 0; i < 8; ++i) {  // every round's snapshot is already there
+    const int before = ui.diagram().rebuilds();
+    ui.queueKey(collviz::ui::LectureKey::step_forward);
+    int f = 0;
+    while (ui.diagram().rebuilds() == before && f < 100) win.frame([&] { ui.Draw(); }), ++f;
+    step_frames.push_back(f);
+  }
+  st.play_speed = 8;
+  st.view.round = 0;
+  st.playing = true;
+  timeFrames(win, 120, [&] { ui.Draw(); }, &play_med, &play_mean);
+  std::printf("algorithm view, ring all_reduce N=16: static grid median %.2f ms; playing 8 rounds/s median "
+              "%.2f ms (%.2fx); ↓ to a round already run: redrawn after frames",
+              still_med, play_med, play_med / still_med);
+  for (int f : step_frames) std::printf(" %d", f);
+  std::printf("\n");
+  st.playing = false;
+  st.view.algo = "native";
+  st.spec.ranks = 4;
+
   // 3. A 20-step lecture.
   const std::string script = "/tmp/collviz_bench_lecture.toml";
   {

@@ -93,7 +93,7 @@ class FakeRunner : public Runner {
 TEST(Runs, CachesResultsAndPrefetchesWhenIdle) {
   FakeRunner fake;
   Runs runs(fake);
-  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}};
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}, "native"};
   RunKey b = a;
   b.spec.op = Op::broadcast;
   runs.request(a);
@@ -116,7 +116,7 @@ TEST(Runs, CachesResultsAndPrefetchesWhenIdle) {
 TEST(Runs, ReplacedRequestsAreForgotten) {
   FakeRunner fake;
   Runs runs(fake);
-  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}};
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}, "native"};
   RunKey b = a;
   b.spec.ranks = 3;
   runs.request(a);

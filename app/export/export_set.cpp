@@ -2,6 +2,7 @@
 #include "app/lang/lang.h"
 
 #include "app/view/heading.h"
+#include "app/view/round_layout.h"
 
 namespace collviz::ui {
 
@@ -9,6 +10,7 @@ std::string exportFileName(Program program, Op op, const ViewSettings& view,
                            const std::string& ext) {
   std::string name = fileStem(program, op);
   if (program == Program::all_reduce_decomposed) name += "_step" + std::to_string(view.stage);
+  if (isRoundView(program, op, view)) name += "_" + view.algo + (ext == "gif" ? "" : "_round" + std::to_string(view.round));
   if (view.trace_rank >= 0)
     name += std::string(view.trace_mode == TraceMode::goes ? "_trace_from_r" : "_trace_r") +
             std::to_string(view.trace_rank);
@@ -24,6 +26,12 @@ std::string exportCaption(Program program, Op op, int ranks, const ViewSettings&
                                     "after all-gather: a full copy each"};
     c += " · " + trf("state {0}: ", {std::to_string(view.stage)}) +
          tr(kStates[view.stage < 0 ? 0 : view.stage > 2 ? 2 : view.stage]);
+  }
+  if (isRoundView(program, op, view)) {
+    OpSpec s;  // the rounds depend on the op and N only
+    s.op = op;
+    s.ranks = ranks;
+    c += " · " + view.algo + " · " + trf("round {0}/{1}", {std::to_string(view.round), std::to_string(algoRounds(view.algo, s))});
   }
   if (view.trace_rank >= 0 && view.trace_rank < ranks)
     c += " · " + trf(view.trace_mode == TraceMode::goes ? "trace: where {0}'s data goes" : "trace: what reaches {0}",
@@ -50,6 +58,16 @@ std::vector<ExportItem> articleSet(const OpSpec& base, TraceMode trace_mode, con
     ViewSettings v;
     v.stage = step;
     add(Program::all_reduce_decomposed, Op::all_reduce, v);
+  }
+  // An algorithm round by round: ring all-reduce, every round.
+  OpSpec ring = base;
+  ring.op = Op::all_reduce;
+  const int rounds = algoRounds("ring", ring);
+  for (int k = 0; k <= rounds; ++k) {
+    ViewSettings v;
+    v.algo = "ring";
+    v.round = k;
+    add(Program::single, Op::all_reduce, v);
   }
   return items;
 }

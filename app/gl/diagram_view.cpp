@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/view/round_layout.h"
 #include "app/view/trace.h"
 
 namespace collviz::ui {
@@ -14,11 +15,18 @@ ImU32 col(Rgba c) { return packAbgr(c); }
 }  // namespace
 
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
-  DiagramModel model = buildModel(in.program, in.spec, in.snapshot);
-  TraceSets trace = computeTrace(model, in.view.trace_rank, in.view.trace_mode);
   LayoutParams p{in.size, in.scale, [&fonts](const std::string& t, TextStyle s, float size) {
                    return fonts.measure(t, s, size);
                  }};
+  if (isRoundView(in.program, in.spec.op, in.view)) {
+    const RoundModel rm = buildRoundModel(in.spec, in.view.algo, in.view.round, in.snapshot);
+    DiagramModel model = roundDiagramModel(rm);
+    Scene scene = layoutRounds(rm, model, in.view, in.theme, p);
+    if (model_out) *model_out = std::move(model);
+    return scene;
+  }
+  DiagramModel model = buildModel(in.program, in.spec, in.snapshot);
+  TraceSets trace = computeTrace(model, in.view.trace_rank, in.view.trace_mode);
   Scene scene = layoutDiagram(model, trace, in.view, in.theme, p);
   if (model_out) *model_out = std::move(model);
   return scene;

@@ -7,7 +7,7 @@ namespace collviz::lecture {
 ui::RunKey runKeyOf(const Step& s) {
   OpSpec spec = s.spec;
   if (s.program == Program::all_reduce_decomposed) spec.op = Op::all_reduce;
-  return {s.program, spec, s.backend};
+  return {s.program, spec, s.backend, {}, "native"};
 }
 
 std::string stepCounter(int index, int count) {

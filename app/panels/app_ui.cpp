@@ -10,6 +10,8 @@
 
 #include "app/view/keys.h"
 #include "app/view/status_text.h"
+#include "app/view/round_layout.h"
+#include "app/view/round_play.h"
 #include "app/gl/style.h"
 
 namespace collviz::ui {
@@ -77,7 +79,9 @@ void AppUi::destroyGl() {
 }
 
 RunKey AppUi::currentKey() const {
-  return {state_.program(), state_.runSpec(), state_.backend, state_.fault};
+  RunKey k{state_.program(), state_.runSpec(), state_.backend, state_.fault, "native"};
+  if (state_.rounds > 0) k.algo = state_.view.algo;
+  return k;
 }
 
 std::vector<RunKey> AppUi::prefetchKeys() const {
@@ -88,7 +92,7 @@ std::vector<RunKey> AppUi::prefetchKeys() const {
   for (int d = 1; d < kEntryCount; ++d) {
     for (int sign : {+1, -1}) {
       s.entry = ((state_.entry + sign * d) % kEntryCount + kEntryCount) % kEntryCount;
-      RunKey k{s.program(), s.runSpec(), s.backend, s.fault};
+      RunKey k{s.program(), s.runSpec(), s.backend, s.fault, "native"};
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
   }
@@ -99,6 +103,10 @@ std::string AppUi::windowTitle() const {
   Heading h = headingFor(state_.program(), state_.runSpec().op);
   std::string t = "collviz — " + h.number + " " + h.title;
   const OpSpec s = state_.runSpec();
+  if (state_.rounds > 0)
+    t += " · " + state_.view.algo + " · " +
+         trf("round {0}/{1}", {std::to_string(state_.view.round), std::to_string(state_.rounds)}) +
+         " · " + round_bar_;
   t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
   t += ")";
@@ -106,6 +114,27 @@ std::string AppUi::windowTitle() const {
   if (!showingResult()) return t + " · not yet run";
   const Snapshot& shown = *diagram_.model().snapshot;
   return t + (shown.verified ? " · verified" : " · NOT VERIFIED");
+}
+
+void AppUi::updateRounds() {
+  // The algorithm view: its rounds for this spec, the round kept in range,
+  // and play moved on by this frame's time.
+  const OpSpec spec = state_.runSpec();
+  const bool on = isRoundView(state_.program(), spec.op, state_.view);
+  const int rounds = on ? algoRounds(state_.view.algo, spec) : 0;
+  if (rounds != state_.rounds) {
+    state_.rounds = rounds;
+    state_.view.round = std::clamp(state_.view.round, 0, rounds);
+    state_.view.tween = 0;
+    state_.playing = false;
+  }
+  if (rounds == 0) {
+    state_.view.round = 0;
+    round_bar_.clear();
+    return;
+  }
+  advancePlay(state_, ImGui::GetIO().DeltaTime);
+  round_bar_ = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr).bar;
 }
 
 void AppUi::handleKeys() {
@@ -151,6 +180,7 @@ void AppUi::Draw() {
     styled_scale_ = fonts_.scale;
   }
   state_.spec.root = std::clamp(state_.spec.root, 0, state_.spec.ranks - 1);
+  updateRounds();
   if (state_.view.trace_rank >= state_.spec.ranks) state_.view.trace_rank = -1;
 
   // Any change of what to run runs it again (the engine never blocks us).
@@ -203,6 +233,8 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::BeginChild("sidebar", ImVec2(310 * fonts_.scale, 0), false, ImGuiWindowFlags_NoBackground);
     op_list_.Draw(state_, fonts_);
     ImGui::Spacing();
+    algo_panel_.Draw(state_, round_bar_, fonts_);
+    ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
     fault_menu_.Draw(state_);
@@ -251,7 +283,10 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
   // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
-  if (cache_ok_ && options_.diagram_cache && avail.x >= 1 && avail.y >= 1) {
+  // While blocks travel the picture changes every frame: drawing it into the
+  // cache and then copying it out would only add a pass.
+  const bool moving = state_.playing && state_.view.tween > 0;
+  if (cache_ok_ && options_.diagram_cache && !moving && avail.x >= 1 && avail.y >= 1) {
     if (cache_.init(true)) {
       ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
                     int(avail.y), in.scale, fonts_.scale, false, false, {}, {}};
@@ -292,6 +327,7 @@ void AppUi::drawHelp() {
       {"+ −", "zoom"},                    {"T", "light / dark theme"},
       {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
       {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
+      {"L", "next algorithm (native, ring, tree, …)"}, {"P", "play the rounds (algorithm view)"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

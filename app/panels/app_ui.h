@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/view/app_state.h"
+#include "app/panels/algo_panel.h"
 #include "app/panels/bandwidth_panel.h"
 #include "app/panels/controls_panel.h"
 #include "app/panels/fault_menu.h"
@@ -73,7 +74,7 @@ class AppUi {
   std::string glyphText() const;
   std::string windowTitle() const;
   // Keep drawing frames (a run is in flight, a spinner turns).
-  bool animating() const { return runs_.busy() || bandwidth_.running(); }
+  bool animating() const { return runs_.busy() || bandwidth_.running() || state_.playing; }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
   const DiagramView& diagram() const { return diagram_; }
@@ -83,6 +84,7 @@ class AppUi {
   RunKey currentKey() const;
   std::vector<RunKey> prefetchKeys() const;
   void handleKeys();
+  void updateRounds();
   void drawHelp();
   void drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<const Snapshot> shown,
                 MenuActions& actions);
@@ -95,6 +97,8 @@ class AppUi {
   AppState state_;
   Fonts fonts_;
   OpListPanel op_list_;
+  AlgoPanel algo_panel_;
+  std::string round_bar_;  // the algorithm view's round bar, for the panel and title
   ControlsPanel controls_;
   FaultMenu fault_menu_;
   TraceBar trace_bar_;

@@ -29,6 +29,12 @@ struct AppState {
   // The "break it" menu: COLLVIZ_FAULT for the next runs, "" for none
   // (starts as the environment's, engine/worker/fault.h).
   std::string fault;
+  // The algorithm view (view.algo): its rounds for the current spec (0: the
+  // op's own diagram), and play (round_play.h).
+  int rounds = 0;
+  bool playing = false;
+  float play_speed = 2.0f;  // rounds per second
+  float play_clock = 0;     // rounds played into the current move or rest
 
   Program program() const {
     return entry == kDecompositionEntry ? Program::all_reduce_decomposed : Program::single;

@@ -24,6 +24,13 @@ struct ViewSettings {
   ThemeKind theme = ThemeKind::light;
   // The language drawn (text comes from tr()); here so a switch lays out again.
   Lang lang = Lang::en;
+  // The algorithm view: an engine algorithm ("native": the op's own call and
+  // the usual diagram), the round shown (0 the start) and, while playing,
+  // how far the round's blocks have travelled (0 at rest, up to 1).
+  std::string algo = "native";
+  int round = 0;
+  float tween = 0;
+  bool hide_times = false;  // exports: measured times vary run to run
   bool operator==(const ViewSettings&) const = default;
 };
 

@@ -1,5 +1,7 @@
 #include "app/view/keys.h"
 
+#include "app/view/round_play.h"
+
 #include <algorithm>
 
 namespace collviz::ui {
@@ -13,6 +15,7 @@ void selectEntry(AppState& s, int entry) {
 }  // namespace
 
 bool applyLectureKey(AppState& s, LectureKey key, int rank) {
+  if (applyRoundKey(s, key)) return false;
   switch (key) {
     case LectureKey::prev_op:
       selectEntry(s, s.entry - 1);
@@ -73,6 +76,8 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
       break;
     case LectureKey::go_to:
     case LectureKey::confirm:
+    case LectureKey::play:
+    case LectureKey::next_algo:
       break;  // a lecture's jump (lecture/player.h)
   }
   return false;
@@ -94,6 +99,8 @@ bool keyForChar(unsigned int c, LectureKey* key, int* rank) {
     case 'h': case 'H': *key = LectureKey::hide_panels; return true;
     case 'g': case 'G': *key = LectureKey::go_to; return true;
     case 'b': case 'B': *key = LectureKey::bandwidth; return true;
+    case 'p': case 'P': *key = LectureKey::play; return true;
+    case 'l': case 'L': *key = LectureKey::next_algo; return true;
     default: return false;
   }
 }

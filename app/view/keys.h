@@ -4,6 +4,8 @@
 //   +/− zoom   T light/dark theme   B bandwidth panel   ? help
 //   Home/End first/last   H hide the panels (grid only)
 //   G, Enter: a lecture's "go to step" (no effect outside a lecture)
+//   L next algorithm; in the algorithm view ↑/↓ Home/End move through
+//   rounds and P plays them
 #pragma once
 
 #include "app/view/app_state.h"
@@ -14,6 +16,7 @@ enum class LectureKey : uint8_t {
   prev_op, next_op, step_back, step_forward, rerun, trace_rank, trace_all,
   fullscreen, zoom_in, zoom_out, theme, help, bandwidth,
   first, last, hide_panels, go_to, confirm,
+  play, next_algo,  // the algorithm view (app/view/round_play.h)
 };
 
 // Apply a key; `rank` for trace_rank. Returns true when the op should run

@@ -70,6 +70,10 @@ float columnAlpha(const Builder& b, int c);
 void layoutFlows(Builder& b, const Geometry& g);
 // Rank labels, column titles, row boxes and block tiles.
 void layoutRows(Builder& b, const Geometry& g);
+// One block's tile at `t` (colours, Σ stripes, the label, a bad mark; with
+// `result`, a "*" where part of the label is the oracle's).
+void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
+               bool result = false);
 // Under the rows: the decomposition's check and the article's caveat.
 void layoutFooter(Builder& b, const Geometry& g);
 

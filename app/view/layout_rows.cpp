@@ -4,20 +4,6 @@
 
 namespace collviz::ui::layout {
 
-namespace {
-
-void rankLabels(Builder& b, const Geometry& g) {
-  const int columns = int(b.m.columns.size());
-  const bool bold_root = b.m.program == Program::single && usesRoot(b.m.spec.op);
-  for (int r = 0; r < b.m.spec.ranks; ++r) {
-    const bool root = bold_root && r == b.m.spec.root;
-    const float a = b.trace.active && !b.trace.row(0, r) && !b.trace.row(columns - 1, r) ? 0.5f : 1.0f;
-    b.text({g.cols[0].x - 10 * b.u, g.rowMid(r)}, "R" + std::to_string(r),
-           withAlpha(root ? b.th.root_text : b.th.muted_text, a), 16 * b.u,
-           root ? TextStyle::bold : TextStyle::regular, 1.0f, 0.5f);
-  }
-}
-
 // One block's tile: its letter's colours, Σ with contributor stripes, or
 // the "unknown" colours; a thick red border and "!" when elements are bad;
 // "*" when part of a result's label is the oracle's, not read from the bytes.
@@ -59,6 +45,20 @@ void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float
   if (result && !l.decoded)
     b.text({t.x + 3 * u, t.y + 1 * u}, "*", withAlpha(th.text, alpha), 13 * u, TextStyle::bold, 0,
            0);
+}
+
+namespace {
+
+void rankLabels(Builder& b, const Geometry& g) {
+  const int columns = int(b.m.columns.size());
+  const bool bold_root = b.m.program == Program::single && usesRoot(b.m.spec.op);
+  for (int r = 0; r < b.m.spec.ranks; ++r) {
+    const bool root = bold_root && r == b.m.spec.root;
+    const float a = b.trace.active && !b.trace.row(0, r) && !b.trace.row(columns - 1, r) ? 0.5f : 1.0f;
+    b.text({g.cols[0].x - 10 * b.u, g.rowMid(r)}, "R" + std::to_string(r),
+           withAlpha(root ? b.th.root_text : b.th.muted_text, a), 16 * b.u,
+           root ? TextStyle::bold : TextStyle::regular, 1.0f, 0.5f);
+  }
 }
 
 void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {

@@ -6,6 +6,16 @@
 
 namespace collviz::ui {
 
+uint64_t EngineRunner::run(const RunKey& k) {
+  Request r;
+  r.program = k.program;
+  r.spec = k.spec;
+  r.backend = k.backend;
+  r.fault = k.fault;
+  r.algo = k.algo;
+  return engine_.submit(r);
+}
+
 void Runs::request(const RunKey& k) {
   uint64_t id = runner_.run(k);
   pending_.push_back({id, k});

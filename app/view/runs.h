@@ -20,6 +20,7 @@ struct RunKey {
   OpSpec spec;
   BackendKind backend = BackendKind::automatic;
   std::string fault;  // COLLVIZ_FAULT for this run ("" none; the "break it" menu)
+  std::string algo = "native";  // an engine algorithm runs round by round
   bool operator==(const RunKey&) const = default;
 };
 
@@ -36,14 +37,7 @@ class Runner {
 class EngineRunner : public Runner {
  public:
   explicit EngineRunner(Engine& e) : engine_(e) {}
-  uint64_t run(const RunKey& k) override {
-    Request r;
-    r.spec = k.spec;
-    r.program = k.program;
-    r.backend = k.backend;
-    r.fault = k.fault;
-    return engine_.submit(r);
-  }
+  uint64_t run(const RunKey& k) override;
   std::shared_ptr<const Snapshot> latest() const override { return engine_.latest(); }
   bool busy() const override { return engine_.busy(); }
 

@@ -100,7 +100,12 @@ TEST(Set, AllHasEveryFileAndTheIndex) {
       "08_all_to_all_trace_r0.png", "08_all_to_all_trace_r1.png",
       "08_all_to_all_trace_r2.png", "08_all_to_all_trace_r3.png",
       "09_all_reduce_decomposed_step0.png", "09_all_reduce_decomposed_step1.png",
-      "09_all_reduce_decomposed_step2.png"};
+      "09_all_reduce_decomposed_step2.png",
+      // ring all-reduce round by round: the start and its 2(N-1) rounds
+      "07_all_reduce_ring_round0.png", "07_all_reduce_ring_round1.png",
+      "07_all_reduce_ring_round2.png", "07_all_reduce_ring_round3.png",
+      "07_all_reduce_ring_round4.png", "07_all_reduce_ring_round5.png",
+      "07_all_reduce_ring_round6.png"};
   std::vector<std::string> files = listDir(dir);
   std::vector<std::string> expected = want;
   expected.push_back("index.md");

@@ -15,6 +15,9 @@
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
 #include "app/export/export_set.h"
+#include "app/export/gif_writer.h"
+#include "app/view/round_layout.h"
+#include "engine/algo/algorithms.h"
 
 namespace collviz {
 namespace {
@@ -39,12 +42,16 @@ struct ExportArgs {
   bool all = false;
   bool no_status = false;
   bool status_time = false;
+  std::string algo = "native";
+  int tween = 0;  // GIF: frames between two rounds
 };
 
 struct Plan {
   std::vector<ui::ExportItem> items;
   std::string dir;  // where the files go
   bool svg = false;
+  bool gif = false;
+  int tween = 0;
   bool all = false;
   ui::ThemeKind theme = ui::ThemeKind::light;
   int width = 0, height = 0;  // image pixels (size x scale)
@@ -90,15 +97,22 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   // Format: --format, else the output's extension, else png.
   std::string ext = fs::path(a.output).extension().string();
   std::string fmt = a.format;
-  if (!fmt.empty() && fmt != "png" && fmt != "svg")
-    return Error{"--format " + fmt + " is not a format; allowed: png, svg"};
-  if (!a.all && (ext == ".png" || ext == ".svg")) {
+  if (!fmt.empty() && fmt != "png" && fmt != "svg" && fmt != "gif")
+    return Error{"--format " + fmt + " is not a format; allowed: png, svg, gif (with --algo)"};
+  if (!a.all && (ext == ".png" || ext == ".svg" || ext == ".gif")) {
     if (!fmt.empty() && "." + fmt != ext)
       return Error{"--format " + fmt + " does not match the output name " + a.output};
     fmt = ext.substr(1);
   }
   if (fmt.empty()) fmt = "png";
   p.svg = fmt == "svg";
+  p.gif = fmt == "gif";
+  if (p.gif && (a.all || a.algo == "native"))
+    return Error{"--format gif animates an algorithm's rounds: give --algo ALGO (and no --all)"};
+  if (a.tween < 0 || a.tween > 30)
+    return Error{"--tween " + std::to_string(a.tween) + " is out of range; allowed: 0 to 30"};
+  if (a.tween > 0 && !p.gif) return Error{"--tween applies to --format gif"};
+  p.tween = a.tween;
 
   if (a.all) {
     if (a.output.empty()) return Error{"--all needs -o DIR (the directory for the set)"};
@@ -112,9 +126,21 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
                    std::to_string(ps.spec.ranks - 1)};
     view.trace_rank = std::stoi(a.trace);
   }
-  if (a.step >= 0) {
+  if (a.algo != "native") {
+    if (ps.program != Program::single)
+      return Error{"--algo runs one op; all_reduce_decomposed is two native ops (use --op all_reduce --algo ring)"};
+    if (Status st = algo::checkAlgorithm(a.algo, ps.spec); !st) return st.error();
+    view.algo = a.algo;
+    const int rounds = ui::algoRounds(a.algo, ps.spec);
+    if (a.step > rounds)
+      return Error{"--step " + std::to_string(a.step) + " is out of range for " + a.algo + " " +
+                   std::string(name(ps.spec.op)) + " at N=" + std::to_string(ps.spec.ranks) + "; allowed: 0 to " +
+                   std::to_string(rounds) + " (0 the start, K after round K)"};
+    if (p.gif && a.step >= 0) return Error{"--step picks one round; --format gif writes them all"};
+    view.round = a.step >= 0 ? a.step : rounds;
+  } else if (a.step >= 0) {
     if (ps.program != Program::all_reduce_decomposed)
-      return Error{"--step applies to --op all_reduce_decomposed (its three states)"};
+      return Error{"--step applies to --op all_reduce_decomposed (its three states) or to an --algo's rounds"};
     if (a.step > 2) return Error{"--step " + std::to_string(a.step) + " is out of range; allowed: 0, 1, 2"};
     view.stage = a.step;
   }
@@ -126,6 +152,28 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   }
   p.items.push_back(it);
   return p;
+}
+
+// Every round of the view's algorithm, from the start to the last, with
+// `tween` frames of the blocks in flight before each round.
+Result<std::vector<uint8_t>> renderRoundsGif(ui::DiagramImage& image, ui::ExportView v, int tween) {
+  const int rounds = ui::algoRounds(v.view.algo, v.spec);
+  std::vector<ui::GifFrame> frames;
+  for (int k = 0; k <= rounds; ++k) {
+    for (int i = 1; k > 0 && i <= tween; ++i) {
+      v.view.round = k;
+      v.view.tween = float(i) / float(tween + 1);
+      auto img = image.renderPng(v);
+      if (!img) return img.error();
+      frames.push_back({std::move(*img), std::max(3, 60 / (tween + 1))});
+    }
+    v.view.round = k;
+    v.view.tween = 0;
+    auto img = image.renderPng(v);
+    if (!img) return img.error();
+    frames.push_back({std::move(*img), k == rounds ? 250 : 120});
+  }
+  return ui::encodeGif(frames, ui::themeColours(ui::makeTheme(v.theme)));
 }
 
 std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
@@ -151,8 +199,10 @@ int runExport(const ExportArgs& a) {
     if (ec) return usage("cannot create directory " + plan.dir + ": " + ec.message());
     for (ui::ExportItem& it : plan.items) it.file = (fs::path(plan.dir) / it.file).string();
   }
-  for (const ui::ExportItem& it : plan.items)
+  for (ui::ExportItem& it : plan.items) {
     if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
+    it.view.hide_times = !plan.status_time;  // reproducible files
+  }
 
   // PNG needs OpenGL; SVG needs only the fonts' metrics.
   HeadlessGl gl;
@@ -188,6 +238,7 @@ int runExport(const ExportArgs& a) {
   struct Ran {
     Program program;
     OpSpec spec;
+    std::string algo;
     std::shared_ptr<const Snapshot> snap;
   };
   std::vector<Ran> runs;
@@ -196,10 +247,16 @@ int runExport(const ExportArgs& a) {
   bool warned_fonts = false;
   for (const ui::ExportItem& it : plan.items) {
     std::shared_ptr<const Snapshot> snap;
+    const std::string algo = ui::isRoundView(it.program, it.spec.op, it.view) ? it.view.algo : "native";
     for (const Ran& r : runs)
-      if (r.program == it.program && r.spec == it.spec) snap = r.snap;
+      if (r.program == it.program && r.spec == it.spec && r.algo == algo) snap = r.snap;
     if (!snap) {
-      snap = waitInterruptible(engine, engine.run(it.spec, it.program, parsed->backend));
+      Request req;
+      req.program = it.program;
+      req.spec = it.spec;
+      req.backend = parsed->backend;
+      req.algo = algo;
+      snap = waitInterruptible(engine, engine.submit(req));
       if (!snap) {
         std::fprintf(stderr, "collviz export: interrupted\n");
         return kExitInterrupted;
@@ -215,7 +272,7 @@ int runExport(const ExportArgs& a) {
                      std::string(name(it.spec.op)).c_str(), static_cast<long long>(snap->mismatches));
         rc = kExitFailed;
       }
-      runs.push_back({it.program, it.spec, snap});
+      runs.push_back({it.program, it.spec, algo, snap});
       if (!first) first = snap;
     }
     ui::ExportView v{it.program, it.spec, snap, it.view, plan.theme, plan.width, plan.height,
@@ -223,6 +280,10 @@ int runExport(const ExportArgs& a) {
     Status written;
     if (plan.svg) {
       written = ui::writeFileAtomic(it.file, image.renderSvg(v));
+    } else if (plan.gif) {
+      auto gif = renderRoundsGif(image, v, plan.tween);
+      if (!gif) return usage(gif.error().message);
+      written = ui::writeFileAtomic(it.file, gif->data(), gif->size());
     } else {
       auto img = image.renderPng(v);
       if (!img) return usage(img.error().message);
@@ -261,6 +322,12 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_option("--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
                                      "1 after reduce-scatter, 2 after all-gather (default 2)");
+  cmd->add_option("--algo", a->algo,
+                  "An algorithm run round by round (`collviz algos` lists them); --step K shows "
+                  "round K (0 the start), --format gif every round")
+      ->capture_default_str();
+  cmd->add_option("--tween", a->tween, "GIF: frames of the blocks in flight between two rounds (0 to 30)")
+      ->capture_default_str();
   cmd->add_option("--trace", a->trace, "Highlight: all, or a rank K")->capture_default_str();
   cmd->add_option("--trace-by", a->trace_by, "destination (what reaches RK) or source (where RK's data goes)")
       ->capture_default_str();
@@ -269,13 +336,13 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   cmd->add_option("--scale", a->scale, "Pixels per view pixel: 2 for a crisp 2x image")->capture_default_str();
   cmd->add_option("-o,--output", a->output,
-                  "Output file (.png or .svg); with --all, a directory. Default: a name like "
+                  "Output file (.png, .svg, or .gif with --algo); with --all, a directory. Default: a name like "
                   "08_all_to_all_trace_r2.png in the current directory");
-  cmd->add_option("--format", a->format, "png or svg (default: from the output name, else png)");
+  cmd->add_option("--format", a->format, "png, svg or gif (default: from the output name, else png)");
   CLI::Option* all = cmd->add_flag("--all", a->all,
                                    "The article's whole set (8 ops, all-to-all traced to each rank, the "
                                    "decomposition's 3 states) and an index.md, into -o DIR");
-  for (const char* o : {"--op", "--step", "--trace"}) all->excludes(cmd->get_option(o));
+  for (const char* o : {"--op", "--step", "--trace", "--algo"}) all->excludes(cmd->get_option(o));
   CLI::Option* no_status = cmd->add_flag("--no-status", a->no_status, "Leave the status line out");
   cmd->add_flag("--status-time", a->status_time,
                 "Show the op's time in the status line (it varies: files are then not reproducible)")

@@ -1,0 +1,152 @@
+#include "app/view/link_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/lang/lang.h"
+#include "app/view/round_layout.h"
+
+namespace collviz::ui {
+
+Vec2 linkNodePosition(Vec2 centre, float radius, int r, int n) {
+  const float a = 2.0f * 3.14159265f * float(r) / float(std::max(1, n)) - 3.14159265f / 2;
+  return {centre.x + radius * std::cos(a), centre.y + radius * std::sin(a)};
+}
+
+std::string byteText(double bytes) {
+  char buf[32];
+  if (bytes >= 1 << 20) std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / double(1 << 20));
+  else if (bytes >= 1 << 10) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+namespace layout {
+namespace {
+
+// One message on the circle: a curve bent to its right (so a→b and b→a
+// stay apart), from node edge to node edge, with its arrowhead.
+void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
+  const float dx = z.x - a.x, dy = z.y - a.y, len = std::max(1.0f, std::hypot(dx, dy));
+  const Vec2 d{dx / len, dy / len}, n{-d.y, d.x};
+  const float bend = std::min(0.18f * len, 18 * b.u), head = 5 * b.u + w;
+  const Vec2 p0{a.x + d.x * node_r, a.y + d.y * node_r};
+  const Vec2 tip{z.x - d.x * node_r, z.y - d.y * node_r};
+  const Vec2 p3{tip.x - d.x * head, tip.y - d.y * head};
+  const Vec2 p1{p0.x + dx / 3 + n.x * bend, p0.y + dy / 3 + n.y * bend};
+  const Vec2 p2{p3.x - dx / 3 + n.x * bend, p3.y - dy / 3 + n.y * bend};
+  b.s.curves.push_back({p0, p1, p2, p3, c, w});
+  const float half = 2.5f * b.u + w * 0.8f;
+  b.s.triangles.push_back({tip, {p3.x + n.x * half, p3.y + n.y * half}, {p3.x - n.x * half, p3.y - n.y * half}, c});
+}
+
+float linkView(Builder& b, const RoundModel& rm, Rect area) {
+  const float u = b.u;
+  const int n = rm.spec.ranks;
+  b.text({area.x, area.y}, tr("links this round (thickness = bytes)"), b.th.muted_text, 13.5f * u, TextStyle::bold);
+  const float size = std::min(area.w, 210 * u);
+  const Vec2 centre{area.x + area.w / 2, area.y + 22 * u + size / 2};
+  const float node_r = std::clamp(size / (2.6f * std::max(n, 3)), 7 * u, 14 * u);
+  const float radius = size / 2 - node_r;
+  uint64_t most = 1;
+  for (const RoundArrow& a : rm.arrows) most = std::max(most, a.bytes);
+  for (const RoundArrow& a : rm.arrows) {
+    if (a.from == a.to) continue;
+    const float w = 1.2f * u + 3.5f * u * float(a.bytes) / float(most);
+    const Rgba c = withAlpha(arrowColor(b.th, rm, a), roundArrowLit(rm, b.view, a) ? 0.9f : 0.12f);
+    linkArrow(b, linkNodePosition(centre, radius, a.from, n), linkNodePosition(centre, radius, a.to, n),
+              node_r, c, w);
+  }
+  for (int r = 0; r < n; ++r) {
+    const Vec2 p = linkNodePosition(centre, radius, r, n);
+    b.tile({p.x - node_r, p.y - node_r, 2 * node_r, 2 * node_r}, b.th.row_box, b.th.row_border, node_r, 1.2f * u);
+    b.text(p, "R" + std::to_string(r), b.th.text, std::min(12 * u, node_r * 0.95f), TextStyle::regular, 0.5f, 0.5f);
+  }
+  return centre.y + size / 2 + 14 * u;
+}
+
+// Per rank: sent so far (filled) against the formula's bytes for the
+// busiest rank (the track), received as a thin line under it.
+float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
+  const float u = b.u;
+  const int n = rm.spec.ranks;
+  b.text({area.x, y}, tr("bytes sent / received so far"), b.th.muted_text, 13.5f * u, TextStyle::bold);
+  y += 19 * u;
+  const std::string formula = trf("formula: {0}", {rm.formula.text});
+  float fs = 12 * u;  // the textbook line shrinks to the panel, down to 8 px per unit
+  const float fw = b.measure(formula, TextStyle::regular, fs);
+  if (fw > area.w) fs = std::max(8 * u, fs * area.w / fw);
+  b.text({area.x, y}, formula, b.th.muted_text, fs);
+  y += 17 * u;
+  double scale = std::max(1.0, rm.formula.bytes);
+  for (uint64_t t : rm.sent_total) scale = std::max(scale, double(t));
+  for (uint64_t t : rm.received) scale = std::max(scale, double(t));
+  const float line = std::clamp((area.y + area.h - y - 90 * u) / std::max(1, n), 9 * u, 17 * u);
+  const float label_w = 30 * u, text_w = 112 * u, bar_w = std::max(30 * u, area.w - label_w - text_w);
+  for (int r = 0; r < n; ++r) {
+    const float ym = y + line / 2;
+    const float fs = std::min(12 * u, line * 0.85f);
+    b.text({area.x, ym}, "R" + std::to_string(r), b.th.muted_text, fs, TextStyle::regular, 0, 0.5f);
+    const float x = area.x + label_w, bh = std::max(3 * u, line * 0.45f);
+    b.tile({x, ym - bh / 2, bar_w, bh}, b.th.row_box, b.th.row_border, 2 * u, 0.8f * u);
+    const float sent = bar_w * float(rm.sent[std::size_t(r)] / scale);
+    if (sent > 0.5f) b.tile({x, ym - bh / 2, sent, bh}, letterColor(r), letterColor(r), 2 * u, 0);
+    const float recv = bar_w * float(rm.received[std::size_t(r)] / scale);
+    if (recv > 0.5f) b.tile({x, ym + bh / 2 + 0.5f * u, recv, 1.6f * u}, b.th.muted_text, b.th.muted_text, 0.5f * u, 0);
+    b.text({x + bar_w + 6 * u, ym},
+           byteText(double(rm.sent[std::size_t(r)])) + " / " + byteText(double(rm.received[std::size_t(r)])),
+           b.th.text, fs, TextStyle::regular, 0, 0.5f);
+    y += line;
+  }
+  if (rm.formula.bytes > 0) {
+    b.text({area.x, y + 2 * u},
+           trf("track = {0}, the formula's bytes for the busiest rank", {byteText(rm.formula.bytes)}),
+           b.th.muted_text, 11.5f * u);
+    y += 18 * u;
+  }
+  return y + 8 * u;
+}
+
+// Every round's time (slowest rank) as a bar, this round's in the text colour.
+float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
+  const float u = b.u;
+  std::string head = tr("time per round (slowest rank)");
+  if (b.view.hide_times && rm.ran()) {
+    b.text({area.x, y}, head, b.th.muted_text, 12.5f * u, TextStyle::bold);
+    b.text({area.x, y + 17 * u}, tr("varies run to run; --status-time draws it"), b.th.muted_text, 12 * u);
+    return y + 36 * u;
+  }
+  if (rm.round > 0 && rm.round <= int(rm.round_us.size())) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f µs", rm.round_us[std::size_t(rm.round - 1)]);
+    head += " · " + trf("this round: {0}", {buf});
+  } else if (!rm.ran()) {
+    head += " · " + std::string(tr("not yet run"));
+  }
+  b.text({area.x, y}, head, b.th.muted_text, 12.5f * u, TextStyle::bold);
+  y += 18 * u;
+  if (rm.round_us.empty()) return y;
+  const float h = 36 * u, gap = 2 * u;
+  const int k = int(rm.round_us.size());
+  const float w = std::max(2 * u, (area.w - gap * float(k - 1)) / float(k));
+  const double most = std::max(1e-9, *std::max_element(rm.round_us.begin(), rm.round_us.end()));
+  for (int i = 0; i < k; ++i) {
+    const float bh = std::max(1.5f * u, h * float(rm.round_us[std::size_t(i)] / most));
+    const bool current = i + 1 == rm.round;
+    const Rgba c = current ? b.th.text : withAlpha(b.th.muted_text, 0.45f);
+    b.tile({area.x + i * (w + gap), y + h - bh, w, bh}, c, c, 1 * u, 0);
+  }
+  return y + h + 8 * u;
+}
+
+}  // namespace
+
+float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
+  float y = linkView(b, rm, area);
+  y = traffic(b, rm, area, y);
+  return roundTimes(b, rm, area, y);
+}
+
+}  // namespace layout
+}  // namespace collviz::ui

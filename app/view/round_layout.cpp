@@ -1,0 +1,268 @@
+// layoutRounds: the heading and legend (shared with the op diagram), the
+// round line, the two buffer columns with the round's arrows, the blocks in
+// flight while playing, then the side panel (link_view.cpp) and the footer.
+#include "app/view/round_layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/lang/lang.h"
+#include "app/view/layout_builder.h"
+#include "app/view/link_view.h"
+
+namespace collviz::ui {
+
+bool isRoundView(Program program, Op op, const ViewSettings& view) {
+  return program == Program::single && isRoundAlgo(view.algo, op);
+}
+
+DiagramModel roundDiagramModel(const RoundModel& rm) {
+  DiagramModel dm;
+  dm.spec = rm.spec;
+  dm.snapshot = rm.snapshot;
+  dm.gaps.push_back({rm.spec, FlowKind::pairs, ""});
+  const bool start = rm.round == 0;
+  for (int c = 0; c < 2; ++c) {
+    ColumnModel col;
+    const int k = c == 0 ? std::max(0, rm.round - 1) : rm.round;
+    col.title = start ? (c == 0 ? tr("input") : tr("start"))
+                      : trf(c == 0 ? "before round {0}" : "after round {0}", {std::to_string(rm.round)});
+    col.subtitle = rm.ran() ? "" : tr("not yet run");
+    col.expected = !rm.ran() || k == 0;  // the start has no snapshot of its own
+    col.step = std::max(0, k - 1);
+    col.output_side = true;
+    for (const auto& labels : c == 0 ? rm.before : rm.now) col.rows.push_back({true, labels, {}});
+    dm.columns.push_back(std::move(col));
+  }
+  return dm;
+}
+
+Rgba arrowColor(const Theme& th, const RoundModel& rm, const RoundArrow& a) {
+  int letter = -2;
+  for (int s : a.src) {
+    const BlockLabel& l = rm.before[std::size_t(a.from)][std::size_t(s)];
+    if (l.kind != BlockLabel::Kind::source || (letter != -2 && l.letter != letter)) return th.flow_neutral;
+    letter = l.letter;
+  }
+  return letter >= 0 ? letterColor(letter) : th.flow_neutral;
+}
+
+bool roundSlotLit(const RoundModel& rm, const std::vector<std::vector<BlockLabel>>& state,
+                  const ViewSettings& view, int rank, int slot) {
+  const int k = view.trace_rank;
+  if (k < 0 || k >= rm.spec.ranks) return true;
+  if (view.trace_mode == TraceMode::reaches) return rank == k;
+  return (state[std::size_t(rank)][std::size_t(slot)].contributors >> k) & 1u;
+}
+
+bool roundArrowLit(const RoundModel& rm, const ViewSettings& view, const RoundArrow& a) {
+  const int k = view.trace_rank;
+  if (k < 0 || k >= rm.spec.ranks) return true;
+  if (view.trace_mode == TraceMode::reaches) return a.to == k;
+  for (int s : a.src)
+    if (roundSlotLit(rm, rm.before, view, a.from, s)) return true;
+  return false;
+}
+
+namespace layout {
+namespace {
+
+struct RoundGeometry {
+  Geometry g;
+  float panel_x = 0, panel_w = 0;  // the side panel
+  Rect tile(int column, int rank, int slot) const {
+    return {g.cols[std::size_t(column)].x + g.pad + slot * (g.tile_w + g.tile_gap), g.rowY(rank) + g.pad,
+            g.tile_w, g.tile_h};
+  }
+};
+
+RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y) {
+  const float u = b.u, margin = 18 * u, label_w = 44 * u;
+  const int ranks = rm.spec.ranks, slots = std::max(1, rm.slots);
+  RoundGeometry rg;
+  Geometry& g = rg.g;
+  rg.panel_w = std::clamp(b.p.size.x * 0.3f, 250 * u, 400 * u);
+  rg.panel_x = b.p.size.x - margin - rg.panel_w;
+  g.y_head = y;
+  g.y_rows = y + 44 * u;
+  g.row_gap = 8 * u;
+  g.pad = 5 * u;
+  g.tile_gap = 4 * u;
+  const float avail_h = b.p.size.y - g.y_rows - 46 * u;
+  g.row_h = std::clamp((avail_h - (ranks - 1) * g.row_gap) / std::max(ranks, 1), 26 * u, 66 * u);
+  g.tile_h = g.row_h - 2 * g.pad;
+  const float grid_w = rg.panel_x - 24 * u - margin - label_w;
+  const float gap_min = 70 * u, fixed = 2 * (2 * g.pad + (slots - 1) * g.tile_gap);
+  g.tile_w = std::min(g.tile_h * 1.25f, (grid_w - gap_min - fixed) / (2 * slots));
+  g.tile_w = std::max(g.tile_w, 12 * u);
+  const float box_w = 2 * g.pad + slots * g.tile_w + (slots - 1) * g.tile_gap;
+  g.gap_w = std::clamp(grid_w - 2 * box_w, gap_min, 220 * u);
+  const float x = margin + label_w + std::max(0.0f, (grid_w - 2 * box_w - g.gap_w) / 2);
+  g.cols = {{x, box_w}, {x + box_w + g.gap_w, box_w}};
+  g.x_end = x + 2 * box_w + g.gap_w;
+  return rg;
+}
+
+void roundLine(Builder& b, const RoundModel& rm, float& y) {
+  const float u = b.u, x = 18 * u;
+  const std::string head = rm.algo + " · " + trf("round {0}/{1}", {std::to_string(rm.round),
+                                                                   std::to_string(rm.rounds)}) +
+                           (rm.round > 0 ? ": " + rm.name : "");
+  b.text({x, y}, head, b.th.text, 17 * u, TextStyle::bold);
+  const float w = b.measure(head, TextStyle::bold, 17 * u);
+  b.text({x + w + 18 * u, y + 2 * u}, rm.bar, b.th.muted_text, 15 * u);
+  y += 30 * u;
+}
+
+// A tile of the working buffer; an empty slot is a dashed "—".
+void slotTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha) {
+  if (l.empty && l.bad == 0) {
+    b.tile(t, withAlpha(b.th.background, 0), withAlpha(b.th.row_border, alpha), 6 * b.u, 1.1f * b.u,
+           kTileDashed);
+    b.text(t.center(), "—", withAlpha(b.th.muted_text, alpha), 14 * b.u, TextStyle::regular, 0.5f, 0.5f);
+    return;
+  }
+  blockTile(b, g, t, l, alpha);
+}
+
+void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const RoundGeometry& rg) {
+  const Geometry& g = rg.g;
+  const float u = b.u;
+  const bool tracing = b.view.trace_rank >= 0 && b.view.trace_rank < rm.spec.ranks;
+  for (int r = 0; r < rm.spec.ranks; ++r)
+    b.text({g.cols[0].x - 10 * u, g.rowMid(r)}, "R" + std::to_string(r),
+           withAlpha(b.th.muted_text, !tracing || r == b.view.trace_rank ? 1.0f : 0.5f), 16 * u,
+           TextStyle::regular, 1.0f, 0.5f);
+  const float tween = std::clamp(b.view.tween, 0.0f, 1.0f);
+  for (int c = 0; c < 2; ++c) {
+    const ColumnModel& col = dm.columns[std::size_t(c)];
+    const float ca = rm.ran() ? 1.0f : 0.55f;
+    const float hx = g.cols[std::size_t(c)].x + g.cols[std::size_t(c)].box_w / 2;
+    b.text({hx, g.y_head}, col.title, withAlpha(b.th.text, ca), 16 * u, TextStyle::bold, 0.5f, 0);
+    if (!col.subtitle.empty())
+      b.text({hx, g.y_head + 21 * u}, col.subtitle, b.th.muted_text, 13.5f * u, TextStyle::regular, 0.5f, 0);
+    const auto& state = c == 0 ? rm.before : rm.now;
+    for (int r = 0; r < rm.spec.ranks; ++r) {
+      const Rect box{g.cols[std::size_t(c)].x, g.rowY(r), g.cols[std::size_t(c)].box_w, g.row_h};
+      b.tile(box, withAlpha(b.th.row_box, ca), withAlpha(b.th.row_border, ca), 8 * u, 1 * u);
+      for (int k = 0; k < int(state[std::size_t(r)].size()); ++k) {
+        float a = ca * (roundSlotLit(rm, state, b.view, r, k) ? 1.0f : b.th.faded);
+        // While its blocks travel, a written slot fades in as they arrive.
+        if (c == 1 && tween > 0 && rm.marks[std::size_t(r)][std::size_t(k)] != SlotMark::none)
+          a *= 0.15f + 0.85f * tween * tween;
+        slotTile(b, g, rg.tile(c, r, k), state[std::size_t(r)][std::size_t(k)], a);
+        b.s.hits.push_back({rg.tile(c, r, k), c, r, k});
+      }
+    }
+  }
+}
+
+// A slot's outline in the arrow's colour: sent (left) or written (right,
+// with "+" when reduced into, "→" when received).
+void outline(Builder& b, Rect t, Rgba c, const char* badge) {
+  const float u = b.u;
+  b.tile({t.x - 2 * u, t.y - 2 * u, t.w + 4 * u, t.h + 4 * u}, withAlpha(c, 0), c, 7 * u, 2.4f * u);
+  if (!badge) return;
+  const float d = 13 * u;
+  const Rect r{t.x + t.w - d * 0.6f, t.y - d * 0.4f, d, d};
+  b.tile(r, c, c, d / 2, 1 * u);
+  b.text(r.center(), badge, b.th.background, 11 * u, TextStyle::bold, 0.5f, 0.5f);
+}
+
+Vec2 bezier(Vec2 p0, Vec2 p1, Vec2 p2, Vec2 p3, float t) {
+  const float s = 1 - t, a = s * s * s, bb = 3 * s * s * t, c = 3 * s * t * t, d = t * t * t;
+  return {a * p0.x + bb * p1.x + c * p2.x + d * p3.x, a * p0.y + bb * p1.y + c * p2.y + d * p3.y};
+}
+
+void arrows(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
+  const Geometry& g = rg.g;
+  const float u = b.u;
+  const int n = rm.spec.ranks;
+  uint64_t most = 1;
+  for (const RoundArrow& a : rm.arrows) most = std::max(most, a.bytes);
+  const std::size_t ranks = std::size_t(n);
+  std::vector<int> out_count(ranks, 0), in_count(ranks, 0), out_i(ranks, 0), in_i(ranks, 0);
+  for (const RoundArrow& a : rm.arrows) ++out_count[std::size_t(a.from)], ++in_count[std::size_t(a.to)];
+  const float spread = std::min(5.0f * u, g.row_h * 0.7f / std::max(1, n));
+  const float x0 = g.cols[0].x + g.cols[0].box_w + 3 * u, x1 = g.cols[1].x - 3 * u;
+  for (const RoundArrow& a : rm.arrows) {
+    const bool lit = roundArrowLit(rm, b.view, a);
+    const Rgba c = withAlpha(arrowColor(b.th, rm, a), lit ? 0.9f : 0.1f);
+    const float oy = (out_i[std::size_t(a.from)]++ - (out_count[std::size_t(a.from)] - 1) / 2.0f) * spread;
+    const float iy = (in_i[std::size_t(a.to)]++ - (in_count[std::size_t(a.to)] - 1) / 2.0f) * spread;
+    const float w = 1.6f * u + 2.4f * u * float(a.bytes) / float(most);
+    b.flow({x0, g.rowMid(a.from) + oy}, {x1, g.rowMid(a.to) + iy}, c, w, true);
+    if (!lit) continue;
+    for (int s : a.src) outline(b, rg.tile(0, a.from, s), c, nullptr);
+    for (int d : a.dst) outline(b, rg.tile(1, a.to, d), c, a.reduce ? "+" : "→");
+  }
+}
+
+// While playing: each message's blocks on their way, along the arrow's
+// curve from the sent slot to the written one (eased in and out).
+void inFlight(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
+  const float t0 = std::clamp(b.view.tween, 0.0f, 1.0f);
+  if (t0 <= 0 || t0 >= 1) return;
+  const float t = t0 * t0 * (3 - 2 * t0);
+  const Geometry& g = rg.g;
+  for (const RoundArrow& a : rm.arrows) {
+    for (std::size_t i = 0; i < a.src.size() && i < a.dst.size(); ++i) {
+      const Vec2 p0 = rg.tile(0, a.from, a.src[i]).center(), p3 = rg.tile(1, a.to, a.dst[i]).center();
+      const float dx = std::max(8 * b.u, (p3.x - p0.x) * 0.5f);
+      const Vec2 at = bezier(p0, {p0.x + dx, p0.y}, {p3.x - dx, p3.y}, p3, t);
+      const Rect r{at.x - g.tile_w * 0.45f, at.y - g.tile_h * 0.45f, g.tile_w * 0.9f, g.tile_h * 0.9f};
+      blockTile(b, g, r, rm.before[std::size_t(a.from)][std::size_t(a.src[i])], 1.0f);
+    }
+  }
+}
+
+void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
+  const float u = b.u, margin = 18 * u;
+  const float y = std::max(rg.g.rowY(rm.spec.ranks) + 6 * u, b.s.height);
+  std::string msg;
+  Rgba colour = b.th.muted_text;
+  if (!rm.error.empty()) {
+    msg = rm.error;
+    colour = b.th.bad;
+  } else if (!rm.ran()) {
+    msg = tr("expected rounds (the schedule's reference) — not yet run");
+  } else if (rm.snapshot->verified) {
+    msg = trf("✓ every round decoded from the bytes matches the reference; the output equals the native {0}",
+              {std::string(name(rm.spec.op))});
+    colour = letterColor(1);
+  } else {
+    msg = trf("✗ {0} elements differ from the reference or the native op",
+              {std::to_string(rm.snapshot->mismatches + rm.snapshot->final_diffs)});
+    colour = b.th.bad;
+  }
+  b.text({rg.g.cols[0].x, y}, msg, colour, 14 * u, TextStyle::bold);
+  b.s.width = std::max(b.p.size.x, rg.g.x_end + rg.panel_w + margin);
+  b.s.height = y + 24 * u;
+}
+
+}  // namespace
+}  // namespace layout
+
+Scene layoutRounds(const RoundModel& rm, const DiagramModel& dm, const ViewSettings& view,
+                   const Theme& th, const LayoutParams& p) {
+  const TraceSets none;
+  layout::Builder b{dm, none, view, th, p, p.scale, {}};
+  float y = 18 * b.u;
+  layout::layoutHeadingAndLegend(b, y);
+  if (!rm.error.empty()) {
+    b.text({18 * b.u, y}, rm.error, th.bad, 16 * b.u, TextStyle::bold);
+    b.s.width = p.size.x;
+    b.s.height = y + 30 * b.u;
+    return std::move(b.s);
+  }
+  layout::roundLine(b, rm, y);
+  const layout::RoundGeometry rg = layout::roundGeometry(b, rm, y);
+  layout::columns(b, rm, dm, rg);
+  layout::arrows(b, rm, rg);  // curves go under the tiles; outlines over them
+  layout::inFlight(b, rm, rg);
+  b.s.height = layout::layoutSidePanel(b, rm, {rg.panel_x, y, rg.panel_w, p.size.y - y});
+  layout::footer(b, rm, rg);
+  return std::move(b.s);
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,143 @@
+#include "app/view/round_model.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "app/lang/lang.h"
+#include "engine/algo/reference.h"
+#include "engine/oracle.h"
+
+namespace collviz::ui {
+
+bool isRoundAlgo(const std::string& algo, Op op) {
+  const algo::Algorithm* a = algo::findAlgorithm(algo);
+  return a && a->build && algo::serves(*a, op);
+}
+
+int algoRounds(const std::string& algo, const OpSpec& spec) {
+  if (!isRoundAlgo(algo, spec.op)) return 0;
+  auto s = algo::buildSchedule(algo, spec);
+  return s ? int(s->rounds.size()) : 0;
+}
+
+BlockLabel slotLabel(const OpSpec& spec, const algo::SlotState& st) {
+  BlockLabel l;
+  if (st.empty()) {
+    l.empty = true;
+    return l;
+  }
+  const BlockRef ref = algo::toBlockRef(st);
+  const uint32_t all = spec.ranks >= 32 ? ~0u : (1u << spec.ranks) - 1u;
+  // Combined data is a Σ (partial while some ranks are missing); a single
+  // rank's block keeps its letter, as the engine's decoder labels it.
+  if (reduces(spec.op) && (std::popcount(st.ranks) > 1 || st.averaged)) {
+    l.kind = BlockLabel::Kind::reduced;
+    l.shard = blockShard(spec, BlockRef{st.ranks, st.block, true});
+    l.partial = st.ranks != all;
+  } else {
+    l.kind = BlockLabel::Kind::source;
+    l.letter = blockLetter(spec.op, ref);
+    l.shard = blockShard(spec, ref);
+  }
+  l.contributors = st.ranks;
+  return l;
+}
+
+namespace {
+
+std::vector<std::vector<BlockLabel>> labelsOf(const OpSpec& spec, const algo::State& st) {
+  std::vector<std::vector<BlockLabel>> out(st.size());
+  for (std::size_t r = 0; r < st.size(); ++r)
+    for (const algo::SlotState& s : st[r]) out[r].push_back(slotLabel(spec, s));
+  return out;
+}
+
+// The snapshot's labels after round k (1-based), where it has them.
+bool snapshotLabels(const Snapshot& snap, int k, std::vector<std::vector<BlockLabel>>& out) {
+  if (k < 1 || k > int(snap.steps.size())) return false;
+  const StepResult& st = snap.steps[std::size_t(k - 1)];
+  if (st.ranks.size() != out.size()) return false;
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    const auto& labels = st.ranks[r].output.labels;
+    if (labels.size() != out[r].size()) return false;
+    out[r] = labels;
+  }
+  return true;
+}
+
+std::string barText(const algo::Schedule& s, int round) {
+  std::string bar;
+  std::vector<std::string> seen;
+  for (int k = 0; k < int(s.rounds.size()); ++k) {
+    const algo::Round& r = s.rounds[std::size_t(k)];
+    if (std::find(seen.begin(), seen.end(), r.phase) != seen.end()) continue;
+    seen.push_back(r.phase);
+    int done = 0;
+    for (int j = 0; j < round; ++j) done += s.rounds[std::size_t(j)].phase == r.phase;
+    bar += (bar.empty() ? "" : " · ") + tr(r.phase) + " " + std::to_string(done) + "/" +
+           std::to_string(r.steps);
+  }
+  return bar;
+}
+
+}  // namespace
+
+RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int round,
+                           std::shared_ptr<const Snapshot> snap) {
+  RoundModel m;
+  m.spec = spec;
+  m.algo = algo_name;
+  auto built = algo::buildSchedule(algo_name, spec);
+  if (!built) {
+    m.error = built.error().message;
+    return m;
+  }
+  const algo::Schedule& s = *built;
+  const algo::Reference ref = algo::simulate(s);
+  m.rounds = int(s.rounds.size());
+  m.round = std::clamp(round, 0, m.rounds);
+  m.slots = s.slots;
+  m.formula = algo::figuresFor(algo_name, spec);
+  if (snap && snap->error.empty() && snap->algo == algo_name && snap->spec == spec &&
+      int(snap->steps.size()) == m.rounds)
+    m.snapshot = snap;
+
+  auto stateAt = [&](int k) {
+    auto labels = labelsOf(spec, k == 0 ? ref.start : ref.rounds[std::size_t(k - 1)]);
+    if (m.snapshot) snapshotLabels(*m.snapshot, k, labels);
+    return labels;
+  };
+  m.now = stateAt(m.round);
+  m.before = m.round > 0 ? stateAt(m.round - 1) : m.now;
+  m.marks.assign(std::size_t(spec.ranks), std::vector<SlotMark>(std::size_t(s.slots), SlotMark::none));
+  if (m.round > 0) {
+    const algo::Round& r = s.rounds[std::size_t(m.round - 1)];
+    for (const algo::Move& mv : r.moves) {
+      const std::vector<int>& dst = mv.dst.empty() ? mv.src : mv.dst;
+      m.arrows.push_back({mv.from, mv.to, mv.src, dst, mv.reduce, mv.src.size() * s.slotBytes()});
+      for (int d : dst)
+        m.marks[std::size_t(mv.to)][std::size_t(d)] = mv.reduce ? SlotMark::reduced : SlotMark::received;
+    }
+    m.name = r.name();
+  } else {
+    m.name = tr("start");
+  }
+  m.bar = barText(s, m.round);
+
+  m.sent.assign(std::size_t(spec.ranks), 0);
+  m.received = m.sent_total = m.sent;
+  for (int k = 0; k < m.rounds; ++k)
+    for (int q = 0; q < spec.ranks; ++q) {
+      const uint64_t out = s.bytesSent(q, k);
+      m.sent_total[std::size_t(q)] += out;
+      if (k < m.round) {
+        m.sent[std::size_t(q)] += out;
+        m.received[std::size_t(q)] += s.bytesReceived(q, k);
+      }
+    }
+  if (m.snapshot)
+    for (const StepResult& st : m.snapshot->steps) m.round_us.push_back(st.time_us);
+  return m;
+}
+
+}  // namespace collviz::ui

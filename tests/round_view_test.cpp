@@ -1,0 +1,236 @@
+// The algorithm view without GL: the round model, the layout's arrows and
+// Σ tiles, the keys and play, and (with real rank workers) the arrows held
+// against the transfers the engine counted.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "app/view/link_view.h"
+#include "app/view/round_layout.h"
+#include "app/view/round_model.h"
+#include "app/view/round_play.h"
+#include "engine/engine.h"
+
+namespace collviz::ui {
+namespace {
+
+OpSpec spec(Op op, int n) {
+  OpSpec s;
+  s.op = op;
+  s.ranks = n;
+  return s;
+}
+
+ViewSettings roundView(const std::string& algo, int round, float tween = 0) {
+  ViewSettings v;
+  v.algo = algo;
+  v.round = round;
+  v.tween = tween;
+  return v;
+}
+
+Scene layout(const RoundModel& rm, const ViewSettings& v) {
+  LayoutParams p{{1200, 700}, 1.0f, nullptr};
+  return layoutRounds(rm, roundDiagramModel(rm), v, makeTheme(ThemeKind::light), p);
+}
+
+const HitBox* hit(const Scene& s, int column, int row, int block) {
+  for (const HitBox& h : s.hits)
+    if (h.column == column && h.row == row && h.block == block) return &h;
+  return nullptr;
+}
+
+bool inRow(const Scene& s, int column, int row, float y) {
+  const HitBox* h = hit(s, column, row, 0);
+  return h && y >= h->rect.y - 8 && y <= h->rect.y + h->rect.h + 8;
+}
+
+TEST(RoundModel, RingAllReduceN4EveryRoundFourArrowsToTheNextRank) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  ASSERT_EQ(algoRounds("ring", s), 6);
+  for (int k = 1; k <= 6; ++k) {
+    const RoundModel rm = buildRoundModel(s, "ring", k, nullptr);
+    ASSERT_EQ(rm.arrows.size(), 4u) << "round " << k;
+    std::vector<bool> from(4, false);
+    for (const RoundArrow& a : rm.arrows) {
+      EXPECT_EQ(a.to, (a.from + 1) % 4) << "round " << k;
+      EXPECT_EQ(a.src.size(), 1u);
+      EXPECT_EQ(a.reduce, k <= 3);
+      from[std::size_t(a.from)] = true;
+    }
+    EXPECT_EQ(from, std::vector<bool>(4, true));
+    // The layout: the grid's 4 arrows start in the sender's row and end in
+    // the receiver's, and the link view draws the same 4.
+    const Scene sc = layout(rm, roundView("ring", k));
+    ASSERT_EQ(sc.curves.size(), 8u);
+    ASSERT_EQ(sc.triangles.size(), 8u);
+    for (int i = 0; i < 4; ++i) {
+      const RoundArrow& a = rm.arrows[std::size_t(i)];
+      EXPECT_TRUE(inRow(sc, 0, a.from, sc.curves[std::size_t(i)].p0.y)) << "round " << k << " arrow " << i;
+      EXPECT_TRUE(inRow(sc, 1, a.to, sc.triangles[std::size_t(i)].a.y)) << "round " << k << " arrow " << i;
+    }
+  }
+  EXPECT_EQ(buildRoundModel(s, "ring", 0, nullptr).arrows.size(), 0u);
+}
+
+TEST(RoundModel, RingReducedRegionStripesAreItsContributors) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  for (int k = 1; k <= 3; ++k) {
+    const RoundModel rm = buildRoundModel(s, "ring", k, nullptr);
+    const Scene sc = layout(rm, roundView("ring", k));
+    for (const RoundArrow& a : rm.arrows) {
+      const int slot = a.dst[0];
+      const BlockLabel& l = rm.now[std::size_t(a.to)][std::size_t(slot)];
+      EXPECT_EQ(rm.marks[std::size_t(a.to)][std::size_t(slot)], SlotMark::reduced);
+      ASSERT_EQ(l.kind, BlockLabel::Kind::reduced);
+      // k+1 contributors, consecutive in ring order, ending at the receiver.
+      EXPECT_EQ(std::popcount(l.contributors), k + 1);
+      for (int j = 0; j <= k; ++j) EXPECT_TRUE(l.contributors >> ((a.to - j + 4) % 4) & 1u);
+      // The tile drawn there carries exactly those stripes.
+      const HitBox* h = hit(sc, 1, a.to, slot);
+      ASSERT_NE(h, nullptr);
+      bool found = false;
+      for (const TileInstance& t : sc.tiles)
+        if (t.rect.x == h->rect.x && t.rect.y == h->rect.y && (t.flags & kTileStripes))
+          found = found || t.stripes == l.contributors;
+      EXPECT_TRUE(found) << "round " << k << " R" << a.to << " slot " << slot;
+      EXPECT_EQ(l.text(RedOp::sum).find("+") != std::string::npos, k < 3);  // "A₁+B₁" until complete
+    }
+  }
+}
+
+TEST(RoundModel, BarAndNames) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  EXPECT_EQ(buildRoundModel(s, "ring", 2, nullptr).bar, "reduce-scatter 2/3 · all-gather 0/3");
+  EXPECT_EQ(buildRoundModel(s, "ring", 5, nullptr).bar, "reduce-scatter 3/3 · all-gather 2/3");
+  EXPECT_EQ(buildRoundModel(s, "ring", 5, nullptr).name, "all-gather 2/3");
+  EXPECT_EQ(buildRoundModel(s, "ring", 99, nullptr).round, 6);
+  EXPECT_FALSE(buildRoundModel(spec(Op::all_to_all, 4), "ring", 1, nullptr).error.empty());
+  EXPECT_EQ(algoRounds("native", s), 0);
+  EXPECT_TRUE(isRoundView(Program::single, Op::all_reduce, roundView("ring", 0)));
+  EXPECT_FALSE(isRoundView(Program::single, Op::all_to_all, roundView("ring", 0)));
+}
+
+TEST(RoundModel, TravellingBlocksWhilePlaying) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  const RoundModel rm = buildRoundModel(s, "ring", 1, nullptr);
+  const Scene rest = layout(rm, roundView("ring", 1));
+  const Scene moving = layout(rm, roundView("ring", 1, 0.5f));
+  EXPECT_EQ(moving.tiles.size(), rest.tiles.size() + 4);  // one tile per block sent
+}
+
+TEST(RoundModel, TracePerRound) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  const RoundModel rm = buildRoundModel(s, "ring", 2, nullptr);
+  ViewSettings v = roundView("ring", 2);
+  v.trace_rank = 1;
+  v.trace_mode = TraceMode::goes;  // where R1's data is
+  for (int r = 0; r < 4; ++r)
+    for (int k = 0; k < rm.slots; ++k)
+      EXPECT_EQ(roundSlotLit(rm, rm.now, v, r, k), bool(rm.now[std::size_t(r)][std::size_t(k)].contributors & 2u));
+  v.trace_mode = TraceMode::reaches;  // what reached R1
+  EXPECT_TRUE(roundSlotLit(rm, rm.now, v, 1, 0));
+  EXPECT_FALSE(roundSlotLit(rm, rm.now, v, 2, 0));
+  for (const RoundArrow& a : rm.arrows) EXPECT_EQ(roundArrowLit(rm, v, a), a.to == 1);
+}
+
+TEST(RoundPlay, KeysStepAndPlay) {
+  AppState st;
+  st.entry = int(Op::all_reduce);
+  LectureKey k;
+  int rank = 0;
+  ASSERT_TRUE(keyForChar('l', &k, &rank));
+  EXPECT_EQ(k, LectureKey::next_algo);
+  applyLectureKey(st, k);
+  EXPECT_EQ(st.view.algo, algoChoices(Op::all_reduce)[1]);
+  st.view.algo = "ring";
+  st.rounds = algoRounds("ring", st.runSpec());
+  applyLectureKey(st, LectureKey::step_forward);
+  applyLectureKey(st, LectureKey::step_forward);
+  EXPECT_EQ(st.view.round, 2);
+  EXPECT_EQ(st.entry, int(Op::all_reduce));  // ↓ stepped a round, not the op
+  applyLectureKey(st, LectureKey::last);
+  EXPECT_EQ(st.view.round, 6);
+  applyLectureKey(st, LectureKey::step_forward);
+  EXPECT_EQ(st.view.round, 6);
+  applyLectureKey(st, LectureKey::first);
+  EXPECT_EQ(st.view.round, 0);
+  ASSERT_TRUE(keyForChar('p', &k, &rank));
+  applyLectureKey(st, k);
+  EXPECT_TRUE(st.playing);
+  st.play_speed = 8;
+  bool moved = false;
+  for (int f = 0; f < 600 && st.playing; ++f) {
+    advancePlay(st, 1.0f / 60);
+    moved = moved || st.view.tween > 0;
+  }
+  EXPECT_TRUE(moved);
+  EXPECT_FALSE(st.playing);
+  EXPECT_EQ(st.view.round, 6);
+  EXPECT_EQ(st.view.tween, 0.0f);
+  // Without an algorithm the keys step the ops as before.
+  st.rounds = 0;
+  applyLectureKey(st, LectureKey::step_forward);
+  EXPECT_EQ(st.entry, int(Op::all_reduce) + 1);
+}
+
+TEST(LinkView, RanksOnACircle) {
+  const Vec2 c{100, 100};
+  const Vec2 top = linkNodePosition(c, 50, 0, 4), right = linkNodePosition(c, 50, 1, 4);
+  EXPECT_NEAR(top.x, 100, 1e-3);
+  EXPECT_NEAR(top.y, 50, 1e-3);
+  EXPECT_NEAR(right.x, 150, 1e-3);
+  EXPECT_EQ(byteText(96), "96 B");
+  EXPECT_EQ(byteText(1536), "1.5 KiB");
+}
+
+// With real rank workers: every round's arrows are the transfers the engine
+// counted (same order, sender, receiver, first slot, slot count, reduce),
+// and the labels are the snapshot's, decoded from the bytes.
+TEST(RoundModelEngine, ArrowsMatchTheEngineTransfers) {
+  Engine engine;
+  struct Case {
+    Op op;
+    const char* algo;
+    int n;
+  };
+  const Case cases[] = {{Op::all_to_all, "bruck", 4},          {Op::all_to_all, "bruck", 5},
+                        {Op::all_reduce, "halving_doubling", 4}, {Op::all_reduce, "halving_doubling", 6},
+                        {Op::reduce_scatter, "halving_doubling", 4}, {Op::all_reduce, "ring", 4}};
+  for (const Case& c : cases) {
+    Request r;
+    r.spec = spec(c.op, c.n);
+    r.backend = BackendKind::gloo;
+    r.algo = c.algo;
+    auto snap = engine.waitFor(engine.submit(r), std::chrono::seconds(60));
+    ASSERT_TRUE(snap);
+    ASSERT_TRUE(snap->error.empty()) << snap->error;
+    const int rounds = algoRounds(c.algo, r.spec);
+    ASSERT_EQ(int(snap->steps.size()), rounds);
+    for (int k = 1; k <= rounds; ++k) {
+      const RoundModel rm = buildRoundModel(r.spec, c.algo, k, snap);
+      ASSERT_TRUE(rm.ran()) << c.algo << " N=" << c.n;
+      const auto& tr = snap->steps[std::size_t(k - 1)].transfers;
+      ASSERT_EQ(rm.arrows.size(), tr.size()) << c.algo << " N=" << c.n << " round " << k;
+      for (std::size_t i = 0; i < tr.size(); ++i) {
+        const RoundArrow& a = rm.arrows[i];
+        EXPECT_EQ(a.from, tr[i].from);
+        EXPECT_EQ(a.to, tr[i].to);
+        EXPECT_EQ(a.src.front(), tr[i].block);
+        EXPECT_EQ(int(a.src.size()), tr[i].blocks);
+        EXPECT_EQ(a.reduce, tr[i].reduce);
+        EXPECT_EQ(a.bytes, tr[i].bytes);
+      }
+      for (int q = 0; q < c.n; ++q)
+        for (int j = 0; j < rm.slots; ++j)
+          EXPECT_EQ(rm.now[std::size_t(q)][std::size_t(j)].text(RedOp::sum),
+                    snap->steps[std::size_t(k - 1)].ranks[std::size_t(q)].output.labels[std::size_t(j)].text(RedOp::sum));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collviz::ui
