@@ -70,7 +70,7 @@ constexpr Translation kTable[] = {
     {"root", "根 rank"},
     {"backend", "后端"},
     {"(unavailable)", "（不可用）"},
-    {"GPU sharing", "GPU 共享"},
+    {"sharing", "共享"},
     // Break it: faults injected on purpose, and how results report them.
     {"BREAK IT   (the next runs, on purpose)", "故意弄坏   （之后的运行）"},
     {"fault", "故障"},

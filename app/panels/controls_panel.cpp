@@ -51,7 +51,7 @@ void gpuSharingCombo(AppState& s, const DeviceReport* devices) {
   ImGui::BeginDisabled(s.backend == BackendKind::gloo || !nccl || !nccl->available);
   const char* names[] = {"host-id", "multi-rank"};
   int current = static_cast<int>(s.gpu_sharing);
-  if (ImGui::Combo(tr("GPU sharing"), &current, names, 2))
+  if (ImGui::Combo(tr("sharing"), &current, names, 2))
     s.gpu_sharing = static_cast<GpuSharing>(current);
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("%s", tr("NCCL ranks sharing one GPU: host-id or multi-rank (NCCL 2.30+)"));
