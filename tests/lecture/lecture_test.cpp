@@ -13,6 +13,7 @@
 #include "app/lecture/deck.h"
 #include "app/lecture/player.h"
 #include "app/view/caption.h"
+#include "engine/collectives.h"
 
 namespace collviz::lecture {
 namespace {
@@ -198,6 +199,14 @@ TEST(Strings, EveryEntryHasItsChineseOnce) {
     for (const char* ph : {"{0}", "{1}", "{2}"})
       EXPECT_EQ(t.en.find(ph) == std::string_view::npos, t.zh.find(ph) == std::string_view::npos) << t.en;
   }
+}
+
+// Every op's phrase comes from its row in engine/collectives.h and is shown
+// through tr(): a new row needs its Chinese phrase too.
+TEST(Strings, EveryCollectivesPhraseIsTranslated) {
+  std::set<std::string_view> table;
+  for (const Translation& t : translations()) table.insert(t.en);
+  for (const Collective& c : kCollectives) EXPECT_TRUE(table.count(c.phrase)) << c.name << ": " << c.phrase;
 }
 
 TEST(Strings, EnglishIsTheSourceTextUnchanged) {
