@@ -1,5 +1,7 @@
 #include "engine/rank_group.h"
 
+#include "engine/exit_cleanup.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -96,6 +98,7 @@ Status RankGroup::spawn(int rank) {
     ::execve(path.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
+  registerChild(pid);
   theirs.close();
   workers_[rank].pid = pid;
   workers_[rank].ch = std::move(mine);
@@ -298,6 +301,7 @@ std::string RankGroup::describeExit(int rank) {
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (got != w.pid) return who + " closed its channel";
+  forgetChild(w.pid);
   w.pid = -1;
   if (WIFSIGNALED(status))
     return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
@@ -319,6 +323,7 @@ void RankGroup::stop() {
       ::kill(w.pid, SIGKILL);
       while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
     }
+    forgetChild(w.pid);
     w.pid = -1;
     w.ch.close();
     w.shm.reset();
