@@ -55,6 +55,9 @@ class RankGroup {
   explicit RankGroup(GroupConfig cfg) : cfg_(std::move(cfg)) {}
   Status spawn(int rank);
   Status rendezvous();
+  // Wait for every rank's answer to a run (rank_wait.cpp).
+  Status awaitRanks(StepResult& step, const RunOptions& opts);
+  std::string whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
   Status ensureMemory(int rank, std::size_t bytes);
   std::string describeExit(int rank);
   void stop();

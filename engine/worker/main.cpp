@@ -143,7 +143,7 @@ int serve(const Args& a) {
     }
     const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
     void* out = outputBytes(s, a.rank) ? shm.data() + out_off : nullptr;
-    RunOptions o{j.value("warmup", 0), j.value("iters", 1)};
+    RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
     auto t = comm->run(s, in, out, o);
     if (!t) {
       ch.send(json{{"type", "error"}, {"message", t.error().message}}.dump());
