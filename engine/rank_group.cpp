@@ -64,7 +64,7 @@ Status RankGroup::spawn(int rank) {
   std::vector<std::string> args = {path, "--rank", std::to_string(rank), "--size",
                                    std::to_string(cfg_.ranks), "--fd", "3", "--backend",
                                    std::string(name(cfg_.backend)), "--timeout-ms",
-                                   std::to_string(cfg_.deadline.count())};
+                                   std::to_string(initTimeout().count())};
   const RankPlacement* place =
       rank < int(cfg_.placement.size()) ? &cfg_.placement[rank] : nullptr;
   if (place && place->gpu >= 0) {
@@ -111,7 +111,7 @@ Status RankGroup::rendezvous() {
   const int n = cfg_.ranks;
   std::vector<bool> ready(n, false), hello(n, false);
   int left = n;
-  const auto deadline = Clock::now() + std::max(cfg_.deadline, std::chrono::milliseconds(10000));
+  const auto deadline = Clock::now() + joinTimeout();
   while (left > 0) {
     std::vector<pollfd> pfds(n);
     for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
@@ -132,7 +132,7 @@ Status RankGroup::rendezvous() {
         blame = "rank(s) " + rankList(waiting) + " did not join";
       }
       return Error{"starting " + std::string(name(cfg_.backend)) + ": " + blame + " within " +
-                   std::to_string(std::max(cfg_.deadline.count(), 10000L)) + " ms"};
+                   std::to_string(joinTimeout().count()) + " ms"};
     }
     for (int r = 0; r < n; ++r) {
       if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -61,6 +62,16 @@ class RankGroup {
   Status ensureMemory(int rank, std::size_t bytes);
   std::string describeExit(int rank);
   void stop();
+
+  // Starting N processes on a few cores takes seconds whatever --deadline-ms
+  // says: joining gets at least 10 s. Gloo's ops get their own deadline with
+  // each run; NCCL's watchdog still takes the configured one from init.
+  std::chrono::milliseconds joinTimeout() const {
+    return std::max(cfg_.deadline, std::chrono::milliseconds(10000));
+  }
+  std::chrono::milliseconds initTimeout() const {
+    return cfg_.backend == BackendKind::gloo ? joinTimeout() : cfg_.deadline;
+  }
 
   GroupConfig cfg_;
   std::vector<Worker> workers_;

@@ -31,6 +31,7 @@ int runCli(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  installInterruptHandler();  // every command, the device probe included
   return action ? action() : kExitUsage;
 }
 

@@ -149,7 +149,7 @@ int runBench(const BenchArgs& a) {
   auto res = runSweep(engine, c, cb, &g_interrupted);
   if (!res) {
     std::fprintf(stderr, "collviz bench: %s\n", res.error().message.c_str());
-    return g_interrupted ? kExitInterrupted : kExitUsage;
+    return g_interrupted ? interruptedExitCode() : kExitUsage;
   }
   if (!res->notice.empty()) std::fprintf(stderr, "collviz: %s\n", res->notice.c_str());
   int64_t wrong = 0;
@@ -167,7 +167,7 @@ int runBench(const BenchArgs& a) {
   std::fflush(stdout);
   if (res->cancelled) {
     std::fprintf(stderr, "collviz bench: interrupted after %zu sizes\n", res->rows.size());
-    return kExitInterrupted;
+    return interruptedExitCode();
   }
   if (!res->error.empty()) {
     std::fprintf(stderr, "collviz bench: %s\n", res->error.c_str());

@@ -1,22 +1,6 @@
 #include "app/cli/cli_common.h"
 
-#include <csignal>
-
 namespace collviz {
-
-std::atomic<bool> g_interrupted{false};
-
-namespace {
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-}  // namespace
-
-void installInterruptHandler() {
-  struct sigaction sa {};
-  sa.sa_handler = onInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
   cmd->add_option("--op", a.op,

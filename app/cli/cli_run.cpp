@@ -106,7 +106,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       auto snap = waitInterruptible(engine, id);
       if (!snap) {
         std::fprintf(stderr, "collviz run: interrupted\n");
-        return kExitInterrupted;
+        return interruptedExitCode();
       }
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {

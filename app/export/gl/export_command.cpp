@@ -198,7 +198,7 @@ int runExport(const ExportArgs& a) {
       snap = waitInterruptible(engine, engine.run(it.spec, it.program, parsed->backend));
       if (!snap) {
         std::fprintf(stderr, "collviz export: interrupted\n");
-        return kExitInterrupted;
+        return interruptedExitCode();
       }
       if (!snap->notice.empty() && runs.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
@@ -234,7 +234,7 @@ int runExport(const ExportArgs& a) {
       std::fprintf(stderr, "collviz export: %s: %s\n", it.file.c_str(), image.warning().c_str());
     std::printf("wrote %s (%dx%d)\n", it.file.c_str(), plan.width, plan.height);
     std::fflush(stdout);
-    if (g_interrupted) return kExitInterrupted;
+    if (g_interrupted) return interruptedExitCode();
   }
   if (plan.all) {
     std::vector<ui::ExportItem> rel = plan.items;
