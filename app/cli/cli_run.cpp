@@ -5,6 +5,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
+#include "app/cli/cli_input.h"
 #include "engine/report.h"
 
 namespace collviz {
@@ -94,20 +95,13 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args, json_out] {
     action = [args, json_out]() -> int {
       auto parsed = parseSpec(*args);
-      if (!parsed) {
-        std::fprintf(stderr, "collviz run: %s\n", parsed.error().message.c_str());
-        return kExitUsage;
-      }
-      installInterruptHandler();
+      if (!parsed) return fail("run", parsed.error().message, kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       Engine engine(eo);
       const uint64_t id = engine.run(parsed->spec, parsed->program, parsed->backend);
       auto snap = waitInterruptible(engine, id);
-      if (!snap) {
-        std::fprintf(stderr, "collviz run: interrupted\n");
-        return interruptedExitCode();
-      }
+      if (!snap) return fail("run", "interrupted", interruptedExitCode());
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
