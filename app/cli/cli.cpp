@@ -51,7 +51,11 @@ int runCli(int argc, char** argv) {
                 kExitUsage);
   }
   installInterruptHandler();  // every command, the device probe included
-  return action ? action() : kExitUsage;
+  try {
+    return action ? action() : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    return fail(command, "out of memory; try a smaller size", kExitFailed);
+  }
 }
 
 }  // namespace collviz

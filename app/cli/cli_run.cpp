@@ -1,11 +1,11 @@
 // `collviz run`: run one op (or the decomposition) and print what came back.
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "engine/memory_budget.h"
 #include "engine/report.h"
 
 namespace collviz {
@@ -32,15 +32,17 @@ std::string labelRow(const BufferView& b, RedOp r) {
   return out;
 }
 
-std::string valueRow(const BufferView& b, DType t, int64_t elems) {
-  if (!b.present) return "—";
-  std::ostringstream os;
+// Straight to stdout: a big run's rows are hundreds of MB as strings.
+void printValues(const BufferView& b, DType t, int64_t elems) {
+  if (!b.present) {
+    std::fputs("—", stdout);
+    return;
+  }
   const std::size_t n = b.count(t);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i && i % std::size_t(elems) == 0) os << " |";
-    os << ' ' << b.value(i, t);
+    if (i && i % std::size_t(elems) == 0) std::fputs(" |", stdout);
+    std::printf(" %g", b.value(i, t));
   }
-  return os.str();
 }
 
 void printTable(const Snapshot& s) {
@@ -64,10 +66,13 @@ void printTable(const Snapshot& s) {
       std::printf("  R%-2d %s → %s\n", r.rank, pad(labelRow(r.input, sp.redop), w).c_str(),
                   labelRow(r.output, sp.redop).c_str());
     std::printf("  values:\n");
-    for (const auto& r : st.ranks)
-      std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
-                  valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
-                  valueRow(r.output, st.spec.dtype, sp.elems).c_str());
+    for (const auto& r : st.ranks) {
+      std::printf("  R%-2d in :", r.rank);
+      printValues(r.input, st.spec.dtype, sp.elems);
+      std::printf("\n       out:");
+      printValues(r.output, st.spec.dtype, sp.elems);
+      std::printf("\n");
+    }
     std::printf("  %s: %lld mismatches, %lld undecodable · op %.1f us (slowest rank)\n",
                 st.verify.verified ? "verified" : "NOT VERIFIED",
                 static_cast<long long>(st.verify.mismatches),
@@ -96,6 +101,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
     action = [args, json_out]() -> int {
       auto parsed = parseSpec(*args);
       if (!parsed) return fail("run", parsed.error().message, kExitUsage);
+      const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;
+      if (Status st = checkRunMemory(parsed->spec, steps, *json_out); !st)
+        return fail("run", st.message(), kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       Engine engine(eo);

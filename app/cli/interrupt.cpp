@@ -23,7 +23,7 @@ std::atomic<bool> g_interrupted{false};
 
 namespace {
 
-constexpr int kOrderlyMs = 250;
+constexpr int kOrderlyMs = 150;
 std::atomic<int> g_signal{0};
 int g_wake[2] = {-1, -1};
 

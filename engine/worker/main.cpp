@@ -169,5 +169,10 @@ int main(int argc, char** argv) {
   if (::getppid() == 1) return 0;
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGINT, SIG_IGN);  // Ctrl-C goes to the engine, which ends us in order
-  return serve(a);
+  try {
+    return serve(a);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "collviz-rank %d: out of memory\n", a.rank);
+    return 1;
+  }
 }
