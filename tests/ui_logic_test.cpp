@@ -116,6 +116,20 @@ TEST(Runs, CachesResultsAndPrefetchesWhenIdle) {
   EXPECT_EQ(fake.sent.size(), 2u);  // everything cached: nothing more to run
 }
 
+// At big sizes the other ops are not run ahead (seconds each, and memory).
+TEST(Runs, NoPrefetchAboveAFewMiB) {
+  FakeRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo};
+  a.spec.elems = 10000000;
+  RunKey b = a;
+  b.spec.op = Op::broadcast;
+  runs.request(a);
+  fake.answer(1, a.spec);
+  runs.poll({a, b});
+  EXPECT_EQ(fake.sent.size(), 1u);
+}
+
 TEST(Runs, ReplacedRequestsAreForgotten) {
   FakeRunner fake;
   Runs runs(fake);
