@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/memory_budget.h"
+#include "engine/netns.h"
 #include "engine/placement.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
@@ -190,7 +191,13 @@ Status Engine::ensureGroup(int ranks, BackendKind backend) {
   cfg.cancel = &cancel_;
   const BackendStatus* st = devices().find(backend);
   cfg.placement = placeRanks(ranks, backend, st ? st->gpus : 0, st ? st->version_code : 0);
+  cfg.isolate = backend == BackendKind::gloo;  // NCCL ranks need the host's network and GPUs
   auto g = RankGroup::start(cfg);
+  // On the shared loopback another process may have taken a pair's
+  // connection: one more try before failing.
+  if (!g && backend == BackendKind::gloo && !isolation().available &&
+      g.error().message.find("onnection") != std::string::npos)
+    g = RankGroup::start(cfg);
   if (!g) return g.error();
   group_ = std::move(*g);
   return {};

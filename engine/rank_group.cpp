@@ -40,6 +40,10 @@ int msLeft(Clock::time_point deadline) {
 Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
   std::unique_ptr<RankGroup> g(new RankGroup(cfg));
   g->workers_.resize(cfg.ranks);
+  if (cfg.isolate) {
+    if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
+    else g->exposed_why_ = net.error().message;
+  }
   for (int r = 0; r < cfg.ranks; ++r)
     if (Status st = g->spawn(r); !st) return st.error();
   if (Status st = g->rendezvous(); !st) return st.error();
@@ -88,11 +92,13 @@ Status RankGroup::spawn(int rank) {
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   const int child_fd = theirs.fd();
+  const PrivateNetwork& net = net_;
 
   const pid_t pid = ::fork();
   if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (net.active() && !net.enter()) ::_exit(126);
     if (child_fd == 3) ::fcntl(3, F_SETFD, 0);
     else ::dup2(child_fd, 3);  // dup2 clears close-on-exec
     ::dup2(2, 1);              // stdout belongs to the app (JSON); logs go to stderr
@@ -172,6 +178,9 @@ Status RankGroup::rendezvous() {
     }
   }
   store_.clear();
+  if (exposed())
+    info_.transport += "; NOT isolated: other local users can reach these ports (no private "
+                       "network namespace: " + exposed_why_ + ")";
   return {};
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/channel.h"
+#include "engine/netns.h"
 #include "engine/placement.h"
 #include "engine/shared_memory.h"
 #include "engine/snapshot.h"
@@ -27,6 +28,7 @@ struct GroupConfig {
   std::vector<RankPlacement> placement;  // one per rank
   std::chrono::milliseconds deadline{5000};
   const std::atomic<bool>* cancel = nullptr;  // set: give up waiting at once
+  bool isolate = false;  // a private network namespace for the group (engine/netns.h)
 };
 
 class RankGroup {
@@ -41,6 +43,8 @@ class RankGroup {
   std::vector<pid_t> pids() const;
   // False after a crash or a missed deadline: the group must be replaced.
   bool healthy() const { return healthy_; }
+  // Asked to isolate, but the system refused: the ranks share the host's loopback.
+  bool exposed() const { return cfg_.isolate && !net_.active(); }
 
   // Run step.spec with the step's input bytes; fills every rank's output
   // bytes (one copy out of shared memory) and times. `opts` repeat the op
@@ -78,6 +82,8 @@ class RankGroup {
   std::map<std::string, std::string> store_;  // rendezvous keys (hex values)
   BackendInfo info_;
   bool healthy_ = true;
+  PrivateNetwork net_;
+  std::string exposed_why_;  // why there is no private network
 };
 
 }  // namespace collviz
