@@ -198,6 +198,10 @@ Status Engine::ensureGroup(int ranks, BackendKind backend) {
   if (!g && backend == BackendKind::gloo && !isolation().available &&
       g.error().message.find("onnection") != std::string::npos)
     g = RankGroup::start(cfg);
+  if (!g && backend == BackendKind::gloo && !isolation().available)
+    return Error{g.error().message + " (NOT isolated: the ranks used the host's loopback, where "
+                 "another local process may have taken their connections; no private network "
+                 "namespace: " + isolation().why_not + ")"};
   if (!g) return g.error();
   group_ = std::move(*g);
   return {};
