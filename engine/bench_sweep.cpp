@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/memory_budget.h"
 #include "engine/report.h"
 
 namespace collviz {
@@ -50,6 +51,10 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
   if (!chosen) return chosen.error();
   const BackendStatus* bs = engine.devices().find(*chosen);
   if (Status st = checkAgainstBackend(plan, bs->caps); !st) return st.error();
+  for (const BenchPoint& p : plan)
+    if (Status st = checkRunMemory(p.spec); !st)
+      return Error{std::string(name(p.spec.op)) + " at " + std::to_string(p.size) + " B: " +
+                   st.message() + " (use a smaller -e)"};
   res.backend = bs->info;
 
   const int total = int(plan.size());

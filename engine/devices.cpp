@@ -1,5 +1,7 @@
 #include "engine/devices.h"
 
+#include "engine/exit_cleanup.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -90,6 +92,7 @@ Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms
     ::execv(worker_path.c_str(), argv);
     ::_exit(127);
   }
+  registerChild(pid);
   ::close(fds[1]);
   std::string out;
   std::array<char, 4096> buf;
@@ -118,6 +121,7 @@ Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms
   if (!failure.empty()) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  forgetChild(pid);
   if (!failure.empty()) return Error{failure};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Error{"cannot run the rank worker " + worker_path +

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/memory_budget.h"
+#include "engine/netns.h"
 #include "engine/placement.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
@@ -126,7 +128,11 @@ void Engine::loop() {
       r = queue_.front();
       queue_.pop_front();
     }
-    handle(r);
+    try {
+      handle(r);
+    } catch (const std::bad_alloc&) {
+      outOfMemory(r);
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = !queue_.empty();
@@ -135,6 +141,21 @@ void Engine::loop() {
   group_.reset();  // ends the workers from the thread that started them
   std::lock_guard<std::mutex> lock(mu_);
   pids_.clear();
+}
+
+// An allocation failed somewhere in a request: drop what this thread holds
+// and answer with a message, so the caller can exit in order.
+void Engine::outOfMemory(const Request& r) {
+  group_.reset();
+  input_cache_.reset();
+  auto snap = std::make_shared<Snapshot>();
+  snap->request = r.id;
+  snap->program = r.program;
+  snap->spec = r.spec;
+  snap->error = "out of memory running " + std::string(name(r.spec.op)) + " with " +
+                std::to_string(r.spec.ranks) + " ranks x " + std::to_string(r.spec.elems) +
+                " elements per block; try a smaller --elems";
+  publish(snap);
 }
 
 void Engine::publish(std::shared_ptr<Snapshot> s) {
@@ -193,7 +214,17 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
                "the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL " +
                ncclVersionString(kNcclMultiRankGpuVersion) + " or newer and the runtime is " +
                ncclVersionString(version) + ": ranks share a GPU through the host-id route";
+  cfg.isolate = backend == BackendKind::gloo;  // NCCL ranks need the host's network and GPUs
   auto g = RankGroup::start(cfg);
+  // On the shared loopback another process may have taken a pair's
+  // connection: one more try before failing.
+  if (!g && backend == BackendKind::gloo && !isolation().available &&
+      g.error().message.find("onnection") != std::string::npos)
+    g = RankGroup::start(cfg);
+  if (!g && backend == BackendKind::gloo && !isolation().available)
+    return Error{g.error().message + " (NOT isolated: the ranks used the host's loopback, where "
+                 "another local process may have taken their connections; no private network "
+                 "namespace: " + isolation().why_not + ")"};
   if (!g) return g.error();
   group_ = std::move(*g);
   group_sharing_ = placement.sharing;
@@ -248,8 +279,10 @@ void Engine::handle(const Request& r) {
   }
   OpSpec first = snap->spec;
   if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
-  if (Status st = validate(first, bs->caps); !st) {
-    snap->error = st.message();
+  Status fits = validate(first, bs->caps);
+  if (fits) fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1);
+  if (!fits) {
+    snap->error = fits.message();
     snap->rejected = true;
     return finish();
   }

@@ -99,6 +99,7 @@ class Engine {
   void loop();
   void handle(const Request& r);
   void publish(std::shared_ptr<Snapshot> s);
+  void outOfMemory(const Request& r);
   Status ensureGroup(int ranks, BackendKind backend, std::string* notice);
   Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
                              const RunOptions& opts);

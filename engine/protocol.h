@@ -8,7 +8,7 @@
 //   worker -> engine  {"type":"ready","backend":{...}} | {"type":"error","message":m}
 //   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
-//                      "in_offset","out_offset","warmup","iters"}
+//                      "in_offset","out_offset","warmup","iters","timeout_ms"}
 //   worker -> engine  {"type":"done","op_us":t,"copy_us":c[,"copies":page-locked or
 //                      pageable (why), GPU only]} | {"type":"error",...}
 //   engine -> worker  {"type":"rounds","algo","op","ranks","elems","dtype","redop","root",

@@ -1,5 +1,8 @@
 #include "engine/rank_group.h"
 
+#include "engine/deadline.h"
+#include "engine/exit_cleanup.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,6 +17,7 @@
 #include <thread>
 
 #include "engine/poison.h"
+#include "engine/worker/communicator.h"
 
 extern char** environ;
 
@@ -36,9 +40,15 @@ int msLeft(Clock::time_point deadline) {
 
 }  // namespace
 
+std::chrono::milliseconds RankGroup::joinTimeout() const { return joinBudget(cfg_.deadline); }
+
 Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
   std::unique_ptr<RankGroup> g(new RankGroup(cfg));
   g->workers_.resize(cfg.ranks);
+  if (cfg.isolate) {
+    if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
+    else g->exposed_why_ = net.error().message;
+  }
   for (int r = 0; r < cfg.ranks; ++r)
     if (Status st = g->spawn(r); !st) return st.error();
   if (Status st = g->rendezvous(); !st) return st.error();
@@ -63,7 +73,7 @@ Status RankGroup::spawn(int rank) {
   std::vector<std::string> args = {path, "--rank", std::to_string(rank), "--size",
                                    std::to_string(cfg_.ranks), "--fd", "3", "--backend",
                                    std::string(name(cfg_.backend)), "--timeout-ms",
-                                   std::to_string(cfg_.deadline.count())};
+                                   std::to_string(initTimeout().count())};
   const RankPlacement* place =
       rank < int(cfg_.placement.size()) ? &cfg_.placement[rank] : nullptr;
   if (place && place->gpu >= 0) {
@@ -87,17 +97,20 @@ Status RankGroup::spawn(int rank) {
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   const int child_fd = theirs.fd();
+  const PrivateNetwork& net = net_;
 
   const pid_t pid = ::fork();
   if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (net.active() && !net.enter()) ::_exit(126);
     if (child_fd == 3) ::fcntl(3, F_SETFD, 0);
     else ::dup2(child_fd, 3);  // dup2 clears close-on-exec
     ::dup2(2, 1);              // stdout belongs to the app (JSON); logs go to stderr
     ::execve(path.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
+  registerChild(pid);
   theirs.close();
   workers_[rank].pid = pid;
   workers_[rank].ch = std::move(mine);
@@ -107,9 +120,9 @@ Status RankGroup::spawn(int rank) {
 // Serve the rendezvous store until every rank reports ready.
 Status RankGroup::rendezvous() {
   const int n = cfg_.ranks;
-  std::vector<bool> ready(n, false);
+  std::vector<bool> ready(n, false), hello(n, false);
   int left = n;
-  const auto deadline = Clock::now() + joinBudget(cfg_.deadline);
+  const auto deadline = Clock::now() + joinTimeout();
   while (left > 0) {
     std::vector<pollfd> pfds(n);
     for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
@@ -121,13 +134,16 @@ Status RankGroup::rendezvous() {
     if (pr < 0 && errno == EINTR) continue;
     if (pr == 0 && Clock::now() < deadline) continue;
     if (pr <= 0) {
-      std::string missing;
-      for (int r = 0; r < n; ++r)
-        if (!ready[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
       healthy_ = false;
-      return Error{"starting " + std::string(name(cfg_.backend)) + ": rank(s) " + missing +
-                   " did not join within " +
-                   std::to_string(joinBudget(cfg_.deadline).count()) + " ms"};
+      std::string blame = whoBlocksJoining(ready, hello);
+      if (blame.empty()) {
+        std::vector<int> waiting;
+        for (int r = 0; r < n; ++r)
+          if (!ready[r]) waiting.push_back(r);
+        blame = "rank(s) " + rankList(waiting) + " did not join";
+      }
+      return Error{"starting " + std::string(name(cfg_.backend)) + ": " + blame + " within " +
+                   std::to_string(joinTimeout().count()) + " ms"};
     }
     for (int r = 0; r < n; ++r) {
       if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -138,7 +154,9 @@ Status RankGroup::rendezvous() {
       }
       const json j = json::parse(m->body, nullptr, false);
       const std::string type = j.is_discarded() ? "" : j.value("type", "");
-      if (type == "store_set") {
+      if (type == "hello") {
+        hello[r] = true;
+      } else if (type == "store_set") {
         store_[j.value("key", "")] = j.value("value", "");
       } else if (type == "store_get") {
         auto it = store_.find(j.value("key", ""));
@@ -155,13 +173,36 @@ Status RankGroup::rendezvous() {
         }
       } else if (type == "error") {
         healthy_ = false;
-        return Error{"starting " + std::string(name(cfg_.backend)) + " rank " +
-                     std::to_string(r) + ": " + j.value("message", "")};
+        // A peer that never started makes the others fail waiting for it:
+        // name it first.
+        const std::string blame = whoBlocksJoining(ready, hello);
+        return Error{"starting " + std::string(name(cfg_.backend)) + ": " +
+                     (blame.empty() ? "" : blame + "; ") + "rank " + std::to_string(r) + ": " +
+                     j.value("message", "")};
       }
     }
   }
   store_.clear();
+  if (exposed())
+    info_.transport += "; NOT isolated: other local users can reach these ports (no private "
+                       "network namespace: " + exposed_why_ + ")";
   return {};
+}
+
+// The ranks to blame for a start-up that did not finish: those that never
+// said hello (their process did not start), else those stopped; empty when
+// every rank started and runs (then the peers' own reports say more).
+std::string RankGroup::whoBlocksJoining(const std::vector<bool>& ready,
+                                        const std::vector<bool>& hello) {
+  std::vector<int> silent, stopped;
+  ProgressWatch watch(pids());
+  for (int r = 0; r < cfg_.ranks; ++r) {
+    if (!hello[r]) silent.push_back(r);
+    else if (!ready[r] && watch.stopped(r)) stopped.push_back(r);
+  }
+  if (!silent.empty()) return "rank(s) " + rankList(silent) + " never said hello";
+  if (!stopped.empty()) return "rank(s) " + rankList(stopped) + " stopped before joining";
+  return "";
 }
 
 Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
@@ -204,7 +245,8 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
   json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
                      {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
                      {"root", s.root},    {"in_offset", 0},         {"warmup", opts.warmup},
-                     {"iters", opts.iters}};
+                     {"iters", opts.iters},
+                     {"timeout_ms", opDeadline(s, cfg_.deadline).count()}};
   if (fault_) base["fault"] = *fault_;
   const auto sent = Clock::now();
   for (int r = 0; r < n; ++r) {
@@ -215,73 +257,8 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
       return Error{std::string(name(s.op)) + ": " + describeExit(r)};
     }
   }
-  // Wait for every rank; a closed channel is a crash, silence past the
-  // deadline a hang. Iterations stretch the deadline.
-  auto deadline = Clock::now() + cfg_.deadline * std::max(1, opts.warmup + opts.iters);
-  // Ranks blocked on a hung peer hit their own Gloo/NCCL timeout (the same
-  // deadline, started a moment later) and report it; wait a short grace for
-  // those reports so only the silent rank(s) are named as hung.
-  bool grace_used = false;
-  const auto grace = std::clamp(cfg_.deadline / 4, std::chrono::milliseconds(200),
-                                std::chrono::milliseconds(1000));
-  std::vector<int> state(n, 0);  // 0 waiting, 1 done, 2 error
-  std::vector<std::string> errors(n);
-  int left = n;
-  while (left > 0) {
-    std::vector<pollfd> pfds(n);
-    for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(state[r] ? 0 : POLLIN), 0};
-    if (cfg_.cancel && cfg_.cancel->load()) {
-      healthy_ = false;
-      return Error{std::string(name(s.op)) + ": cancelled"};
-    }
-    const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0 && Clock::now() < deadline) continue;
-    if (pr == 0 && !grace_used && left > 1) {
-      grace_used = true;
-      deadline = Clock::now() + grace;
-      continue;
-    }
-    if (pr == 0) break;
-    for (int r = 0; r < n; ++r) {
-      if (state[r] || !(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      auto m = workers_[r].ch.recv(std::chrono::milliseconds(0));
-      --left;
-      if (!m) {
-        healthy_ = false;
-        return Error{std::string(name(s.op)) + ": " + describeExit(r)};
-      }
-      const json j = json::parse(m->body, nullptr, false);
-      if (!j.is_discarded() && j.value("type", "") == "done") {
-        state[r] = 1;
-        step.ranks[r].op_us = j.value("op_us", 0.0);
-        step.ranks[r].copy_us = j.value("copy_us", 0.0);
-        step.ranks[r].copies = j.value("copies", "");
-      } else {
-        state[r] = 2;
-        errors[r] = j.is_discarded() ? m->body : j.value("message", m->body);
-      }
-    }
-  }
+  if (Status st = awaitRanks(step, opts); !st) return st;
   step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
-  std::string hung, failed;
-  for (int r = 0; r < n; ++r) {
-    if (state[r] == 0) hung += (hung.empty() ? "" : ", ") + std::to_string(r);
-    if (state[r] == 2 && failed.empty()) failed = errors[r];
-  }
-  if (!hung.empty()) {
-    healthy_ = false;
-    return Error{std::string(name(s.op)) + ": rank(s) " + hung + " did not finish within " +
-                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    cfg_.deadline * std::max(1, opts.warmup + opts.iters))
-                                    .count()) +
-                 " ms (hung); the group will be restarted" +
-                 (failed.empty() ? "" : "; first error: " + failed)};
-  }
-  if (!failed.empty()) {
-    healthy_ = false;  // a failed collective can leave peers mid-protocol
-    return Error{failed};
-  }
   step.time_us = 0;
   for (int r = 0; r < n; ++r) {
     RankResult& rr = step.ranks[r];
@@ -306,6 +283,7 @@ std::string RankGroup::describeExit(int rank) {
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (got != w.pid) return who + " closed its channel";
+  forgetChild(w.pid);
   w.pid = -1;
   if (WIFSIGNALED(status))
     return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
@@ -327,6 +305,7 @@ void RankGroup::stop() {
       ::kill(w.pid, SIGKILL);
       while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
     }
+    forgetChild(w.pid);
     w.pid = -1;
     w.ch.close();
     w.shm.reset();

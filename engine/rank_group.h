@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "engine/channel.h"
+#include "engine/netns.h"
 #include "engine/placement.h"
 #include "engine/shared_memory.h"
 #include "engine/snapshot.h"
@@ -37,6 +39,7 @@ struct GroupConfig {
   std::vector<RankPlacement> placement;  // one per rank
   std::chrono::milliseconds deadline{5000};
   const std::atomic<bool>* cancel = nullptr;  // set: give up waiting at once
+  bool isolate = false;  // a private network namespace for the group (engine/netns.h)
 };
 
 class RankGroup {
@@ -54,6 +57,8 @@ class RankGroup {
   std::vector<pid_t> pids() const;
   // False after a crash or a missed deadline: the group must be replaced.
   bool healthy() const { return healthy_; }
+  // Asked to isolate, but the system refused: the ranks share the host's loopback.
+  bool exposed() const { return cfg_.isolate && !net_.active(); }
 
   // Run step.spec with the step's input bytes; fills every rank's output
   // bytes (one copy out of shared memory) and times. `opts` repeat the op
@@ -75,6 +80,9 @@ class RankGroup {
   explicit RankGroup(GroupConfig cfg) : cfg_(std::move(cfg)) {}
   Status spawn(int rank);
   Status rendezvous();
+  // Wait for every rank's answer to a run (rank_wait.cpp).
+  Status awaitRanks(StepResult& step, const RunOptions& opts);
+  std::string whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
   Status ensureMemory(int rank, std::size_t bytes);
   std::string describeExit(int rank);
   // Wait for one reply per rank (done or error) within deadline * reps;
@@ -82,12 +90,24 @@ class RankGroup {
   Status awaitAll(const std::string& what, int reps, std::vector<std::string>& done);
   void stop();
 
+  // Starting N processes on a few cores takes seconds whatever --deadline-ms
+  // says: joining gets at least 10 s. Gloo's ops get their own deadline with
+  // each run; NCCL's watchdog still takes the configured one from init.
+  // How long a group may take to join (the NCCL worker keeps its own init
+  // inside 90 % of the same budget, engine/worker/communicator.h).
+  std::chrono::milliseconds joinTimeout() const;
+  std::chrono::milliseconds initTimeout() const {
+    return cfg_.backend == BackendKind::gloo ? joinTimeout() : cfg_.deadline;
+  }
+
   GroupConfig cfg_;
   std::vector<Worker> workers_;
   std::map<std::string, std::string> store_;  // rendezvous keys (hex values)
   BackendInfo info_;
   bool healthy_ = true;
   std::optional<std::string> fault_;
+  PrivateNetwork net_;
+  std::string exposed_why_;  // why there is no private network
 };
 
 }  // namespace collviz

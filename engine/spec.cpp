@@ -145,7 +145,8 @@ Status validate(const OpSpec& s, const BackendCaps& caps) {
   const double per_rank = double(s.ranks) * double(s.elems) * double(dtypeSize(s.dtype)) * 2.0;
   if (per_rank > double(caps.max_rank_bytes))
     return fail("elems = " + std::to_string(s.elems) + " needs " +
-                std::to_string(static_cast<long long>(per_rank)) +
+                (per_rank < 9e18 ? std::to_string(static_cast<long long>(per_rank))
+                                 : "more than 9e18") +
                 " bytes per rank (input + output), over the cap of " +
                 std::to_string(caps.max_rank_bytes) + " bytes for backend " + caps.name +
                 "; allowed: elems <= " +

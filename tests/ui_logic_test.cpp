@@ -2,6 +2,9 @@
 // without a window.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "app/view/keys.h"
@@ -113,6 +116,20 @@ TEST(Runs, CachesResultsAndPrefetchesWhenIdle) {
   EXPECT_EQ(fake.sent.size(), 2u);  // everything cached: nothing more to run
 }
 
+// At big sizes the other ops are not run ahead (seconds each, and memory).
+TEST(Runs, NoPrefetchAboveAFewMiB) {
+  FakeRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}, "native"};
+  a.spec.elems = 10000000;
+  RunKey b = a;
+  b.spec.op = Op::broadcast;
+  runs.request(a);
+  fake.answer(1, a.spec);
+  runs.poll({a, b});
+  EXPECT_EQ(fake.sent.size(), 1u);
+}
+
 TEST(Runs, ReplacedRequestsAreForgotten) {
   FakeRunner fake;
   Runs runs(fake);
@@ -132,6 +149,43 @@ TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {
   EXPECT_EQ(asciiFallback("Σ₀ → A₁₂ — x·y"), "S_0 -> A_12 - x*y");
   EXPECT_EQ(asciiFallback("Σᵢ"), "S_i");
   EXPECT_EQ(asciiFallback("plain"), "plain");
+  EXPECT_EQ(asciiFallback("↻ run again · 12.3 µs ← →"), "(r) run again * 12.3 us <- ->");
+}
+
+// Every non-ASCII symbol in a string the app draws has an ASCII spelling.
+// Chinese text is drawn only with a CJK font (without one the UI is in
+// English), so its code points need none.
+bool hasCjk(const std::string& s) {
+  for (char32_t c : toCodePoints(s))
+    if ((c >= 0x2e80 && c <= 0x9fff) || (c >= 0xff00 && c <= 0xffef)) return true;
+  return false;
+}
+
+TEST(Text, AsciiFallbackCoversEverySymbolInTheSources) {
+  namespace fs = std::filesystem;
+  for (const auto& e : fs::recursive_directory_iterator(COLLVIZ_SOURCE_DIR "/app")) {
+    const std::string ext = e.path().extension();
+    if (ext != ".cpp" && ext != ".h") continue;
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::string code = line.substr(0, line.find("//"));
+      for (std::size_t q = code.find('"'); q != std::string::npos;) {
+        const std::size_t end = code.find('"', q + 1);
+        if (end == std::string::npos) break;
+        const std::string literal = code.substr(q + 1, end - q - 1);
+        if (hasCjk(literal)) {
+          q = code.find('"', end + 1);
+          continue;
+        }
+        const std::string ascii = asciiFallback(literal);
+        EXPECT_EQ(std::count(ascii.begin(), ascii.end(), '?'),
+                  std::count(literal.begin(), literal.end(), '?'))
+            << e.path().filename() << ": no ASCII for a symbol in \"" << literal << "\"";
+        q = code.find('"', end + 1);
+      }
+    }
+  }
   EXPECT_EQ(codePoints("Σ₀A"), 3);
 }
 

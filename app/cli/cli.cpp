@@ -6,12 +6,44 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_input.h"
 #include "app/lang/lang.h"
 
 namespace collviz {
 
+namespace {
+
+constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "lecture"};
+
+bool isCommand(const char* arg) {
+  for (const char* c : kCommands)
+    if (std::strcmp(arg, c) == 0) return true;
+  return false;
+}
+
+std::string commandList() {
+  std::string out;
+  for (const char* c : kCommands) out += std::string(out.empty() ? "" : ", ") + c;
+  return out;
+}
+
+// The first word that is not an option (nor --lang's value): the command.
+const char* firstWord(int argc, char** argv) {
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    if (std::strcmp(argv[i], "--lang") == 0) {
+      ++i;
+      continue;
+    }
+    if (argv[i][0] != '-') return argv[i];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool isCliCommand(const char* arg) {
-  for (const char* c : {"run", "devices", "export", "bench", "algos", "lecture", "--lang", "--help", "-h", "--version"})
+  if (isCommand(arg)) return true;
+  for (const char* c : {"--lang", "--help", "-h", "--version"})
     if (std::strcmp(arg, c) == 0) return true;
   return false;
 }
@@ -21,6 +53,14 @@ int runCli(int argc, char** argv, WindowRequest* window) {
                "With no subcommand, opens the window."};
   app.set_version_flag("--version", "collviz 0.1.0");
   app.require_subcommand(window ? 0 : 1, 1);
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+    if (std::strcmp(argv[i], "--json") == 0) setJsonErrors(true);
+  const char* word = firstWord(argc, argv);
+  const std::string command = word && isCommand(word) ? word : "";
+  if (word && command.empty())
+    return fail("", "unknown command " + shown(word) + "; the commands are " + commandList() +
+                        " (none: the window)",
+                kExitUsage);
   // --lang anywhere on the line (before or after the subcommand).
   app.fallthrough();
   std::string lang;
@@ -37,21 +77,33 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
+    // Ours (ValidationError) are complete; CLI11's own echo the arguments as typed.
+    if (dynamic_cast<const CLI::ValidationError*>(&e)) return fail(command, e.what(), kExitUsage);
+    return fail(command,
+                shown(e.what(), 300) + " (see collviz " + command + (command.empty() ? "" : " ") +
+                    "--help)",
+                kExitUsage);
   }
   setLanguage(langFromLocale());
   if (!lang.empty()) {
     auto l = parseLang(lang);
-    if (!l) {
-      std::fprintf(stderr, "collviz: --lang %s is not a language; allowed: %s\n", lang.c_str(),
-                   std::string(kAllowedLangs).c_str());
-      return kExitUsage;
-    }
+    if (!l)
+      return fail(command,
+                  "--lang " + shown(lang) + " is not a language; allowed: " + std::string(kAllowedLangs),
+                  kExitUsage);
     setLanguage(*l);
   }
-  if (!action && window && app.get_subcommands().empty()) window->open = true;
-  return action ? action() : kExitUsage;
+  if (!action && window && app.get_subcommands().empty()) {
+    window->open = true;
+    return kExitOk;
+  }
+  installInterruptHandler();  // every command, the device probe included
+  try {
+    return action ? action() : kExitUsage;
+  } catch (const std::bad_alloc&) {
+    return fail(command, "out of memory; try a smaller size", kExitFailed);
+  }
 }
 
 }  // namespace collviz

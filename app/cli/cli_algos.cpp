@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/cli_input.h"
 #include "engine/algo/algorithms.h"
 #include "engine/report.h"
 
@@ -125,10 +126,7 @@ int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
   r.backend = p.backend;
   r.algo = algo;
   auto snap = waitInterruptible(engine, engine.submit(r));
-  if (!snap) {
-    std::fprintf(stderr, "collviz run: interrupted\n");
-    return kExitInterrupted;
-  }
+  if (!snap) return fail("run", "interrupted", interruptedExitCode());
   if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
   if (as_json) std::cout << toJson(*snap).dump(2) << "\n";
   if (!snap->error.empty()) {

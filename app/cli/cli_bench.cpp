@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <regex>
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 #include "engine/algo/algorithms.h"
+#include "app/cli/cli_input.h"
 #include "engine/bench_sweep.h"
 
 namespace collviz {
@@ -30,6 +32,17 @@ struct BenchArgs {
   std::string algo = "native";
 };
 
+// A size as given: well formed but too big is "out of range", not "not a size".
+Result<std::size_t> sizeArg(const char* flag, const std::string& text) {
+  if (auto v = parseSize(text)) return *v;
+  const std::string help =
+      "; allowed: a whole number of bytes, optionally with K, M or G (powers of 1024), e.g. 8, "
+      "64K, 128M";
+  if (std::regex_match(text, std::regex("[0-9]+([KMG]i?B?|B)?", std::regex::icase)))
+    return Error{std::string(flag) + " " + shown(text) + " is out of range" + help};
+  return Error{notA(flag, text, "a size") + help};
+}
+
 Result<BenchConfig> parseBench(const BenchArgs& a) {
   BenchConfig c;
   if (a.op == "all") {
@@ -38,7 +51,7 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
   } else if (auto op = parseOp(a.op)) {
     c.ops = {*op};
   } else {
-    return Error{"--op " + a.op + " is not a collective; allowed: " + allowedOps() + ", all"};
+    return Error{notA("--op", a.op, "a collective") + "; allowed: " + allowedOps() + ", all"};
   }
   // The shared parser checks dtype, redop, backend, ranks and root.
   SpecArgs s;
@@ -56,10 +69,10 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
   c.redop = p->spec.redop;
   c.root = a.root;
   c.backend = p->backend;
-  auto b = parseSize(a.min_bytes);
-  if (!b) return Error{"-b: " + b.error().message};
-  auto e = parseSize(a.max_bytes);
-  if (!e) return Error{"-e: " + e.error().message};
+  auto b = sizeArg("-b", a.min_bytes);
+  if (!b) return b.error();
+  auto e = sizeArg("-e", a.max_bytes);
+  if (!e) return e.error();
   c.min_bytes = *b;
   c.max_bytes = *e;
   c.factor = a.factor;
@@ -77,6 +90,30 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
     if (Status st = algo::checkAlgorithm(a.algo, probe); !st) return Error{"--" + st.message()};
   }
   return c;
+}
+
+// Sizes are whole elements in every block: say which sizes were rounded.
+void noteRounding(const BenchConfig& c) {
+  for (Op op : c.ops) {
+    std::string changed;
+    int n = 0;
+    for (std::size_t size = c.min_bytes; size <= c.max_bytes; size *= std::size_t(c.factor)) {
+      OpSpec s;
+      s.op = op;
+      s.ranks = c.ranks;
+      s.dtype = c.dtype;
+      s.elems = elemsForSize(op, c.ranks, c.dtype, size);
+      if (const std::size_t actual = sizeBytes(s); actual != size && n++ < 3)
+        changed += std::string(changed.empty() ? "" : ", ") + std::to_string(size) + " B " +
+                   (actual > size ? "rounded up" : "rounded down") + " to " +
+                   std::to_string(actual) + " B";
+      if (size > c.max_bytes / std::size_t(c.factor)) break;
+    }
+    if (n)
+      std::fprintf(stderr, "collviz bench: %s: %s%s (a size is whole %s elements in each of %d blocks)\n",
+                   std::string(name(op)).c_str(), changed.c_str(), n > 3 ? ", ..." : "",
+                   std::string(name(c.dtype)).c_str(), sizeBlocks(op, c.ranks));
+  }
 }
 
 void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
@@ -127,17 +164,11 @@ void printAverage(const std::vector<BenchRow>& rows, Op op) {
 
 int runBench(const BenchArgs& a) {
   auto cfg = parseBench(a);
-  if (!cfg) {
-    std::fprintf(stderr, "collviz bench: %s\n", cfg.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!cfg) return fail("bench", cfg.error().message, kExitUsage);
   const BenchConfig& c = *cfg;
   auto placement = parseGpuSharing(a.gpu_sharing);
-  if (!placement) {
-    std::fprintf(stderr, "collviz bench: %s\n", placement.error().message.c_str());
-    return kExitUsage;
-  }
-  installInterruptHandler();
+  if (!placement) return fail("bench", placement.error().message, kExitUsage);
+  noteRounding(c);
   EngineOptions eo;
   eo.placement = *placement;
   eo.deadline = a.deadline_ms ? std::chrono::milliseconds(a.deadline_ms) : benchDeadline(c);
@@ -165,10 +196,9 @@ int runBench(const BenchArgs& a) {
     };
   }
   auto res = runSweep(engine, c, cb, &g_interrupted);
-  if (!res) {
-    std::fprintf(stderr, "collviz bench: %s\n", res.error().message.c_str());
-    return g_interrupted ? kExitInterrupted : kExitUsage;
-  }
+  if (!res)
+    return g_interrupted ? fail("bench", "interrupted", interruptedExitCode())
+                         : fail("bench", res.error().message, kExitUsage);
   if (!res->notice.empty()) std::fprintf(stderr, "collviz: %s\n", res->notice.c_str());
   int64_t wrong = 0;
   bool checked = false;
@@ -185,7 +215,7 @@ int runBench(const BenchArgs& a) {
   std::fflush(stdout);
   if (res->cancelled) {
     std::fprintf(stderr, "collviz bench: interrupted after %zu sizes\n", res->rows.size());
-    return kExitInterrupted;
+    return interruptedExitCode();
   }
   if (!res->error.empty()) {
     std::fprintf(stderr, "collviz bench: %s\n", res->error.c_str());
@@ -205,23 +235,19 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   cmd->add_option("-e,--maxbytes", a->max_bytes, "Largest size in bytes (K, M, G = 1024^n)")
       ->capture_default_str();
-  cmd->add_option("-f,--stepfactor", a->factor, "Multiply the size by this each step")
-      ->capture_default_str();
-  cmd->add_option("-n,--iters", a->iters, "Timed iterations per size")->capture_default_str();
-  cmd->add_option("-w,--warmup_iters", a->warmup, "Untimed warm-up iterations per size")
-      ->capture_default_str();
-  cmd->add_option("-c,--check", a->check,
-                  "Iterations whose results are checked against the oracle (0: none)")
-      ->capture_default_str();
-  cmd->add_option("--ranks", a->ranks, "Number of ranks")->capture_default_str();
+  addWholeOption(cmd, "-f,--stepfactor", a->factor, "Multiply the size by this each step");
+  addWholeOption(cmd, "-n,--iters", a->iters, "Timed iterations per size");
+  addWholeOption(cmd, "-w,--warmup_iters", a->warmup, "Untimed warm-up iterations per size");
+  addWholeOption(cmd, "-c,--check", a->check,
+                 "Iterations whose results are checked against the oracle (0: none)");
+  addWholeOption(cmd, "--ranks", a->ranks, "Number of ranks");
   cmd->add_option("--dtype", a->dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
-  cmd->add_option("--root", a->root, "Root rank (broadcast, scatter, gather, reduce)")
-      ->capture_default_str();
+  addWholeOption(cmd, "--root", a->root, "Root rank (broadcast, scatter, gather, reduce)");
   cmd->add_option("--backend", a->backend, "auto, gloo or nccl")->capture_default_str();
-  cmd->add_option("--deadline-ms", a->deadline_ms,
-                  "Per-op time before a rank counts as hung (0: 5 s + 2 s per 16 MiB of -e)")
-      ->capture_default_str();
+  addWholeOption(cmd, "--deadline-ms", a->deadline_ms,
+                 "How long a silent rank may go without progress before it counts as hung "
+                 "(0: 5 s + 2 s per 16 MiB of -e)");
   addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");
   cmd->add_option("--algo", a->algo,

@@ -1,38 +1,23 @@
 #include "app/cli/cli_common.h"
 
-#include <csignal>
+#include "app/cli/cli_input.h"
 
 namespace collviz {
-
-std::atomic<bool> g_interrupted{false};
-
-namespace {
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-}  // namespace
-
-void installInterruptHandler() {
-  struct sigaction sa {};
-  sa.sa_handler = onInterrupt;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
   cmd->add_option("--op", a.op,
                   "Collective: " + allowedOps() +
                       (allow_program ? ", or all_reduce_decomposed" : ""))
       ->capture_default_str();
-  cmd->add_option("--ranks,-N", a.ranks, "Number of ranks")->capture_default_str();
-  cmd->add_option("--elems,-E", a.elems, "Elements per block")->capture_default_str();
+  addWholeOption(cmd, "--ranks,-N", a.ranks, "Number of ranks");
+  addWholeOption(cmd, "--elems,-E", a.elems, "Elements per block");
   cmd->add_option("--dtype", a.dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a.redop, "Reduce op: " + allowedRedOps())->capture_default_str();
-  cmd->add_option("--root", a.root, "Root rank (broadcast, scatter, gather, reduce)")
-      ->capture_default_str();
+  addWholeOption(cmd, "--root", a.root, "Root rank (broadcast, scatter, gather, reduce)");
   cmd->add_option("--backend", a.backend, "auto, gloo or nccl")->capture_default_str();
-  cmd->add_option("--deadline-ms", a.deadline_ms,
-                  "How long a rank may take before it counts as hung")
-      ->capture_default_str();
+  addWholeOption(cmd, "--deadline-ms", a.deadline_ms,
+                 "How long a silent rank may go without progress before it counts as hung "
+                 "(a step's deadline adds time for its bytes)");
 }
 
 void addGpuSharingOption(CLI::App* cmd, std::string& value) {
@@ -59,15 +44,15 @@ Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {
   } else if (auto op = parseOp(a.op)) {
     p.spec.op = *op;
   } else {
-    return Error{"--op " + a.op + " is not a collective; allowed: " + allowedOps() +
+    return Error{notA("--op", a.op, "a collective") + "; allowed: " + allowedOps() +
                  (allow_program ? ", all_reduce_decomposed" : "")};
   }
   auto dt = parseDType(a.dtype);
-  if (!dt) return Error{"--dtype " + a.dtype + " is not a dtype; allowed: " + allowedDTypes()};
+  if (!dt) return Error{notA("--dtype", a.dtype, "a dtype") + "; allowed: " + allowedDTypes()};
   auto ro = parseRedOp(a.redop);
-  if (!ro) return Error{"--redop " + a.redop + " is not a reduce op; allowed: " + allowedRedOps()};
+  if (!ro) return Error{notA("--redop", a.redop, "a reduce op") + "; allowed: " + allowedRedOps()};
   auto be = parseBackend(a.backend);
-  if (!be) return Error{"--backend " + a.backend + " is not a backend; allowed: auto, gloo, nccl"};
+  if (!be) return Error{notA("--backend", a.backend, "a backend") + "; allowed: auto, gloo, nccl"};
   if (a.deadline_ms < 100 || a.deadline_ms > 600000)
     return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
                  " is out of range; allowed: 100 to 600000"};

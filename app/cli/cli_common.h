@@ -14,7 +14,6 @@ namespace collviz {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInterrupted = 130;
 
 struct SpecArgs {
   std::string op = "all_reduce";
@@ -44,9 +43,13 @@ void addGpuSharingOption(CLI::App* cmd, std::string& value);
 // Names the bad value and the allowed ones.
 Result<PlacementOptions> parseGpuSharing(const std::string& value);
 
-// Ctrl-C: set by the SIGINT handler installed by installInterruptHandler().
+// Ctrl-C and SIGTERM (interrupt.cpp): g_interrupted is set by the handler
+// that installInterruptHandler() installs; a command that has not ended
+// within a moment is ended for it (workers reaped, temporaries removed).
 extern std::atomic<bool> g_interrupted;
 void installInterruptHandler();
+// 130 after SIGINT, 143 after SIGTERM.
+int interruptedExitCode();
 
 // Wait for the snapshot answering `request`, watching for Ctrl-C.
 std::shared_ptr<const Snapshot> waitInterruptible(Engine& e, uint64_t request);

@@ -4,6 +4,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "engine/netns.h"
 #include "engine/report.h"
 
 namespace collviz {
@@ -16,8 +17,15 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
     action = [json_out]() -> int {
       Engine engine;
       const DeviceReport& rep = engine.devices();
+      const Isolation& iso = isolation();
+      const std::string isolated =
+          iso.available ? iso.how
+                        : "NONE: Gloo ranks use the host's loopback, where other local users can "
+                          "connect to their ports and break a run (" + iso.why_not + ")";
       if (*json_out) {
-        std::cout << toJson(rep).dump(2) << "\n";
+        auto j = toJson(rep);
+        j["gloo_isolation"] = {{"available", iso.available}, {"detail", isolated}};
+        std::cout << j.dump(2) << "\n";
         return kExitOk;
       }
       for (const auto& b : rep.backends) {
@@ -34,6 +42,7 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
         for (auto r : b.caps.redops) ro += (ro.empty() ? "" : ", ") + std::string(name(r));
         std::printf("      dtypes:    %s\n      redops:    %s\n", dt.c_str(), ro.c_str());
         if (!b.info.notes.empty()) std::printf("      notes:     %s\n", b.info.notes.c_str());
+        if (b.kind == BackendKind::gloo) std::printf("      isolation: %s\n", isolated.c_str());
       }
       std::string notice;
       auto chosen = rep.choose(BackendKind::automatic, &notice);

@@ -3,11 +3,12 @@
 #include <cstdio>
 #include "app/lang/lang.h"
 #include <iostream>
-#include <sstream>
 
 #include "app/cli/cli_algos.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
+#include "app/cli/cli_input.h"
+#include "engine/memory_budget.h"
 #include "engine/report.h"
 
 namespace collviz {
@@ -40,15 +41,17 @@ std::string labelRow(const BufferView& b, RedOp r) {
   return out;
 }
 
-std::string valueRow(const BufferView& b, DType t, int64_t elems) {
-  if (!b.present) return "—";
-  std::ostringstream os;
+// Straight to stdout: a big run's rows are hundreds of MB as strings.
+void printValues(const BufferView& b, DType t, int64_t elems) {
+  if (!b.present) {
+    std::fputs("—", stdout);
+    return;
+  }
   const std::size_t n = b.count(t);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i && i % std::size_t(elems) == 0) os << " |";
-    os << ' ' << b.value(i, t);
+    if (i && i % std::size_t(elems) == 0) std::fputs(" |", stdout);
+    std::printf(" %g", b.value(i, t));
   }
-  return os.str();
 }
 
 bool anyFromOracle(const StepResult& st) {
@@ -80,10 +83,13 @@ void printTable(const Snapshot& s) {
       std::printf("  R%-2d %s → %s\n", r.rank, pad(labelRow(r.input, sp.redop), w).c_str(),
                   labelRow(r.output, sp.redop).c_str());
     std::printf("  %s:\n", tr("values"));
-    for (const auto& r : st.ranks)
-      std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
-                  valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
-                  valueRow(r.output, st.spec.dtype, sp.elems).c_str());
+    for (const auto& r : st.ranks) {
+      std::printf("  R%-2d in :", r.rank);
+      printValues(r.input, st.spec.dtype, sp.elems);
+      std::printf("\n       out:");
+      printValues(r.output, st.spec.dtype, sp.elems);
+      std::printf("\n");
+    }
     if (anyFromOracle(st))
       std::printf("  %s\n", trf("* label from the oracle, not from the bytes: the pattern does not carry it here ({0})",
                                 {st.verify.mode}).c_str());
@@ -129,23 +135,24 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
     action = [args, json_out, algo, sharing]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
-      if (!parsed || !placement) {
-        std::fprintf(stderr, "collviz run: %s\n",
-                     (!parsed ? parsed.error() : placement.error()).message.c_str());
-        return kExitUsage;
-      }
+      if (!parsed) return fail("run", parsed.error().message, kExitUsage);
+      if (!placement) return fail("run", placement.error().message, kExitUsage);
       if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
-      installInterruptHandler();
+      // The engine checks the run itself (after the backend's limits); the
+      // JSON report is this command's.
+      const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;
+      const OpSpec& sp = parsed->spec;
+      const double per_rank = 2.0 * sp.ranks * double(sp.elems) * double(dtypeSize(sp.dtype));
+      if (*json_out && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
+        if (Status st = checkRunMemory(sp, steps, true); !st)
+          return fail("run", st.message(), kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
       Engine engine(eo);
       const uint64_t id = engine.run(parsed->spec, parsed->program, parsed->backend);
       auto snap = waitInterruptible(engine, id);
-      if (!snap) {
-        std::fprintf(stderr, "collviz run: interrupted\n");
-        return kExitInterrupted;
-      }
+      if (!snap) return fail("run", "interrupted", interruptedExitCode());
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());

@@ -40,11 +40,20 @@ void Runs::poll(const std::vector<RunKey>& prefetch) {
   }
   if (!pending_.empty() || runner_.busy()) return;
   for (const RunKey& k : prefetch) {
-    if (!find(k)) {
+    if (!find(k) && prefetchable(k)) {
       request(k);
       return;
     }
   }
+}
+
+// Other ops are run ahead only while small: at big sizes each costs seconds
+// and a copy of every buffer kept in the cache.
+bool Runs::prefetchable(const RunKey& k) {
+  double bytes = 0;
+  for (int r = 0; r < k.spec.ranks; ++r)
+    bytes += double(inputBytes(k.spec, r)) + double(outputBytes(k.spec, r));
+  return bytes <= double(kPrefetchMaxBytes);
 }
 
 std::shared_ptr<const Snapshot> Runs::find(const RunKey& k) const {

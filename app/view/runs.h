@@ -52,6 +52,9 @@ class Runs {
   // Once per frame: take the newest snapshot into the cache; when nothing is
   // in flight, start the first of `prefetch` that has no result yet.
   void poll(const std::vector<RunKey>& prefetch);
+  // Prefetch only runs whose buffers (all ranks, in + out) are this small.
+  static constexpr std::size_t kPrefetchMaxBytes = std::size_t(4) << 20;
+  static bool prefetchable(const RunKey& k);
   // Run `k` now (a newer request replaces queued ones in the engine).
   void request(const RunKey& k);
   // The newest result for exactly `k`, or null.

@@ -49,6 +49,13 @@ std::string asciiFallback(std::string_view s) {
       case 0x2260: out += "!="; break;
       case 0x2026: out += "..."; break;
       case 0x2212: out += "-"; break;
+      case 0x00b5: case 0x03bc: out += "u"; break;   // µ (micro)
+      case 0x21bb: case 0x21ba: out += "(r)"; break;  // ↻ (run again)
+      case 0x2248: out += "~"; break;
+      case 0x2264: out += "<="; break;
+      case 0x2265: out += ">="; break;
+      case 0x2211: out += "S"; break;                // ∑
+      case 0x00f7: out += "/"; break;                // ÷
       default: out += '?';
     }
   }

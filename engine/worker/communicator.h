@@ -31,6 +31,7 @@ class ControlStore {
 struct RunOptions {
   int warmup = 0;  // untimed iterations first
   int iters = 1;   // timed iterations; times are their average
+  int timeout_ms = 0;  // one op's deadline (scaled with its bytes); 0: init's
 };
 
 struct OpTiming {

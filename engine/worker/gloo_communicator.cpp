@@ -103,6 +103,10 @@ class GlooCommunicator : public Communicator {
   Result<OpTiming> run(const OpSpec& s, const void* in, void* out,
                        const RunOptions& o) override {
     try {
+      if (o.timeout_ms > 0) {  // a big op may take longer than joining did
+        timeout_ = std::chrono::milliseconds(o.timeout_ms);
+        ctx_->setTimeout(timeout_);
+      }
       switch (s.dtype) {
         case DType::f32: return runTyped<float>(s, in, out, o);
         case DType::f64: return runTyped<double>(s, in, out, o);

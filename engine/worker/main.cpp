@@ -185,7 +185,7 @@ int serve(const Args& a) {
       }
       injector.setFault(*f);
     }
-    RunOptions o{j.value("warmup", 0), j.value("iters", 1)};
+    RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
     auto t = comm->run(s, in, out, o);
     if (!t) {
       ch.send(json{{"type", "error"}, {"message", t.error().message}}.dump());
@@ -217,5 +217,10 @@ int main(int argc, char** argv) {
   // stdout with NCCL_DEBUG set) joins the log on stderr.
   std::fflush(stdout);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  return serve(a);
+  try {
+    return serve(a);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "collviz-rank %d: out of memory\n", a.rank);
+    return 1;
+  }
 }

@@ -12,6 +12,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_input.h"
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
 #include "app/export/export_set.h"
@@ -36,8 +37,9 @@ struct ExportArgs {
   std::string trace_by = "destination";
   std::string theme = "light";
   std::string size = "1200x700";
-  float scale = 1.0f;
+  std::string scale = "1";
   std::string output;
+  bool output_given = false;  // -o "" is an error, not "the default name"
   std::string format;  // png, svg; empty: from the output's extension, else png
   bool all = false;
   bool no_status = false;
@@ -59,9 +61,11 @@ struct Plan {
   bool status = true, status_time = false;
 };
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "collviz export: %s\n", msg.c_str());
-  return kExitUsage;
+int usage(const std::string& msg) { return fail("export", msg, kExitUsage); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 // Everything checked before anything runs: nothing is started or written
@@ -73,35 +77,40 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   p.status_time = a.status_time;
   if (a.theme == "light") p.theme = ui::ThemeKind::light;
   else if (a.theme == "dark") p.theme = ui::ThemeKind::dark;
-  else return Error{"--theme " + a.theme + " is not a theme; allowed: light, dark"};
+  else return Error{notA("--theme", a.theme, "a theme") + "; allowed: light, dark"};
   std::smatch m;
   if (!std::regex_match(a.size, m, std::regex(R"((\d{1,6})[xX](\d{1,6}))")))
-    return Error{"--size " + a.size + " is not WIDTHxHEIGHT (for example 1600x900)"};
+    return Error{notA("--size", a.size, "WIDTHxHEIGHT") + " (for example 1600x900)"};
   const int w = std::stoi(m[1]), h = std::stoi(m[2]);
-  if (!(a.scale >= 0.25f && a.scale <= 8.0f))
-    return Error{"--scale " + std::to_string(a.scale) + " is out of range; allowed: 0.25 to 8"};
-  p.scale = a.scale;
-  p.width = int(std::lround(w * a.scale));
-  p.height = int(std::lround(h * a.scale));
-  if (w < kMinSide || h < kMinSide || p.width > kMaxSide || p.height > kMaxSide ||
+  auto scale = parseDecimal("--scale", a.scale);
+  if (!scale) return Error{scale.error().message + "; allowed: 0.25 to 8"};
+  if (!(*scale >= 0.25 && *scale <= 8.0))
+    return Error{"--scale " + shown(a.scale) + " is out of range; allowed: 0.25 to 8"};
+  p.scale = float(*scale);
+  p.width = int(std::lround(w * p.scale));
+  p.height = int(std::lround(h * p.scale));
+  // The limits apply to the image's pixels, after --scale.
+  if (p.width < kMinSide || p.height < kMinSide || p.width > kMaxSide || p.height > kMaxSide ||
       double(p.width) * p.height > kMaxPixels)
-    return Error{"--size " + a.size + " at --scale " + std::to_string(a.scale).substr(0, 4) + " makes " +
+    return Error{"--size " + a.size + " at --scale " + shown(a.scale) + " makes " +
                  std::to_string(p.width) + "x" + std::to_string(p.height) + " pixels; allowed: sides from " +
                  std::to_string(kMinSide) + " to " + std::to_string(kMaxSide) + ", at most " +
                  std::to_string(int(kMaxPixels / 1e6)) + " megapixels"};
   ui::ViewSettings view;
   if (a.trace_by == "destination") view.trace_mode = ui::TraceMode::reaches;
   else if (a.trace_by == "source") view.trace_mode = ui::TraceMode::goes;
-  else return Error{"--trace-by " + a.trace_by + " is not allowed; allowed: destination, source"};
+  else return Error{notA("--trace-by", a.trace_by, "allowed") + "; allowed: destination, source"};
+  if (a.output_given && a.output.empty())
+    return Error{"-o is empty; allowed: a file name ending in .png or .svg (with --all, a directory)"};
 
-  // Format: --format, else the output's extension, else png.
-  std::string ext = fs::path(a.output).extension().string();
-  std::string fmt = a.format;
+  // Format: --format, else the output's extension (any case), else png.
+  std::string ext = lower(fs::path(a.output).extension().string());
+  std::string fmt = lower(a.format);
   if (!fmt.empty() && fmt != "png" && fmt != "svg" && fmt != "gif")
-    return Error{"--format " + fmt + " is not a format; allowed: png, svg, gif (with --algo)"};
+    return Error{notA("--format", a.format, "a format") + "; allowed: png, svg, gif (with --algo)"};
   if (!a.all && (ext == ".png" || ext == ".svg" || ext == ".gif")) {
     if (!fmt.empty() && "." + fmt != ext)
-      return Error{"--format " + fmt + " does not match the output name " + a.output};
+      return Error{"--format " + fmt + " does not match the output name " + shown(a.output)};
     fmt = ext.substr(1);
   }
   if (fmt.empty()) fmt = "png";
@@ -122,7 +131,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   }
   if (a.trace != "all") {
     if (!std::regex_match(a.trace, std::regex(R"(\d{1,3})")) || std::stoi(a.trace) >= ps.spec.ranks)
-      return Error{"--trace " + a.trace + " is not allowed; allowed: all, 0 to " +
+      return Error{notA("--trace", a.trace, "allowed") + "; allowed: all, 0 to " +
                    std::to_string(ps.spec.ranks - 1)};
     view.trace_rank = std::stoi(a.trace);
   }
@@ -147,7 +156,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   ui::ExportItem it{ps.program, ps.spec, view, ui::exportFileName(ps.program, ps.spec.op, view, fmt),
                 ui::exportCaption(ps.program, ps.spec.op, ps.spec.ranks, view)};
   if (!a.output.empty()) {
-    if (ext != "." + fmt) return Error{"the output name " + a.output + " must end in ." + fmt};
+    if (ext != "." + fmt) return Error{"the output name " + shown(a.output) + " must end in ." + fmt};
     it.file = a.output;
   }
   p.items.push_back(it);
@@ -259,7 +268,7 @@ int runExport(const ExportArgs& a) {
       snap = waitInterruptible(engine, engine.submit(req));
       if (!snap) {
         std::fprintf(stderr, "collviz export: interrupted\n");
-        return kExitInterrupted;
+        return interruptedExitCode();
       }
       if (!snap->notice.empty() && runs.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
@@ -299,7 +308,7 @@ int runExport(const ExportArgs& a) {
       std::fprintf(stderr, "collviz export: %s: %s\n", it.file.c_str(), image.warning().c_str());
     std::printf("wrote %s (%dx%d)\n", it.file.c_str(), plan.width, plan.height);
     std::fflush(stdout);
-    if (g_interrupted) return kExitInterrupted;
+    if (g_interrupted) return interruptedExitCode();
   }
   if (plan.all) {
     std::vector<ui::ExportItem> rel = plan.items;
@@ -320,7 +329,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
       "export", "Run an op and write the window's view of it as PNG or SVG, without a window");
   addSpecOptions(cmd, a->spec);
   addGpuSharingOption(cmd, a->gpu_sharing);
-  cmd->add_option("--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
+  addWholeOption(cmd, "--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
                                      "1 after reduce-scatter, 2 after all-gather (default 2)");
   cmd->add_option("--algo", a->algo,
                   "An algorithm run round by round (`collviz algos` lists them); --step K shows "
@@ -335,7 +344,10 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--size", a->size, "View size WIDTHxHEIGHT (the image is size x scale pixels)")
       ->capture_default_str();
   cmd->add_option("--scale", a->scale, "Pixels per view pixel: 2 for a crisp 2x image")->capture_default_str();
-  cmd->add_option("-o,--output", a->output,
+  cmd->add_option_function<std::string>("-o,--output", [a](const std::string& v) {
+    a->output = v;
+    a->output_given = true;
+  },
                   "Output file (.png, .svg, or .gif with --algo); with --all, a directory. Default: a name like "
                   "08_all_to_all_trace_r2.png in the current directory");
   cmd->add_option("--format", a->format, "png, svg or gif (default: from the output name, else png)");

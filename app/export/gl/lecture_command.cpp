@@ -8,6 +8,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/cli_commands.h"
+#include "app/cli/cli_input.h"
 #include "app/cli/cli_common.h"
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
@@ -103,7 +104,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   int rc = kExitOk;
   for (const lecture::Slide& s : slides) {
     auto snap = runs.get(s);
-    if (!snap) return std::fprintf(stderr, "collviz lecture: interrupted\n"), kExitInterrupted;
+    if (!snap) return fail("lecture", "interrupted", interruptedExitCode());
     if (!snap->error.empty()) {
       std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), snap->error.c_str());
       rc = kExitFailed;
@@ -123,7 +124,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
       std::printf("wrote %s\n", file.c_str());
     }
     std::fflush(stdout);
-    if (g_interrupted) return kExitInterrupted;
+    if (g_interrupted) return interruptedExitCode();
   }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(a.width) + "x" +

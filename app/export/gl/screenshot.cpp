@@ -42,7 +42,7 @@ std::string AppUi::afterRender() {
   }
   const std::string path = screenshotPath(shown_view_);
   std::vector<uint8_t> png = encodePng(*img);
-  if (Status s = writeFileAtomic(path, png.data(), png.size()); !s) {
+  if (Status s = writeFileAtomic(path, png.data(), png.size(), Replace::no); !s) {
     shot_message_ = "screenshot failed: " + s.message();
     return "";
   }

@@ -1,0 +1,86 @@
+#include "app/cli/cli_input.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace collviz {
+
+namespace {
+bool g_json = false;
+}  // namespace
+
+std::string shown(std::string_view text, std::size_t max) {
+  std::string out;
+  std::size_t n = 0;
+  for (unsigned char c : text) {
+    if (++n > max) return out + "...";
+    if (c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+std::string notA(std::string_view flag, std::string_view value, std::string_view what) {
+  if (value.empty()) return std::string(flag) + " is empty";
+  return std::string(flag) + " " + shown(value) + " is not " + std::string(what);
+}
+
+Result<long long> parseWhole(std::string_view flag, std::string_view text, long long min,
+                             long long max) {
+  const std::string f(flag);
+  if (text.empty()) return Error{f + " is empty; allowed: a whole number"};
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool digits = end == text.data() + text.size();
+  if (ec == std::errc::result_out_of_range && digits)
+    return Error{f + " " + shown(text) + " is out of range"};
+  if (ec != std::errc() || !digits)
+    return Error{notA(flag, text, "a whole number")};
+  if (v < min || v > max) return Error{f + " " + shown(text) + " is out of range"};
+  return v;
+}
+
+Result<double> parseDecimal(std::string_view flag, std::string_view text) {
+  const std::string f(flag), t(text);
+  if (t.empty()) return Error{f + " is empty; allowed: a number"};
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || std::isnan(v)) return Error{notA(flag, text, "a number")};
+  if (errno == ERANGE || std::isinf(v)) return Error{f + " " + shown(text) + " is out of range"};
+  return v;
+}
+
+std::string optionName(const std::string& names) {
+  std::size_t start = names.find("--");
+  if (start == std::string::npos) start = 0;
+  return names.substr(start, names.find(',', start) - start);
+}
+
+void setJsonErrors(bool on) { g_json = on; }
+bool jsonErrors() { return g_json; }
+
+int fail(std::string_view command, const std::string& message, int code) {
+  std::fprintf(stderr, "collviz%s%s: %s\n", command.empty() ? "" : " ",
+               std::string(command).c_str(), message.c_str());
+  if (g_json) {
+    std::cout << nlohmann::json{{"error", message}, {"exit_code", code}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout.flush();
+  }
+  return code;
+}
+
+}  // namespace collviz

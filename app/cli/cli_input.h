@@ -1,0 +1,55 @@
+// What the command line takes from the user and says back: numbers parsed as
+// given (out of range, empty or not a number, each named as such), user text
+// echoed escaped and cut, and errors as one JSON document under --json.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <string_view>
+
+#include "engine/status.h"
+
+namespace collviz {
+
+// `text` fit to echo: control characters and non-ASCII bytes as \xNN,
+// backslashes escaped, at most `max` characters then "...".
+std::string shown(std::string_view text, std::size_t max = 60);
+
+// "--op is empty" or "--op nope is not <what>" (the value shown()).
+std::string notA(std::string_view flag, std::string_view value, std::string_view what);
+
+// A whole number as given: "--elems is empty", "--ranks two is not a whole
+// number", "--elems 99999999999999999999999 is out of range" (beyond
+// min..max, the type's limits; the command checks its own range later).
+Result<long long> parseWhole(std::string_view flag, std::string_view text, long long min,
+                             long long max);
+Result<double> parseDecimal(std::string_view flag, std::string_view text);
+
+// "--elems" from "--elems,-E": the long name, as messages call it.
+std::string optionName(const std::string& names);
+
+// A CLI11 option for a whole number that parses with parseWhole (int or long long).
+template <typename T>
+CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
+                            const std::string& description) {
+  const std::string flag = optionName(names);
+  auto* o = cmd->add_option_function<std::string>(
+      names,
+      [&target, flag](const std::string& v) {
+        auto r = parseWhole(flag, v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+        if (!r) throw CLI::ValidationError(r.error().message);
+        target = static_cast<T>(*r);
+      },
+      description);
+  o->default_str(std::to_string(target));
+  return o;
+}
+
+// Errors: "collviz <command>: <message>" on stderr and, when --json was
+// given anywhere on the command line, {"error": message, "exit_code": code}
+// on stdout. Returns `code`.
+void setJsonErrors(bool on);
+bool jsonErrors();
+int fail(std::string_view command, const std::string& message, int code);
+
+}  // namespace collviz

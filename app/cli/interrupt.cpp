@@ -1,0 +1,71 @@
+// Ctrl-C (SIGINT) and SIGTERM end any command within a second, wherever it
+// is. The handler only sets g_interrupted and wakes a watchdog thread. The
+// command sees the flag and ends in order (prints what it has, the Engine's
+// destructor ends the workers); if it has not exited after kOrderlyMs (it
+// may be inside a long verification, formatting or write that does not look
+// at the flag), the watchdog kills and reaps the workers, removes the
+// temporaries of writes in progress (engine/exit_cleanup.h) and exits with
+// 128 + the signal: 130 for SIGINT, 143 for SIGTERM.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "app/cli/cli_common.h"
+#include "engine/exit_cleanup.h"
+
+namespace collviz {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+
+constexpr int kOrderlyMs = 150;
+std::atomic<int> g_signal{0};
+int g_wake[2] = {-1, -1};
+
+extern "C" void onSignal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  g_interrupted = true;
+  const int saved = errno;
+  const char c = 1;
+  [[maybe_unused]] const ssize_t n = ::write(g_wake[1], &c, 1);
+  errno = saved;
+}
+
+void watchdog() {
+  char c;
+  while (::read(g_wake[0], &c, 1) < 0 && errno == EINTR) {}
+  std::this_thread::sleep_for(std::chrono::milliseconds(kOrderlyMs));
+  cleanupNow();
+  const char msg[] = "collviz: interrupted\n";
+  [[maybe_unused]] const ssize_t n = ::write(2, msg, sizeof msg - 1);
+  ::_exit(interruptedExitCode());
+}
+
+}  // namespace
+
+void installInterruptHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (::pipe2(g_wake, O_CLOEXEC) != 0) return;
+    std::thread(watchdog).detach();
+    struct sigaction sa {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+  });
+}
+
+int interruptedExitCode() {
+  const int sig = g_signal.load();
+  return 128 + (sig ? sig : SIGINT);
+}
+
+}  // namespace collviz

@@ -1,0 +1,135 @@
+#include "app/export/safe_file.h"
+
+#include <fcntl.h>
+#include <stdio.h>  // renameat2
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/exit_cleanup.h"
+
+namespace collviz::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path directoryOf(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+// ".NAME." + 12 random letters: nobody can plant it in advance.
+std::string temporaryName(const std::string& base) {
+  static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char r[12];
+  if (::getrandom(r, sizeof r, 0) != ssize_t(sizeof r))
+    for (unsigned char& c : r) c = static_cast<unsigned char>(::random());
+  std::string name = "." + base.substr(0, 200) + ".";
+  for (unsigned char c : r) name += kLetters[c % (sizeof kLetters - 1)];
+  return name;
+}
+
+Status writeAll(int fd, const char* p, std::size_t left) {
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error{std::strerror(n < 0 ? errno : EIO)};
+    p += n;
+    left -= std::size_t(n);
+  }
+  return {};
+}
+
+// Holds the directory, the temporary's descriptor and name; removes the
+// temporary unless it was renamed into place.
+class Temporary {
+ public:
+  ~Temporary() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!name_.empty() && !kept_) ::unlinkat(dir_, name_.c_str(), 0);
+    if (!full_.empty()) forgetTempFile(full_);
+    if (dir_ >= 0) ::close(dir_);
+  }
+  Status create(const fs::path& dir, const std::string& base) {
+    dir_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_ < 0) return Error{std::strerror(errno)};
+    for (int tries = 0; tries < 100; ++tries) {
+      const std::string name = temporaryName(base);
+      full_ = (dir / name).string();
+      registerTempFile(full_);  // before it exists: an interrupt in between removes it
+      fd_ = ::openat(dir_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     0666);
+      if (fd_ >= 0) {
+        name_ = name;
+        return {};
+      }
+      const int err = errno;
+      forgetTempFile(full_);
+      full_.clear();
+      if (err != EEXIST) return Error{std::strerror(err)};
+    }
+    return Error{"no free temporary name"};
+  }
+  int fd() const { return fd_; }
+  int dir() const { return dir_; }
+  const std::string& name() const { return name_; }
+  Status closeFile() {
+    const int fd = fd_;
+    fd_ = -1;
+    return ::close(fd) == 0 ? Status{} : Status{Error{std::strerror(errno)}};
+  }
+  void kept() { kept_ = true; }
+
+ private:
+  int dir_ = -1, fd_ = -1;
+  std::string name_, full_;
+  bool kept_ = false;
+};
+
+}  // namespace
+
+Status checkWritable(const std::string& path) {
+  if (path.empty()) return Error{"the output path is empty"};
+  const fs::path dir = directoryOf(path);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Error{"cannot write " + path + ": directory " + dir.string() + " does not exist"};
+  if (fs::is_directory(path, ec)) return Error{"cannot write " + path + ": it is a directory"};
+  if (::access(dir.c_str(), W_OK) != 0)
+    return Error{"cannot write " + path + ": " + std::strerror(errno)};
+  return Status::Ok();
+}
+
+Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t size,
+                       Replace replace) {
+  if (Status s = checkWritable(path); !s) return s;
+  auto fail = [&](const std::string& why) { return Error{"cannot write " + path + ": " + why}; };
+  const std::string base = fs::path(path).filename().string();
+  Temporary tmp;
+  if (Status s = tmp.create(directoryOf(path), base); !s) return fail(s.message());
+  // Replacing a regular file keeps its permission bits (a 0600 file stays
+  // 0600); a new file gets 0666 less the umask, as open() gave it.
+  struct stat old {};
+  if (::fstatat(tmp.dir(), base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(old.st_mode) && ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
+    return fail(std::strerror(errno));
+  if (Status s = writeAll(tmp.fd(), static_cast<const char*>(bytes), size); !s)
+    return fail(s.message());
+  if (::fsync(tmp.fd()) != 0) return fail(std::strerror(errno));
+  if (Status s = tmp.closeFile(); !s) return fail(s.message());
+  const int rc = replace == Replace::yes
+                     ? ::renameat(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str())
+                     : ::renameat2(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str(),
+                                   RENAME_NOREPLACE);
+  if (rc != 0) return fail(std::strerror(errno));
+  tmp.kept();
+  ::fsync(tmp.dir());  // the rename itself reaches the disk
+  return Status::Ok();
+}
+
+}  // namespace collviz::ui

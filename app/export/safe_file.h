@@ -1,0 +1,29 @@
+// Writing files so that nothing at the target's name, or at any name beside
+// it, can redirect the write: the bytes go to a new temporary created with
+// O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name in the target's
+// directory (a planted file or link there makes the create fail, never
+// followed), then are fsynced and renamed over the target (rename replaces a
+// link at the target's name, it does not write through it), and the
+// directory is fsynced. Replacing a file keeps its permission bits. On any
+// failure, or an interrupt (engine/exit_cleanup.h), the temporary is removed:
+// the target is either the old file or the whole new one.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "engine/status.h"
+
+namespace collviz::ui {
+
+enum class Replace : bool { yes, no };  // no: fail with EEXIST if the target exists
+
+Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t size,
+                       Replace replace = Replace::yes);
+inline Status writeFileAtomic(const std::string& path, const std::string& text) {
+  return writeFileAtomic(path, text.data(), text.size());
+}
+// Can a file be created in `path`'s directory? (Checked before running.)
+Status checkWritable(const std::string& path);
+
+}  // namespace collviz::ui

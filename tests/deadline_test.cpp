@@ -1,0 +1,94 @@
+// Failures are named within seconds, and valid slow work is not a failure:
+// a rank stopped in the middle of many repetitions is named long before
+// deadline x repetitions; a big valid op passes with a deadline far below
+// its run time (the deadline scales with the bytes moved); a rank that never
+// started is the one named at start-up.
+#include <gmock/gmock.h>
+
+#include <fstream>
+
+#include "engine/deadline.h"
+#include "tests/engine_test_support.h"
+
+namespace collviz::test {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+
+TEST(Deadline, ScalesWithTheBytesMoved) {
+  const auto base = 5000ms;
+  EXPECT_EQ(opDeadline(makeSpec(Op::all_reduce, 4, 4), base), base);
+  // The run: 8 ranks x 4M f64 blocks, 7.6 s on 2 cores.
+  const auto big = opDeadline(makeSpec(Op::all_reduce, 8, 4194304, DType::f64), base);
+  EXPECT_GE(big, 60s);
+  EXPECT_EQ(suggestedDeadlineMs(7600ms), 16000);
+}
+
+// A valid op that takes many times the configured deadline still verifies.
+TEST(Deadline, BigValidRunIsNotCalledHung) {
+  EngineOptions o;
+  o.deadline = 100ms;
+  Engine engine(o);
+  const OpSpec s = makeSpec(Op::all_reduce, 8, 262144, DType::f64);
+  auto snap = runAndWait(engine, s, Program::single, 120s);
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->error, "");
+  EXPECT_TRUE(snap->verified);
+  std::printf("op time %.0f us with a deadline of 100 ms\n", snap->time_us);
+}
+
+// Many repetitions (a benchmark request) and a rank stopped half-way: named
+// within a few deadlines, not after deadline x repetitions.
+TEST(Deadline, StoppedRankAmongRepetitionsIsNamedWithinSeconds) {
+  EngineOptions o;
+  o.deadline = 1000ms;
+  Engine engine(o);
+  const OpSpec s = makeSpec(Op::all_reduce, 4, 4);
+  ASSERT_TRUE(runAndWait(engine, s)->verified);
+  const auto pids = engine.workerPids();
+  ASSERT_EQ(pids.size(), 4u);
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::gloo;
+  r.iters = 100000;
+  const uint64_t id = engine.submit(r);
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(::kill(pids[2], SIGSTOP), 0);
+  const auto t0 = Clock::now();
+  auto snap = engine.waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap) << "no answer within 60 s";
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 2"), HasSubstr("stopped")));
+  EXPECT_LE(took, 4s) << snap->error;
+  std::printf("named after %lld ms: %s\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+              snap->error.c_str());
+}
+
+// A worker that never starts (here: rank 2's process is something else) is
+// the one named, not every rank still waiting for it.
+TEST(Deadline, StartUpNamesTheRankThatNeverSaidHello) {
+  const std::string real =
+      (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "collviz-rank").string();
+  const std::string wrapper = (std::filesystem::temp_directory_path() /
+                               ("collviz_silent_rank_" + std::to_string(::getpid()))).string();
+  {
+    std::ofstream f(wrapper);
+    f << "#!/bin/sh\ncase \" $* \" in *\" --rank 2 \"*) exec sleep 60 ;; esac\nexec '" << real
+      << "' \"$@\"\n";
+  }
+  ::chmod(wrapper.c_str(), 0755);
+  EngineOptions o;
+  o.worker_path = wrapper;
+  o.deadline = 1000ms;
+  Engine engine(o);
+  auto snap = runAndWait(engine, makeSpec(Op::all_reduce, 4, 4), Program::single, 60s);
+  std::filesystem::remove(wrapper);
+  ASSERT_TRUE(snap);
+  EXPECT_THAT(snap->error, HasSubstr("rank(s) 2 never said hello"));
+}
+
+}  // namespace
+}  // namespace collviz::test
