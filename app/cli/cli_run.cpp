@@ -8,6 +8,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "engine/report.h"
+#include "engine/value_summary.h"
 
 namespace collviz {
 namespace {
@@ -39,18 +40,27 @@ std::string labelRow(const BufferView& b, RedOp r) {
   return out;
 }
 
-std::string valueRow(const BufferView& b, DType t, int64_t elems) {
+// Every value up to the limit; past it each block's first and last few with
+// "…" and how many were left out (elided counts the values not printed).
+std::string valueRow(const BufferView& b, DType t, int64_t elems, const ValueLimit& limit,
+                     std::size_t* elided) {
   if (!b.present) return "—";
   std::ostringstream os;
   const std::size_t n = b.count(t);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i && i % std::size_t(elems) == 0) os << " |";
-    os << ' ' << b.value(i, t);
-  }
+  const std::size_t shown = forEachShown(
+      limit, n, std::size_t(elems),
+      [&](std::size_t blk, std::size_t first, std::size_t last) {
+        if (blk && first % std::size_t(elems) == 0) os << " |";
+        for (std::size_t i = first; i < last; ++i) os << ' ' << b.value(i, t);
+      },
+      [&](std::size_t, std::size_t gap) { os << " …(" << gap << ")…"; });
+  *elided += n - shown;
+  if (limit.none) os << ' ' << trf("({0} values)", {std::to_string(n)});
   return os.str();
 }
 
-void printTable(const Snapshot& s) {
+void printTable(const Snapshot& s, const ValueLimit& limit) {
+  std::size_t elided = 0;
   const OpSpec& sp = s.spec;
   std::printf("collviz run: %s  ranks=%d elems=%lld dtype=%s redop=%s root=%d\n",
               s.program == Program::single ? std::string(name(sp.op)).c_str()
@@ -73,8 +83,8 @@ void printTable(const Snapshot& s) {
     std::printf("  %s:\n", tr("values"));
     for (const auto& r : st.ranks)
       std::printf("  R%-2d in :%s\n       out:%s\n", r.rank,
-                  valueRow(r.input, st.spec.dtype, sp.elems).c_str(),
-                  valueRow(r.output, st.spec.dtype, sp.elems).c_str());
+                  valueRow(r.input, st.spec.dtype, sp.elems, limit, &elided).c_str(),
+                  valueRow(r.output, st.spec.dtype, sp.elems, limit, &elided).c_str());
     std::printf("  %s: %s\n", tr(st.verify.verified ? "verified" : "NOT VERIFIED"),
                 trf("{0} mismatches, {1} undecodable · op {2} us (slowest rank)",
                     {std::to_string(st.verify.mismatches), std::to_string(st.verify.undecodable),
@@ -87,6 +97,10 @@ void printTable(const Snapshot& s) {
                                     ? "reduce_scatter + all_gather equals a real all_reduce on the same inputs ({0} elements differ)"
                                     : "reduce_scatter + all_gather DIFFERS FROM a real all_reduce on the same inputs ({0} elements differ)",
                                 {std::to_string(s.all_reduce_diffs)}).c_str());
+  if (elided)
+    std::printf("\n%s\n", trf("{0} values not printed (…(k)… marks k left out of a block); --values all "
+                               "prints every value, --values N summarises buffers past N",
+                               {std::to_string(elided)}).c_str());
   std::printf("\n%s · %s\n", tr(s.verified ? "verified" : "NOT VERIFIED"),
               trf("op time {0} us · engine {1} us", {oneDecimal(s.time_us), oneDecimal(s.engine_us)}).c_str());
 }
@@ -98,6 +112,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto json_out = std::make_shared<bool>(false);
   auto algo = std::make_shared<std::string>("native");
   auto sharing = std::make_shared<std::string>("host-id");
+  auto values = std::make_shared<std::string>("1000");
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
   cmd->add_option("--algo", *algo,
@@ -106,13 +121,23 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
-  cmd->callback([&action, args, json_out, algo, sharing] {
-    action = [args, json_out, algo, sharing]() -> int {
+  cmd->add_option("--values", *values,
+                  "all, none, or N: buffers of more than N values print the first and last "
+                  "few of each block (labels, contributors and counts stay complete)")
+      ->capture_default_str();
+  cmd->callback([&action, args, json_out, algo, sharing, values] {
+    action = [args, json_out, algo, sharing, values]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
       if (!parsed || !placement) {
         std::fprintf(stderr, "collviz run: %s\n",
                      (!parsed ? parsed.error() : placement.error()).message.c_str());
+        return kExitUsage;
+      }
+      std::string values_error;
+      const auto limit = parseValueLimit(*values, &values_error);
+      if (!limit) {
+        std::fprintf(stderr, "collviz run: %s\n", values_error.c_str());
         return kExitUsage;
       }
       if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
@@ -130,11 +155,11 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
-        if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
+        if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
         return snap->rejected ? kExitUsage : kExitFailed;
       }
-      if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
-      else printTable(*snap);
+      if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
+      else printTable(*snap, *limit);
       return snap->verified ? kExitOk : kExitFailed;
     };
   });
