@@ -112,7 +112,8 @@ void expected(const ClosedForm& f, DType t, int64_t cm, int64_t len, typename Bi
       out[k] = typename Bits<T>::U(toBits(t, (a * (base + double(k)) + b[k]) / f.n));
     return;
   }
-  for (int64_t k = 0; k < len; ++k) out[k] = Bits<T>::of(a * (base + double(k)) + b[k]);
+  // An int counter (len <= kChunk): int32 -> double converts packed, int64 does not.
+  for (int k = 0; k < int(len); ++k) out[k] = Bits<T>::of(a * (base + double(k)) + b[k]);
 }
 
 // Elements [from, to) of the block: do their bytes equal the closed form?
