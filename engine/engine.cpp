@@ -143,6 +143,7 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
     pids_ = group_ ? group_->pids() : std::vector<pid_t>{};
   }
   cv_.notify_all();
+  if (opts_.wake) opts_.wake();
 }
 
 // The pattern's inputs for a spec. Computing them costs far more than

@@ -71,8 +71,10 @@ class AppUi {
   // when the language is Chinese, and the lecture's text.
   std::string glyphText() const;
   std::string windowTitle() const;
-  // Keep drawing frames (a run is in flight, a spinner turns).
-  bool animating() const { return runs_.busy() || bandwidth_.running(); }
+  // Keep drawing frames: the shown op's run is in flight (its spinner turns)
+  // or a sweep is running. Background runs do not animate: the engine wakes
+  // the loop when each one is published.
+  bool animating() const { return runs_.waiting(requested_) || bandwidth_.running(); }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
   const DiagramView& diagram() const { return diagram_; }
