@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/overview.h"
 #include "engine/placement.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
@@ -193,6 +194,7 @@ Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Prov
   }
   if (verify_) labelAndVerify(step, p, prov);
   else step.verify.mode = "not checked";
+  if (verify_) addOverviews(step, p, prov);  // the window's strips of big blocks
   return step;
 }
 

@@ -211,6 +211,22 @@ std::vector<double> closedFormValues(const OpSpec& s, const Pattern& p, const Bl
   return out;
 }
 
+bool rangeMatchesFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                      const std::byte* data, int64_t elems, int64_t from, int64_t to) {
+  if (p.kind == Pattern::Kind::plain || s.ranks > 30 || ref.ranks == 0) return false;
+  const ClosedForm f = closedForm(s, p, ref, elems);
+  switch (s.dtype) {
+    case DType::f32: return rangeMatches<DType::f32>(f, s.dtype, data, from, to);
+    case DType::f64: return rangeMatches<DType::f64>(f, s.dtype, data, from, to);
+    case DType::f16: return rangeMatches<DType::f16>(f, s.dtype, data, from, to);
+    case DType::bf16: return rangeMatches<DType::bf16>(f, s.dtype, data, from, to);
+    case DType::i32: return rangeMatches<DType::i32>(f, s.dtype, data, from, to);
+    case DType::i64: return rangeMatches<DType::i64>(f, s.dtype, data, from, to);
+    case DType::u8: return rangeMatches<DType::u8>(f, s.dtype, data, from, to);
+  }
+  return false;
+}
+
 FastBlockCheck checkBlockFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
                               const std::byte* data, int64_t elems) {
   FastBlockCheck out;

@@ -26,6 +26,11 @@ struct FastBlockCheck {
 FastBlockCheck checkBlockFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
                               const std::byte* data, int64_t elems);
 
+// Do elements [from, to) of block `ref` equal the closed form? False when
+// the pattern has none (plain values).
+bool rangeMatchesFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                      const std::byte* data, int64_t elems, int64_t from, int64_t to);
+
 // The expected elements [first, first + count) of block `ref`, as doubles
 // (tests and benchmarks make correct outputs with it).
 std::vector<double> closedFormValues(const OpSpec& s, const Pattern& p, const BlockRef& ref,
