@@ -9,6 +9,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +92,11 @@ int main(int argc, char** argv) {
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
 
-  collviz::Engine engine;
+  // The engine wakes the loop when a snapshot is out: the loop sleeps until
+  // input, a result, or an animation needs a frame (no periodic wake-up).
+  collviz::EngineOptions engine_options;
+  engine_options.wake = [] { glfwPostEmptyEvent(); };
+  collviz::Engine engine(engine_options);
   collviz::ui::AppOptions options;
   options.prefetch = !envSet("COLLVIZ_NO_PREFETCH");
   options.diagram_cache = !envSet("COLLVIZ_NO_DIAGRAM_CACHE");
@@ -118,14 +123,28 @@ int main(int argc, char** argv) {
   std::string title;
   bool fullscreen = false;
   int saved[4] = {100, 100, 1600, 1000};  // window pos and size before full screen
+  // COLLVIZ_FRAME_LOG: one line per frame drawn on stderr (the idle test
+  // counts them).
+  const bool frame_log = envSet("COLLVIZ_FRAME_LOG");
+  unsigned long long frames = 0;
+  int settle = 0;  // ImGui settles hover and focus a frame or two after an event
   while (!glfwWindowShouldClose(window)) {
-    // Idle: wait for input. A run in flight: keep drawing (spinner, result).
-    if (ui.animating()) glfwPollEvents();
-    else glfwWaitEventsTimeout(0.25);
+    // Idle: sleep until input or a wake-up (glfwPostEmptyEvent from the
+    // engine). The shown run in flight or a sweep: keep drawing (spinner).
+    if (ui.animating() || settle > 0) {
+      glfwPollEvents();
+      settle = std::max(0, settle - 1);
+    } else {
+      glfwWaitEvents();
+      settle = 2;
+    }
     if (glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+      settle = 0;
+      if (!ui.animating()) continue;  // waits for the next event above
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
+    if (frame_log) std::fprintf(stderr, "collviz: frame %llu\n", ++frames);
     if (ui.fontsStale()) {
       ui.loadFonts();
       ImGui_ImplOpenGL3_DestroyFontsTexture();

@@ -10,6 +10,7 @@
 
 #include "engine/memory_budget.h"
 #include "engine/netns.h"
+#include "engine/overview.h"
 #include "engine/placement.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
@@ -166,6 +167,7 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
     pids_ = group_ ? group_->pids() : std::vector<pid_t>{};
   }
   cv_.notify_all();
+  if (opts_.wake) opts_.wake();
 }
 
 // The pattern's inputs for a spec. Computing them costs far more than
@@ -239,6 +241,7 @@ Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Prov
   }
   if (verify_) labelAndVerify(step, p, prov);
   else step.verify.mode = "not checked";
+  if (verify_) addOverviews(step, p, prov);  // the window's strips of big blocks
   return step;
 }
 

@@ -36,6 +36,9 @@ struct EngineOptions {
   // by round (progress; tests use it to break a rank mid-schedule).
   std::function<void(int round, int rounds)> on_round;
   PlacementOptions placement;  // how NCCL ranks share a GPU (host-id or multi-rank route)
+  // Called on the engine thread after each snapshot is published, so a
+  // viewer that sleeps until something happens (the window) wakes for it.
+  std::function<void()> wake;
 };
 
 struct Request {

@@ -6,16 +6,28 @@ using json = nlohmann::json;
 
 namespace {
 
-json values(const BufferView& b, DType t) {
+json number(double v) { return v == double(int64_t(v)) ? json(int64_t(v)) : json(v); }
+
+json values(const BufferView& b, DType t, int64_t elems, const ValueLimit& limit) {
   if (!b.present) return nullptr;
-  json out = json::array();
   const std::size_t n = b.count(t);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = b.value(i, t);
-    if (v == double(int64_t(v))) out.push_back(int64_t(v));
-    else out.push_back(v);
+  if (limit.none) return {{"elements", n}, {"shown", 0}, {"elided", n}};
+  if (!summarised(limit, n)) {
+    json out = json::array();
+    for (std::size_t i = 0; i < n; ++i) out.push_back(number(b.value(i, t)));
+    return out;
   }
-  return out;
+  json blocks = json::array();
+  const std::size_t shown = forEachShown(
+      limit, n, std::size_t(elems),
+      [&](std::size_t blk, std::size_t first, std::size_t last) {
+        if (blocks.size() <= blk) blocks.push_back(json::array());
+        json run = json::array();
+        for (std::size_t i = first; i < last; ++i) run.push_back(number(b.value(i, t)));
+        blocks[blk].push_back(run);
+      },
+      [](std::size_t, std::size_t) {});
+  return {{"elements", n}, {"shown", shown}, {"elided", n - shown}, {"blocks", blocks}};
 }
 
 json labels(const BufferView& b, RedOp r) {
@@ -54,7 +66,7 @@ json transfers(const std::vector<Transfer>& ts) {
 }
 
 // An algorithm run: traffic, the textbook figures, the final comparison.
-void addAlgorithm(json& j, const Snapshot& s) {
+void addAlgorithm(json& j, const Snapshot& s, const ValueLimit& limit) {
   j["rounds"] = s.steps.size();
   j["bytes_sent"] = s.bytes_sent;
   j["bytes_received"] = s.bytes_received;
@@ -67,7 +79,7 @@ void addAlgorithm(json& j, const Snapshot& s) {
   json fin = json::array();
   for (const auto& r : s.final_ranks)
     fin.push_back({{"rank", r.rank},
-                   {"output", values(r.output, s.spec.dtype)},
+                   {"output", values(r.output, s.spec.dtype, s.spec.elems, limit)},
                    {"output_labels", labels(r.output, s.spec.redop)},
                    {"output_contributors", contributors(r.output)}});
   j["final"] = fin;
@@ -80,7 +92,9 @@ json toJson(const BackendInfo& b) {
           {"transport", b.transport}, {"notes", b.notes}};
 }
 
-json toJson(const Snapshot& s) {
+json toJson(const Snapshot& s) { return toJson(s, ValueLimit::all()); }
+
+json toJson(const Snapshot& s, const ValueLimit& limit) {
   json j;
   j["op"] = s.program == Program::all_reduce_decomposed ? std::string(name(s.program))
                                                         : std::string(name(s.spec.op));
@@ -109,8 +123,8 @@ json toJson(const Snapshot& s) {
     step["ranks"] = json::array();
     for (const auto& r : st.ranks) {
       step["ranks"].push_back({{"rank", r.rank},
-                               {"input", values(r.input, st.spec.dtype)},
-                               {"output", values(r.output, st.spec.dtype)},
+                               {"input", values(r.input, st.spec.dtype, st.spec.elems, limit)},
+                               {"output", values(r.output, st.spec.dtype, st.spec.elems, limit)},
                                {"input_labels", labels(r.input, st.spec.redop)},
                                {"output_labels", labels(r.output, st.spec.redop)},
                                {"output_contributors", contributors(r.output)},
@@ -127,7 +141,7 @@ json toJson(const Snapshot& s) {
   j["engine_us"] = s.engine_us;
   if (s.all_reduce_compared) j["equals_all_reduce"] = s.all_reduce_diffs == 0;
   j["algo"] = s.algo;
-  if (s.algo != "native") addAlgorithm(j, s);
+  if (s.algo != "native") addAlgorithm(j, s, limit);
   if (!s.notice.empty()) j["notice"] = s.notice;
   if (!s.error.empty()) j["error"] = s.error;
   return j;

@@ -5,10 +5,15 @@
 
 #include "engine/devices.h"
 #include "engine/snapshot.h"
+#include "engine/value_summary.h"
 
 namespace collviz {
 
-nlohmann::json toJson(const Snapshot& s);
+nlohmann::json toJson(const Snapshot& s);  // every value
+// Values up to `values`: a summarised buffer is an object {"elements",
+// "shown", "elided", "blocks": [[first…], [last…]] per block} instead of the
+// array; labels, contributors and counts are always complete.
+nlohmann::json toJson(const Snapshot& s, const ValueLimit& values);
 nlohmann::json toJson(const BackendInfo& b);
 nlohmann::json toJson(const DeviceReport& d);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,10 +36,22 @@ struct BlockLabel {
   std::string text(RedOp redop) const;
 };
 
+// A fixed-size summary of one big block for the window: bins of
+// consecutive elements with their smallest and largest value and whether
+// every element of the bin decoded to what the op puts there.
+struct BlockOverview {
+  std::vector<float> lo, hi;  // per bin
+  std::vector<uint8_t> ok;    // per bin: 1 when every element checked out
+  int64_t elems = 0;          // elements in the block
+  int bins() const { return int(lo.size()); }
+  int64_t binFirst(int k) const { return elems * k / std::max(1, bins()); }
+};
+
 struct BufferView {
   bool present = false;           // false: no buffer ("—", unspecified)
   std::vector<std::byte> bytes;   // raw elements, dtype from the spec
   std::vector<BlockLabel> labels; // one per block
+  std::vector<BlockOverview> overview;  // one per block when blocks are big, else empty
   std::size_t count(DType t) const { return bytes.size() / dtypeSize(t); }
   double value(std::size_t i, DType t) const;  // element i as a double
 };

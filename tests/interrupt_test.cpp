@@ -55,8 +55,9 @@ void interruptAndCheck(Cli& c, std::chrono::milliseconds after, int sig) {
 // A big run spends seconds running, then verifying, then printing: a signal
 // at any of these moments is honoured.
 TEST_F(Interrupt, BigRunEndsWithinASecondWhereverItIs) {
+  // Every value printed (--values all): the output is hundreds of MB.
   const std::vector<std::string> big = {"run", "--backend", "gloo", "--ranks", "8", "--elems",
-                                        "262144", "--dtype", "f64"};
+                                        "262144", "--dtype", "f64", "--values", "all"};
   int k = 0;
   for (auto after : {300ms, 1500ms, 3000ms}) {
     Cli c(big);

@@ -10,6 +10,7 @@
 #include "app/cli/cli_input.h"
 #include "engine/memory_budget.h"
 #include "engine/report.h"
+#include "engine/value_summary.h"
 
 namespace collviz {
 namespace {
@@ -41,17 +42,25 @@ std::string labelRow(const BufferView& b, RedOp r) {
   return out;
 }
 
-// Straight to stdout: a big run's rows are hundreds of MB as strings.
-void printValues(const BufferView& b, DType t, int64_t elems) {
+// Every value up to the limit, past it each block's first and last few with
+// "…" and how many were left out (elided counts the values not printed).
+// Straight to stdout: with --values all a big run's rows are hundreds of MB.
+void printValues(const BufferView& b, DType t, int64_t elems, const ValueLimit& limit,
+                 std::size_t* elided) {
   if (!b.present) {
     std::fputs("—", stdout);
     return;
   }
   const std::size_t n = b.count(t);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i && i % std::size_t(elems) == 0) std::fputs(" |", stdout);
-    std::printf(" %g", b.value(i, t));
-  }
+  const std::size_t shown = forEachShown(
+      limit, n, std::size_t(elems),
+      [&](std::size_t blk, std::size_t first, std::size_t last) {
+        if (blk && first % std::size_t(elems) == 0) std::fputs(" |", stdout);
+        for (std::size_t i = first; i < last; ++i) std::printf(" %g", b.value(i, t));
+      },
+      [&](std::size_t, std::size_t gap) { std::printf(" …(%zu)…", gap); });
+  *elided += n - shown;
+  if (limit.none) std::printf(" %s", trf("({0} values)", {std::to_string(n)}).c_str());
 }
 
 bool anyFromOracle(const StepResult& st) {
@@ -62,7 +71,8 @@ bool anyFromOracle(const StepResult& st) {
   return false;
 }
 
-void printTable(const Snapshot& s) {
+void printTable(const Snapshot& s, const ValueLimit& limit) {
+  std::size_t elided = 0;
   const OpSpec& sp = s.spec;
   std::printf("collviz run: %s  ranks=%d elems=%lld dtype=%s redop=%s root=%d\n",
               s.program == Program::single ? std::string(name(sp.op)).c_str()
@@ -85,9 +95,9 @@ void printTable(const Snapshot& s) {
     std::printf("  %s:\n", tr("values"));
     for (const auto& r : st.ranks) {
       std::printf("  R%-2d in :", r.rank);
-      printValues(r.input, st.spec.dtype, sp.elems);
+      printValues(r.input, st.spec.dtype, sp.elems, limit, &elided);
       std::printf("\n       out:");
-      printValues(r.output, st.spec.dtype, sp.elems);
+      printValues(r.output, st.spec.dtype, sp.elems, limit, &elided);
       std::printf("\n");
     }
     if (anyFromOracle(st))
@@ -112,6 +122,10 @@ void printTable(const Snapshot& s) {
                                     ? "reduce_scatter + all_gather equals a real all_reduce on the same inputs ({0} elements differ)"
                                     : "reduce_scatter + all_gather DIFFERS FROM a real all_reduce on the same inputs ({0} elements differ)",
                                 {std::to_string(s.all_reduce_diffs)}).c_str());
+  if (elided)
+    std::printf("\n%s\n", trf("{0} values not printed (…(k)… marks k left out of a block); --values all "
+                               "prints every value, --values N summarises buffers past N",
+                               {std::to_string(elided)}).c_str());
   std::printf("\n%s · %s\n", tr(s.verified ? "verified" : "NOT VERIFIED"),
               trf("op time {0} us · engine {1} us", {oneDecimal(s.time_us), oneDecimal(s.engine_us)}).c_str());
 }
@@ -123,6 +137,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto json_out = std::make_shared<bool>(false);
   auto algo = std::make_shared<std::string>("native");
   auto sharing = std::make_shared<std::string>("host-id");
+  auto values = std::make_shared<std::string>("1000");
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
   cmd->add_option("--algo", *algo,
@@ -131,12 +146,19 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
-  cmd->callback([&action, args, json_out, algo, sharing] {
-    action = [args, json_out, algo, sharing]() -> int {
+  cmd->add_option("--values", *values,
+                  "all, none, or N: buffers of more than N values print the first and last "
+                  "few of each block (labels, contributors and counts stay complete)")
+      ->capture_default_str();
+  cmd->callback([&action, args, json_out, algo, sharing, values] {
+    action = [args, json_out, algo, sharing, values]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
       if (!parsed) return fail("run", parsed.error().message, kExitUsage);
       if (!placement) return fail("run", placement.error().message, kExitUsage);
+      std::string values_error;
+      const auto limit = parseValueLimit(*values, &values_error);
+      if (!limit) return fail("run", values_error, kExitUsage);
       if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
       // The engine checks the run itself (after the backend's limits); the
       // JSON report is this command's.
@@ -156,11 +178,11 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
-        if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
+        if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
         return snap->rejected ? kExitUsage : kExitFailed;
       }
-      if (*json_out) std::cout << toJson(*snap).dump(2) << "\n";
-      else printTable(*snap);
+      if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
+      else printTable(*snap, *limit);
       if (!snap->verified)
         std::fprintf(stderr, "collviz run: the result failed verification (%lld wrong elements)\n",
                      static_cast<long long>(snap->mismatches));

@@ -1,6 +1,7 @@
 #include "app/gl/diagram_view.h"
 #include "app/lang/lang.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,23 @@ namespace collviz::ui {
 
 namespace {
 ImU32 col(Rgba c) { return packAbgr(c); }
+
+// The strip's bin under the mouse: its elements, smallest and largest value,
+// and whether they checked out.
+void drawBinTooltip(const BlockOverview& o, const HitBox& hit, float local_x) {
+  const int bins = o.bins();
+  if (bins == 0 || hit.rect.w <= 0) return;
+  const int k = std::clamp(int((local_x - hit.rect.x) / hit.rect.w * float(bins)), 0, bins - 1);
+  ImGui::Separator();
+  ImGui::Text("%s", trf("bin {0} of {1}: elements {2}–{3}",
+                        {std::to_string(k + 1), std::to_string(bins), std::to_string(o.binFirst(k)),
+                         std::to_string(o.binFirst(k + 1) - 1)}).c_str());
+  char range[64];
+  std::snprintf(range, sizeof range, "%g … %g", double(o.lo[k]), double(o.hi[k]));
+  ImGui::Text("%s", trf("values from {0}", {range}).c_str());
+  if (o.ok[k]) ImGui::TextDisabled("%s", tr("every element decoded as expected"));
+  else ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", tr("elements here did not decode as expected"));
+}
 }  // namespace
 
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
@@ -114,7 +132,7 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
     Vec2 local{m.x - o.x, m.y - o.y};
     for (int i = 0; i < int(scene_.hits.size()); ++i) {
       if (scene_.hits[i].rect.contains(local)) {
-        drawTooltip(i, fonts);
+        drawTooltip(i, fonts, local.x);
         break;
       }
     }
@@ -122,7 +140,7 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
   return scene_;
 }
 
-void DiagramView::drawTooltip(int hit_index, const Fonts& fonts) const {
+void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) const {
   const HitBox& hit = scene_.hits[hit_index];
   const ColumnModel& column = model_.columns[hit.column];
   const BlockLabel& l = column.rows[hit.row].labels[hit.block];
@@ -161,6 +179,7 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts) const {
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
       ImGui::Text("%s", fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})).c_str());
       ImGui::PopTextWrapPos();
+      if (hit.block < int(b->overview.size())) drawBinTooltip(b->overview[hit.block], hit, local_x);
     }
   }
   ImGui::EndTooltip();

@@ -73,7 +73,8 @@ class DiagramView {
   };
   static void renderCallback(const ImDrawList* list, const ImDrawCmd* cmd);
   static void blitCallback(const ImDrawList* list, const ImDrawCmd* cmd);
-  void drawTooltip(int hit, const Fonts& fonts) const;
+  // local_x: the mouse's x in the diagram (which bin of a block's strip).
+  void drawTooltip(int hit, const Fonts& fonts, float local_x) const;
 
   DiagramRenderer renderer_;
   DiagramModel model_;

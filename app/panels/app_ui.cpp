@@ -21,8 +21,11 @@ AppUi::AppUi(Engine& engine, AppOptions options)
   if (const char* f = std::getenv("COLLVIZ_FAULT")) state_.fault = f;
   // The device probe starts a worker process; keep it off the frame.
   devices_future_ = std::async(std::launch::async, [this] {
-    return Result<DeviceReport>(engine_.devices());
+    Result<DeviceReport> r(engine_.devices());
+    if (engine_.options().wake) engine_.options().wake();  // the window shows the backends
+    return r;
   });
+  runs_.setPrefetch(options_.prefetch);
 }
 
 void AppUi::loadFonts() {
@@ -201,7 +204,7 @@ void AppUi::Draw() {
     rerun_ = false;
   }
   // A lecture runs its next steps ahead, so each appears with its result.
-  runs_.poll(lecture_ ? lecture_->aheadKeys() : options_.prefetch ? prefetchKeys() : std::vector<RunKey>{});
+  runs_.poll(lecture_ ? lecture_->aheadKeys() : prefetchKeys());
   if (!devices_ && devices_future_.valid() &&
       devices_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     Result<DeviceReport> r = devices_future_.get();
@@ -238,6 +241,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
     fault_menu_.Draw(state_);
+    controls_.DrawPrefetch(runs_, lecture_ ? lecture_->aheadKeys() : prefetchKeys());
     if (ImGui::Button(fonts_.display(tr("Bandwidth sweep… (B)")).c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

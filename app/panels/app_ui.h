@@ -73,8 +73,12 @@ class AppUi {
   // when the language is Chinese, and the lecture's text.
   std::string glyphText() const;
   std::string windowTitle() const;
-  // Keep drawing frames (a run is in flight, a spinner turns).
-  bool animating() const { return runs_.busy() || bandwidth_.running() || state_.playing; }
+  // Keep drawing frames: the shown op's run is in flight (its spinner turns),
+  // a sweep is running or rounds are playing. Background runs do not
+  // animate: the engine wakes the loop when each one is published.
+  bool animating() const {
+    return runs_.waiting(requested_) || bandwidth_.running() || state_.playing;
+  }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
   const DiagramView& diagram() const { return diagram_; }

@@ -99,4 +99,15 @@ void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::PopItemWidth();
 }
 
+void ControlsPanel::DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys) {
+  bool on = runs.prefetch();
+  if (ImGui::Checkbox(tr("run other ops in the background"), &on)) runs.setPrefetch(on);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("so ← → shows a real result at once; stops once every op is cached"));
+  if (on && runs.allCached(keys)) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr("(all cached)"));
+  }
+}
+
 }  // namespace collviz::ui

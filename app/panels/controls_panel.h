@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/view/app_state.h"
+#include "app/view/runs.h"
 #include "engine/devices.h"
 
 namespace collviz::ui {
@@ -11,6 +12,8 @@ namespace collviz::ui {
 struct ControlsPanel {
   // devices: null until the probe has answered.
   void Draw(AppState& state, const DeviceReport* devices);
+  // The background runs' switch, and whether every one of `keys` is cached.
+  void DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys);
 };
 
 }  // namespace collviz::ui

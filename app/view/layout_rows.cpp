@@ -61,6 +61,24 @@ void rankLabels(Builder& b, const Geometry& g) {
   }
 }
 
+// A block too big to list: its overview as a strip of bins across the top
+// of the tile (the tile keeps its colour, label and stripes). Darker is
+// larger within the block; a bin whose elements did not check out is red.
+void heatStrip(Builder& b, Rect t, const BlockOverview& o, Rgba ink, float alpha) {
+  const int bins = o.bins();
+  if (bins == 0) return;
+  float lo = o.lo[0], hi = o.hi[0];
+  for (int k = 0; k < bins; ++k) lo = std::min(lo, o.lo[k]), hi = std::max(hi, o.hi[k]);
+  const float u = b.u, x0 = t.x + 5 * u, w = (t.w - 10 * u) / float(bins);
+  const float y = t.y + 4 * u, h = std::max(3.0f * u, t.h * 0.16f);
+  for (int k = 0; k < bins; ++k) {
+    const float mid = (o.lo[k] + o.hi[k]) / 2;
+    const float level = hi > lo ? (mid - lo) / (hi - lo) : 0.5f;
+    const Rgba fill = o.ok[k] ? mix(b.th.background, ink, 0.2f + 0.8f * level) : b.th.bad;
+    b.tile({x0 + k * w, y, w, h}, withAlpha(fill, alpha), withAlpha(fill, 0), 0, 0);
+  }
+}
+
 void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
   const Theme& th = b.th;
   const float u = b.u;
@@ -78,8 +96,14 @@ void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
   b.tile(box, withAlpha(th.row_box, ra), withAlpha(th.row_border, ra), 8 * u, 1 * u);
   for (int k = 0; k < int(row.labels.size()); ++k) {
     const Rect t{box.x + g.pad + k * (g.tile_w + g.tile_gap), box.y + g.pad, g.tile_w, g.tile_h};
-    blockTile(b, g, t, row.labels[k], column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded),
-              !b.m.columns[c].expected);
+    const float ta = column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded);
+    blockTile(b, g, t, row.labels[k], ta, !b.m.columns[c].expected);
+    const BufferView* buf = b.m.buffer(c, r);
+    if (buf && k < int(buf->overview.size()))
+      heatStrip(b, t, buf->overview[k],
+                row.labels[k].kind == BlockLabel::Kind::source ? letterColor(row.labels[k].letter)
+                                                               : th.text,
+                ta);
     b.s.hits.push_back({t, c, r, k});
   }
 }

@@ -38,7 +38,7 @@ void Runs::poll(const std::vector<RunKey>& prefetch) {
     }
     std::erase_if(pending_, [&](const Pending& p) { return p.id <= s->request; });
   }
-  if (!pending_.empty() || runner_.busy()) return;
+  if (!prefetch_ || !pending_.empty() || runner_.busy()) return;
   for (const RunKey& k : prefetch) {
     if (!find(k) && prefetchable(k)) {
       request(k);
@@ -60,6 +60,10 @@ std::shared_ptr<const Snapshot> Runs::find(const RunKey& k) const {
   for (const Entry& e : cache_)
     if (e.key == k) return e.snap;
   return nullptr;
+}
+
+bool Runs::allCached(const std::vector<RunKey>& keys) const {
+  return std::all_of(keys.begin(), keys.end(), [&](const RunKey& k) { return find(k) != nullptr; });
 }
 
 bool Runs::waiting(const RunKey& k) const {

@@ -65,6 +65,12 @@ class Runs {
   // The most recent snapshot of all (for engine-wide errors and notices).
   std::shared_ptr<const Snapshot> newest() const { return newest_; }
   uint64_t received() const { return received_; }
+  // The background runs of other ops (the viewer's switch). Off, or once
+  // every key asked for has a result, nothing more is sent.
+  void setPrefetch(bool on) { prefetch_ = on; }
+  bool prefetch() const { return prefetch_; }
+  // Does every key of `keys` have a result?
+  bool allCached(const std::vector<RunKey>& keys) const;
   void clear() { cache_.clear(); }
 
  private:
@@ -82,6 +88,7 @@ class Runs {
   std::shared_ptr<const Snapshot> newest_;
   uint64_t last_seq_ = 0;
   uint64_t received_ = 0;
+  bool prefetch_ = true;
 };
 
 }  // namespace collviz::ui

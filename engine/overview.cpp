@@ -1,0 +1,91 @@
+#include "engine/overview.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "engine/dtype.h"
+#include "engine/verify_fast.h"
+
+namespace collviz {
+namespace {
+
+// Smallest and largest value of elements [from, to), in the dtype's own type
+// (the loop the compiler vectorises), then as floats for the strip.
+template <typename T>
+void minMax(const std::byte* data, int64_t from, int64_t to, float* lo, float* hi) {
+  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
+  for (int64_t i = from; i < to; ++i) {
+    T v;
+    std::memcpy(&v, data + std::size_t(i) * sizeof(T), sizeof(T));
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  *lo = float(mn);
+  *hi = float(mx);
+}
+
+void minMaxAny(DType t, const std::byte* data, int64_t from, int64_t to, float* lo, float* hi) {
+  switch (t) {
+    case DType::f32: return minMax<float>(data, from, to, lo, hi);
+    case DType::f64: return minMax<double>(data, from, to, lo, hi);
+    case DType::i32: return minMax<int32_t>(data, from, to, lo, hi);
+    case DType::i64: return minMax<int64_t>(data, from, to, lo, hi);
+    case DType::u8: return minMax<uint8_t>(data, from, to, lo, hi);
+    case DType::f16:
+    case DType::bf16: {
+      float mn = std::numeric_limits<float>::max(), mx = std::numeric_limits<float>::lowest();
+      for (int64_t i = from; i < to; ++i) {
+        const float v = float(readElement(data, t, std::size_t(i)));
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+      }
+      *lo = mn;
+      *hi = mx;
+      return;
+    }
+  }
+}
+
+void overviewBuffer(const OpSpec& ps, const OpSpec& vs, const Pattern& p, BufferView& b,
+                    const std::vector<BlockRef>& refs) {
+  b.overview.clear();
+  if (!b.present || vs.elems <= kOverviewFrom) return;
+  const int64_t e = vs.elems;
+  const std::size_t blocks = b.count(vs.dtype) / std::size_t(e);
+  const std::size_t sz = dtypeSize(vs.dtype);
+  // Bins are re-checked only in blocks with bad elements, and only where the
+  // pattern's spec is the step's (the decomposition's second step is not).
+  const bool closed = ps == vs && p.kind != Pattern::Kind::plain;
+  for (std::size_t j = 0; j < blocks; ++j) {
+    BlockOverview o;
+    o.elems = e;
+    const int bins = int(std::min<int64_t>(kOverviewBins, e));
+    o.lo.resize(bins);
+    o.hi.resize(bins);
+    const bool block_ok = j < b.labels.size() && b.labels[j].bad == 0;
+    o.ok.assign(bins, block_ok ? 1 : 0);
+    const std::byte* data = b.bytes.data() + j * std::size_t(e) * sz;
+    for (int k = 0; k < bins; ++k) {
+      const int64_t from = o.binFirst(k), to = o.binFirst(k + 1);
+      minMaxAny(vs.dtype, data, from, to, &o.lo[k], &o.hi[k]);
+      if (!block_ok && closed && j < refs.size())
+        o.ok[k] = rangeMatchesFast(ps, p, refs[j], data, e, from, to) ? 1 : 0;
+    }
+    b.overview.push_back(std::move(o));
+  }
+}
+
+}  // namespace
+
+void addOverviews(StepResult& step, const Pattern& p, const Provenance& prov) {
+  for (int r = 0; r < step.spec.ranks && r < int(step.ranks.size()); ++r) {
+    RankResult& rr = step.ranks[r];
+    if (r < int(prov.in_refs.size()))
+      overviewBuffer(prov.pattern_spec, step.spec, p, rr.input, prov.in_refs[r]);
+    if (r < int(prov.out_refs.size()))
+      overviewBuffer(prov.pattern_spec, step.spec, p, rr.output, prov.out_refs[r]);
+  }
+}
+
+}  // namespace collviz

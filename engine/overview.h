@@ -1,0 +1,21 @@
+// Overviews of big blocks (BufferView::overview), made after verification so
+// the window can draw a block too big to list as a strip of bins.
+#pragma once
+
+#include "engine/provenance.h"
+#include "engine/snapshot.h"
+#include "engine/verify.h"
+
+namespace collviz {
+
+inline constexpr int kOverviewBins = 64;
+// Blocks of more elements than this get an overview (the window lists the
+// values of smaller ones).
+inline constexpr int64_t kOverviewFrom = 64;
+
+// Fill `overview` of every buffer of `step` whose blocks are big. A bin is ok
+// when its elements equal the pattern's closed form (or, where the pattern
+// has none, when its block had no bad element). `prov` as for labelAndVerify.
+void addOverviews(StepResult& step, const Pattern& p, const Provenance& prov);
+
+}  // namespace collviz

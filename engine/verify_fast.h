@@ -1,0 +1,46 @@
+// Whole-block checks at memory speed. The provenance pattern makes every
+// expected element a closed form of (contributors, block, element): a block
+// whose bytes equal that form everywhere decodes to exactly the label the
+// element-by-element path would give, so only blocks that fail here need the
+// slow path (which then finds and locates each problem).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/oracle.h"
+#include "engine/provenance.h"
+#include "engine/spec.h"
+
+namespace collviz {
+
+struct FastBlockCheck {
+  bool ok = false;    // every element equals the closed form: nothing to report
+  uint32_t seen = 0;  // when ok: the contributors the elements decode to
+};
+
+// Check block `ref` of the pattern `p` made for spec `s`: `elems` elements of
+// s.dtype at `data`. ok = false when an element differs or the pattern has no
+// closed form here (plain values): the caller then checks element by element.
+FastBlockCheck checkBlockFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                              const std::byte* data, int64_t elems);
+
+// Do elements [from, to) of block `ref` equal the closed form? False when
+// the pattern has none (plain values).
+bool rangeMatchesFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                      const std::byte* data, int64_t elems, int64_t from, int64_t to);
+
+// The expected elements [first, first + count) of block `ref`, as doubles
+// (tests and benchmarks make correct outputs with it).
+std::vector<double> closedFormValues(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                                     int64_t first, int64_t count);
+
+// Off: every block goes element by element (tests compare the two paths,
+// benchmarks time them). On by default; process-wide.
+void useFastVerify(bool on);
+
+// Threads the whole-block checks use (the machine's cores, at most 16).
+int verifyThreads();
+
+}  // namespace collviz

@@ -1,0 +1,208 @@
+// Benchmark (figures, not a test) for real sizes:
+//   verify:   labelAndVerify of an all_reduce's buffers (outputs as a correct
+//             backend returns them), GB/s of output per dtype, next to memcpy
+//             of the same bytes, and the element-by-element path for scale;
+//   overhead: Engine requests for all_reduce on Gloo at 1, 16 and 64 MiB per
+//             rank: (engine time - op time) / op time, the group warm and the
+//             inputs made (the second and later requests; medians);
+//   rss:      peak RSS of this process plus its workers for one run of
+//             --rss-ranks x --rss-mib (all_reduce, f32).
+//
+//   build/bin/real_size_bench [--ranks 4] [--repeat 5] [--skip-verify]
+//       [--skip-overhead] [--rss-ranks 8 --rss-mib 256]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/dtype.h"
+#include "engine/engine.h"
+#include "engine/oracle.h"
+#include "engine/provenance.h"
+#include "engine/verify.h"
+#include "engine/verify_fast.h"
+
+using namespace collviz;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+OpSpec allReduce(int ranks, int64_t elems, DType t, RedOp r = RedOp::sum) {
+  OpSpec s;
+  s.op = Op::all_reduce;
+  s.ranks = ranks;
+  s.elems = elems;
+  s.dtype = t;
+  s.redop = r;
+  return s;
+}
+
+// Outputs as a correct backend returns them: every rank holds the reduced
+// blocks, written from the closed form (the oracle element by element would
+// take longer than everything measured here).
+StepResult correctStep(const OpSpec& s, const Pattern& p) {
+  StepResult step;
+  step.spec = s;
+  step.ranks.resize(s.ranks);
+  fillInputs(step, p);
+  for (int r = 0; r < s.ranks; ++r) {
+    step.ranks[r].rank = r;
+    BufferView& out = step.ranks[r].output;
+    out.present = true;
+    out.bytes.resize(outputBytes(s, r));
+    const auto refs = expectedOutputRefs(s, r);
+    for (std::size_t j = 0; j < refs.size(); ++j) {
+      const auto v = closedFormValues(s, p, refs[j], 0, s.elems);
+      for (int64_t i = 0; i < s.elems; ++i)
+        writeElement(out.bytes.data(), s.dtype, j * std::size_t(s.elems) + std::size_t(i), v[i]);
+    }
+  }
+  return step;
+}
+
+void verifyFigures(int ranks, int repeat) {
+  std::printf("verify: all_reduce N=%d, 16 MiB of output per rank, %d thread(s), median of %d\n",
+              ranks, verifyThreads(), repeat);
+  std::printf("  %-5s %10s %10s %10s %12s %10s\n", "dtype", "out MiB", "verify ms", "GB/s",
+              "memcpy GB/s", "slow ms");
+  for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64,
+                  DType::u8}) {
+    const int64_t elems = (int64_t(16) << 20) / int64_t(dtypeSize(t)) / ranks;
+    const OpSpec s = allReduce(ranks, elems, t, t == DType::u8 ? RedOp::max : RedOp::sum);
+    const Pattern p = choosePattern(s);
+    StepResult step = correctStep(s, p);
+    const Provenance prov = opProvenance(s);
+    std::size_t out_bytes = 0;
+    for (const auto& r : step.ranks) out_bytes += r.output.bytes.size();
+    std::vector<double> fast, copy;
+    std::vector<std::byte> dst(out_bytes);
+    for (int k = 0; k < repeat; ++k) {
+      auto t0 = Clock::now();
+      labelAndVerify(step, p, prov);
+      fast.push_back(msSince(t0));
+      if (!step.verify.verified) std::printf("  (%s did not verify: %s)\n", std::string(name(t)).c_str(),
+                                             step.verify.first_problem.c_str());
+      t0 = Clock::now();
+      std::size_t at = 0;
+      for (const auto& r : step.ranks) {
+        std::memcpy(dst.data() + at, r.output.bytes.data(), r.output.bytes.size());
+        at += r.output.bytes.size();
+      }
+      copy.push_back(msSince(t0));
+    }
+    useFastVerify(false);
+    auto t0 = Clock::now();
+    labelAndVerify(step, p, prov);
+    const double slow = msSince(t0);
+    useFastVerify(true);
+    // Inputs are labelled too: the bytes read are inputs plus outputs.
+    const double gb = double(out_bytes) / 1e9;
+    std::printf("  %-5s %10.1f %10.2f %10.2f %12.2f %10.1f\n", std::string(name(t)).c_str(),
+                double(out_bytes) / (1 << 20), median(fast), gb / (median(fast) / 1e3),
+                gb / (median(copy) / 1e3), slow);
+  }
+}
+
+void overheadFigures(int ranks, int repeat) {
+  std::printf("overhead: all_reduce f32 sum on Gloo, N=%d, (engine - op) / op, median of %d warm requests\n",
+              ranks, repeat);
+  std::printf("  %-10s %10s %12s %10s\n", "per rank", "op ms", "engine ms", "ratio");
+  Engine e;
+  for (int mib : {1, 16, 64}) {
+    const OpSpec s = allReduce(ranks, (int64_t(mib) << 20) / 4 / ranks, DType::f32);
+    std::vector<double> op, eng, ratio;
+    for (int k = 0; k < repeat + 1; ++k) {
+      auto snap = e.waitFor(e.run(s, Program::single, BackendKind::gloo), std::chrono::minutes(5));
+      if (!snap || !snap->error.empty() || !snap->verified) {
+        std::printf("  %d MiB: failed: %s\n", mib, snap ? snap->error.c_str() : "timeout");
+        return;
+      }
+      if (k == 0) continue;  // starts the workers and makes the inputs
+      op.push_back(snap->time_us / 1e3);
+      eng.push_back(snap->engine_us / 1e3);
+      ratio.push_back((snap->engine_us - snap->time_us) / snap->time_us);
+    }
+    std::printf("  %4d MiB %10.1f %12.1f %10.2f\n", mib, median(op), median(eng), median(ratio));
+  }
+}
+
+long rssKiB(pid_t pid, const char* field) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field));
+  return 0;
+}
+
+void rssFigures(int ranks, int mib) {
+  const OpSpec s = allReduce(ranks, (int64_t(mib) << 20) / 4 / ranks, DType::f32);
+  std::size_t buffers = 0;
+  for (int r = 0; r < ranks; ++r) buffers += inputBytes(s, r) + outputBytes(s, r);
+  long peak_workers = 0;
+  {
+    Engine e;
+    const uint64_t id = e.run(s, Program::single, BackendKind::gloo);
+    std::shared_ptr<const Snapshot> snap;
+    // Sample the workers' peak while the request runs (they exit with the engine).
+    while (!(snap = e.waitFor(id, std::chrono::milliseconds(50)))) {
+      long sum = 0;
+      for (pid_t p : e.workerPids()) sum += rssKiB(p, "VmHWM:");
+      peak_workers = std::max(peak_workers, sum);
+    }
+    long sum = 0;
+    for (pid_t p : e.workerPids()) sum += rssKiB(p, "VmHWM:");
+    peak_workers = std::max(peak_workers, sum);
+    std::printf("rss: all_reduce f32 N=%d x %d MiB per rank on Gloo (%s)\n", ranks, mib,
+                snap->verified ? "verified" : snap->error.c_str());
+  }
+  const long self = rssKiB(getpid(), "VmHWM:");
+  std::printf("  buffers (inputs + outputs, all ranks) %.0f MiB; peak RSS collviz %.0f MiB + "
+              "workers %.0f MiB = %.0f MiB = %.2f x the buffers\n",
+              double(buffers) / (1 << 20), self / 1024.0, peak_workers / 1024.0,
+              (self + peak_workers) / 1024.0, (self + peak_workers) * 1024.0 / double(buffers));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures as they come
+  int ranks = 4, repeat = 5, rss_ranks = 0, rss_mib = 0;
+  bool do_verify = true, do_overhead = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (a == "--ranks") ranks = next();
+    else if (a == "--repeat") repeat = std::max(1, next());
+    else if (a == "--rss-ranks") rss_ranks = next();
+    else if (a == "--rss-mib") rss_mib = next();
+    else if (a == "--skip-verify") do_verify = false;
+    else if (a == "--skip-overhead") do_overhead = false;
+    else {
+      std::fprintf(stderr, "real_size_bench: unknown option '%s'; allowed: --ranks N --repeat N "
+                           "--rss-ranks N --rss-mib M --skip-verify --skip-overhead\n", argv[i]);
+      return 2;
+    }
+  }
+  if (do_verify) verifyFigures(ranks, repeat);
+  if (do_overhead) overheadFigures(ranks, repeat);
+  // Last: the peak RSS of this process is a high-water mark.
+  if (rss_ranks > 0 && rss_mib > 0) rssFigures(rss_ranks, rss_mib);
+  return 0;
+}
