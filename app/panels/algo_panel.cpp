@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/lang/lang.h"
+#include "app/view/compare_model.h"
 #include "app/view/round_play.h"
 
 namespace collviz::ui {
@@ -29,6 +30,9 @@ void AlgoPanel::Draw(AppState& s, const std::string& bar, const Fonts& fonts) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("native: the library's own call; the others run round by round on send/recv"));
+  if (s.program() == Program::single && compareChoices(s.runSpec().op).size() >= 2 &&
+      ImGui::Button(fonts.display(tr("Compare algorithms… (C)")).c_str()))
+    s.show_compare = true;
   if (s.rounds <= 0) {
     ImGui::PopItemWidth();
     return;

@@ -147,6 +147,10 @@ void AppUi::handleKeys() {
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
   for (ImWchar c : io.InputQueueCharacters) {
     if (lecture_ && lecture_->typed(c)) continue;
+    if (c == 'c' || c == 'C') {
+      state_.show_compare = !state_.show_compare;
+      continue;
+    }
     if (lecture_ && (c == 'p' || c == 'P')) {
       presenter_wanted_ = !presenter_wanted_;
       continue;
@@ -217,6 +221,7 @@ void AppUi::Draw() {
   lecture_panel_.DrawOpenDialog(actions);
   applyMenu(actions);
   if (state_.show_help) drawHelp();
+  if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);
   if (state_.show_bandwidth) bandwidth_.Draw(tr("Bandwidth###bandwidth"), &state_.show_bandwidth, state_);
 }
 
@@ -332,6 +337,7 @@ void AppUi::drawHelp() {
       {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
       {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
       {"L", "next algorithm (native, ring, tree, …)"}, {"P", "play the rounds (algorithm view)"},
+      {"C", "compare two algorithms"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

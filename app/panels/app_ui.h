@@ -11,6 +11,7 @@
 #include "app/view/app_state.h"
 #include "app/panels/algo_panel.h"
 #include "app/panels/bandwidth_panel.h"
+#include "app/panels/compare_panel.h"
 #include "app/panels/controls_panel.h"
 #include "app/panels/fault_menu.h"
 #include "app/panels/lecture_panel.h"
@@ -77,7 +78,8 @@ class AppUi {
   // a sweep is running or rounds are playing. Background runs do not
   // animate: the engine wakes the loop when each one is published.
   bool animating() const {
-    return runs_.waiting(requested_) || bandwidth_.running() || state_.playing;
+    return runs_.waiting(requested_) || bandwidth_.running() || state_.playing ||
+           (state_.show_compare && compare_.waiting);
   }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
@@ -109,6 +111,7 @@ class AppUi {
   StatusBar status_bar_;
   DiagramView diagram_;
   BandwidthPanel bandwidth_;
+  ComparePanel compare_;
   LecturePanel lecture_panel_;
   std::unique_ptr<lecture::Player> lecture_;
   int applied_revision_ = -1;  // the lecture step last applied to state_

@@ -25,6 +25,7 @@ struct AppState {
   bool fullscreen = false;
   bool show_help = false;
   bool show_bandwidth = false;  // the Bandwidth panel (B)
+  bool show_compare = false;    // the Compare window (C): two algorithms side by side
   bool panels_hidden = false;   // H: only the diagram (and a lecture's caption)
   // The "break it" menu: COLLVIZ_FAULT for the next runs, "" for none
   // (starts as the environment's, engine/worker/fault.h).
