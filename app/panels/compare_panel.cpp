@@ -43,7 +43,7 @@ void ComparePanel::Draw(AppState& s, Runs& runs, const Fonts& fonts) {
   waiting = false;
   const OpSpec spec = s.runSpec();
   const std::vector<std::string> choices = compareChoices(spec.op);
-  ImGui::SetNextWindowSize(ImVec2(560 * fonts.scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(780 * fonts.scale, 0), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin(tr("Compare###compare"), &s.show_compare, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
@@ -119,7 +119,7 @@ void ComparePanel::Draw(AppState& s, Runs& runs, const Fonts& fonts) {
     const std::string why = !r.error.empty() ? r.error : r.run_error;
     if (!why.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s: %s", r.algo.c_str(), why.c_str());
     else if (!r.formula_text.empty())
-      ImGui::TextDisabled("%s", fonts.display(r.algo + ": " + r.formula_text).c_str());
+      ImGui::TextWrapped("%s", fonts.display(r.algo + ": " + r.formula_text).c_str());
   }
 
   if (c.fit.fitted) {
