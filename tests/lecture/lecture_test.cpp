@@ -256,7 +256,7 @@ TEST(Deck, TheInsideScriptShowsRingRoundByRoundThenTree) {
   EXPECT_EQ(en[14].item.view.algo, "tree");
   EXPECT_EQ(en[14].item.view.round, 0);
   EXPECT_EQ(en[15].item.view.round, 4);
-  EXPECT_NE(slidesOf(*l, Lang::zh, "png")[15].item.caption.find("2⌈log₂N⌉"), std::string::npos);
+  EXPECT_NE(slidesOf(*l, Lang::zh, "png")[15].item.caption.find("2·ceil(log₂N)"), std::string::npos);
 }
 
 TEST(Caption, WrapsAtSpacesInEnglishAndAnywhereInChinese) {
