@@ -12,6 +12,8 @@ std::vector<Slide> slidesOf(const Lecture& lecture, Lang lang, const std::string
     view.trace_rank = s.trace_rank;
     view.trace_mode = s.trace_mode;
     view.stage = s.program == Program::all_reduce_decomposed ? s.state : 2;
+    view.algo = s.algo;
+    view.round = s.round;
     char prefix[16];
     std::snprintf(prefix, sizeof prefix, "step%02d_", int(i + 1));
     ui::ExportItem it{s.program, s.spec, view,

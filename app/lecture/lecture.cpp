@@ -6,6 +6,9 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "app/view/round_model.h"
+#include "engine/algo/algorithms.h"
+
 namespace collviz::lecture {
 
 namespace {
@@ -71,7 +74,12 @@ Result<int64_t> readInt(const Where& w, const std::string& field, const toml::no
 }
 
 // Sets one field of `s` from `v`; a step starts as a copy of the one before.
-Status readField(const Where& w, std::string_view key, const toml::node& v, Step& s, bool& state_given) {
+// Which of the step's own fields were given (the rest carry over).
+struct Given {
+  bool state = false, algo = false, round = false;
+};
+
+Status readField(const Where& w, std::string_view key, const toml::node& v, Step& s, Given& given) {
   const std::string f(key);
   auto bad = [&](const std::string& got, const std::string& allowed) {
     return Status(w.fail(v, f + " = \"" + got + "\" is not allowed; allowed: " + allowed));
@@ -139,14 +147,21 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     auto r = readInt(w, f, v, 0, 2, "0 (input), 1 (after reduce-scatter), 2 (after all-gather)");
     if (!r) return r.error();
     s.state = int(*r);
-    state_given = true;
+    given.state = true;
   } else if (key == "caption" || key == "notes") {
     auto r = readText(w, f, v);
     if (!r) return r.error();
     (key == "caption" ? s.caption : s.notes) = *r;
-  } else if (key == "algo" || key == "round") {
-    return w.fail(v, f + ": not yet: the algorithm view (ring and tree rounds) is not part of this "
-                         "build; remove the field");
+  } else if (key == "algo") {
+    auto r = readString(w, f, v, "native or an algorithm for the op");
+    if (!r) return r.error();
+    s.algo = *r;
+    given.algo = true;
+  } else if (key == "round") {
+    auto r = readInt(w, f, v, 0, 1 << 20, "0 to the algorithm's rounds");
+    if (!r) return r.error();
+    s.round = int(*r);
+    given.round = true;
   } else {
     return w.fail(v, "unknown field " + f + "; allowed: " + std::string(kStepFields));
   }
@@ -155,15 +170,34 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
 
 // The step after its fields are read: what holds together (root and trace
 // within ranks, state only for the decomposition).
-Status checkStep(const Where& w, const toml::table& t, const Step& s, bool state_given, int number) {
+Status checkStep(const Where& w, const toml::table& t, const Step& s, const Given& given, int number) {
   const std::string step = "step " + std::to_string(number);
   if (Status st = validate(s.spec); !st) return w.fail(t, step + ": " + st.message());
   if (s.trace_rank >= s.spec.ranks)
     return w.fail(t, step + ": trace = " + std::to_string(s.trace_rank) + " is beyond ranks = " +
                          std::to_string(s.spec.ranks) + "; allowed: \"all\" or 0 to " +
                          std::to_string(s.spec.ranks - 1));
-  if (state_given && s.program != Program::all_reduce_decomposed)
+  if (given.state && s.program != Program::all_reduce_decomposed)
     return w.fail(t, step + ": state applies to op = \"all_reduce_decomposed\" (its three states)");
+  const toml::node& at_algo = t.get("algo") ? *t.get("algo") : static_cast<const toml::node&>(t);
+  const toml::node& at_round = t.get("round") ? *t.get("round") : static_cast<const toml::node&>(t);
+  if (s.algo != algo::kNative) {
+    if (s.program != Program::single)
+      return w.fail(at_algo, "algo = \"" + s.algo + "\": all_reduce_decomposed is two native ops; allowed: "
+                             "native (or op = \"all_reduce\" with algo = \"" + s.algo + "\")");
+    if (!ui::isRoundAlgo(s.algo, s.spec.op))
+      return w.fail(at_algo, "algo = \"" + s.algo + "\" is not allowed for " + std::string(name(s.spec.op)) +
+                             "; allowed: " + algo::algorithmsFor(s.spec.op));
+    if (Status st = algo::checkAlgorithm(s.algo, s.spec); !st) return w.fail(at_algo, st.message());
+  }
+  const int rounds = ui::algoRounds(s.algo, s.spec);
+  if (given.round && rounds == 0)
+    return w.fail(at_round, "round applies to an algorithm's rounds; set algo (for " +
+                                std::string(name(s.spec.op)) + ": " + algo::algorithmsFor(s.spec.op) + ")");
+  if (s.round > rounds)
+    return w.fail(at_round, "round = " + std::to_string(s.round) + " is out of range for " + s.algo + " " +
+                                std::string(name(s.spec.op)) + " at N=" + std::to_string(s.spec.ranks) +
+                                "; allowed: 0 to " + std::to_string(rounds) + " (0 the start, K after round K)");
   return {};
 }
 
@@ -209,10 +243,18 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
     s.line = int(t.source().begin.line);
     s.caption = {};
     s.notes = {};
-    bool state_given = false;
+    const Step before = s;
+    Given given;
     for (auto&& [key, v] : t)
-      if (Status st = readField(w, key.str(), v, s, state_given); !st) return st.error();
-    if (Status st = checkStep(w, t, s, state_given, number); !st) return st.error();
+      if (Status st = readField(w, key.str(), v, s, given); !st) return st.error();
+    // An algorithm carried over to an op it does not run leaves the
+    // algorithm view; a new op, algorithm or size starts at round 0.
+    if (!given.algo && !ui::isRoundAlgo(s.algo, s.spec.op)) s.algo = std::string(algo::kNative);
+    if (!given.algo && s.program != Program::single) s.algo = std::string(algo::kNative);
+    const bool moved = s.program != before.program || s.spec.op != before.spec.op ||
+                       s.spec.ranks != before.spec.ranks || s.algo != before.algo;
+    if (!given.round && moved) s.round = 0;
+    if (Status st = checkStep(w, t, s, given, number); !st) return st.error();
     lec.steps.push_back(s);
   }
   return lec;

@@ -41,6 +41,10 @@ struct Step {
   int trace_rank = -1;  // -1: all
   ui::TraceMode trace_mode = ui::TraceMode::reaches;
   int state = 2;  // the decomposition's state shown: 0 input .. 2 after all-gather
+  // The algorithm view: an engine algorithm for the op ("native": the op's
+  // own diagram) and the round shown (0 the start, K after round K).
+  std::string algo = "native";
+  int round = 0;
   Text caption, notes;
 };
 
@@ -52,8 +56,7 @@ struct Lecture {
 
 // The fields a step may hold, for messages and documentation.
 inline constexpr std::string_view kStepFields =
-    "op, ranks, elems, dtype, redop, root, backend, trace, trace_by, state, caption, notes "
-    "(algo and round: not yet)";
+    "op, ranks, elems, dtype, redop, root, backend, trace, trace_by, state, algo, round, caption, notes";
 
 Result<Lecture> loadLecture(const std::string& path);
 // `path` names the source in messages.

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "app/view/round_model.h"
+
 namespace collviz::lecture {
 
 ui::RunKey runKeyOf(const Step& s) {
   OpSpec spec = s.spec;
   if (s.program == Program::all_reduce_decomposed) spec.op = Op::all_reduce;
-  return {s.program, spec, s.backend, {}, "native"};
+  const bool rounds = s.program == Program::single && ui::isRoundAlgo(s.algo, spec.op);
+  return {s.program, spec, s.backend, {}, rounds ? s.algo : "native"};
 }
 
 std::string stepCounter(int index, int count) {
@@ -77,6 +80,12 @@ void Player::apply(ui::AppState& s) const {
   s.view.trace_rank = st.trace_rank;
   s.view.trace_mode = st.trace_mode;
   s.view.stage = st.program == Program::all_reduce_decomposed ? st.state : 2;
+  s.view.algo = st.algo;
+  s.rounds = st.program == Program::single ? ui::algoRounds(st.algo, s.runSpec()) : 0;
+  s.view.round = std::clamp(st.round, 0, s.rounds);
+  s.view.tween = 0;
+  s.playing = false;
+  s.play_clock = 0;
 }
 
 std::vector<ui::RunKey> Player::aheadKeys() const {

@@ -89,8 +89,18 @@ TEST(Lecture, BadScriptsNameFileLineFieldAndWhatIsAllowed) {
       {"[[step]]\ntrace_by = \"up\"\n", "bad.toml:2: trace_by = \"up\" is not allowed; allowed: destination, source"},
       {"[[step]]\ncaption.fr = \"bonjour\"\n", "bad.toml:2: caption.fr: unknown language; allowed: en, zh"},
       {"[[step]]\ncaption = 3\n", "bad.toml:2: caption: must be a string, or language variants"},
-      {"[[step]]\nalgo = \"ring\"\n", "bad.toml:2: algo: not yet"},
-      {"[[step]]\nop = \"all_reduce\"\nround = 1\n", "bad.toml:3: round: not yet"},
+      {"[[step]]\nop = \"all_reduce\"\nalgo = \"bruck\"\n",
+       "bad.toml:3: algo = \"bruck\" is not allowed for all_reduce; allowed: native, ring, tree, halving_doubling"},
+      {"[[step]]\nop = \"gather\"\nalgo = \"rign\"\n", "bad.toml:3: algo = \"rign\" is not allowed for gather; allowed: native, direct"},
+      {"[[step]]\nop = \"all_reduce_decomposed\"\nalgo = \"ring\"\n",
+       "bad.toml:3: algo = \"ring\": all_reduce_decomposed is two native ops"},
+      {"[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\nround = 7\n",
+       "bad.toml:4: round = 7 is out of range for ring all_reduce at N=4; allowed: 0 to 6"},
+      {"[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\nround = -1\n", "bad.toml:4: round = -1 is out of range"},
+      {"[[step]]\nop = \"all_reduce\"\nround = 1\n",
+       "bad.toml:3: round applies to an algorithm's rounds; set algo (for all_reduce: native, ring"},
+      {"[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\n[[step]]\nalgo = \"native\"\nround = 2\n",
+       "bad.toml:6: round applies to an algorithm's rounds"},
       {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, step"},
       {"title = \"t\"\n", "bad.toml:1: no steps"},
       {"[[step]]\nop = \"gather\n", "bad.toml:2: not valid TOML"},
@@ -158,6 +168,64 @@ TEST(Player, KeysMoveThroughTheSteps) {
   EXPECT_EQ(ahead[1].spec.op, Op::broadcast);
 }
 
+TEST(Lecture, AlgoAndRoundCarryOverAndResetOnANewOpOrAlgo) {
+  auto l = parseLecture(
+      "[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\nround = 3\n"  // 1
+      "[[step]]\n"                                                         // 2: carries ring, 3
+      "[[step]]\nalgo = \"tree\"\n"                                       // 3: a new algo: round 0
+      "[[step]]\nop = \"gather\"\n"                                       // 4: tree does not gather: native
+      "[[step]]\nop = \"broadcast\"\nalgo = \"ring\"\nround = 2\n"       // 5
+      "[[step]]\nop = \"all_gather\"\n"                                   // 6: ring, a new op: round 0
+      "[[step]]\nop = \"all_reduce_decomposed\"\n",                       // 7: native
+      "c.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  const std::vector<Step>& st = l->steps;
+  EXPECT_EQ(st[0].algo, "ring");
+  EXPECT_EQ(st[0].round, 3);
+  EXPECT_EQ(st[1].algo, "ring");
+  EXPECT_EQ(st[1].round, 3);
+  EXPECT_EQ(st[2].algo, "tree");
+  EXPECT_EQ(st[2].round, 0);
+  EXPECT_EQ(st[3].algo, "native");
+  EXPECT_EQ(st[4].round, 2);
+  EXPECT_EQ(st[5].algo, "ring");
+  EXPECT_EQ(st[5].round, 0);
+  EXPECT_EQ(st[6].algo, "native");
+}
+
+TEST(Player, AStepWithAnAlgorithmOpensTheAlgorithmViewAtItsRound) {
+  auto l = parseLecture(
+      "[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\nround = 3\n"
+      "[[step]]\nalgo = \"native\"\n"
+      "[[step]]\nalgo = \"tree\"\nround = 4\n",
+      "a.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  Player p(*l);
+  ui::AppState s;
+  p.apply(s);
+  EXPECT_EQ(s.view.algo, "ring");
+  EXPECT_EQ(s.rounds, 6);
+  EXPECT_EQ(s.view.round, 3);
+  EXPECT_EQ(runKeyOf(p.current()).algo, "ring");
+  // The run ahead is the algorithm's run, as the algorithm view asks for it.
+  std::vector<ui::RunKey> ahead = p.aheadKeys();
+  ASSERT_EQ(ahead.size(), 2u);
+  EXPECT_EQ(ahead[0].algo, "native");
+  EXPECT_EQ(ahead[1].algo, "tree");
+  s.playing = true;
+  p.key(ui::LectureKey::next_op);
+  p.apply(s);
+  EXPECT_EQ(s.view.algo, "native");
+  EXPECT_EQ(s.rounds, 0);
+  EXPECT_EQ(s.view.round, 0);
+  EXPECT_FALSE(s.playing);
+  p.key(ui::LectureKey::next_op);
+  p.apply(s);
+  EXPECT_EQ(s.view.algo, "tree");
+  EXPECT_EQ(s.view.round, 4);
+  EXPECT_EQ(s.rounds, 4);
+}
+
 TEST(Deck, OneSlidePerStepWithItsCaption) {
   auto l = loadLecture(COLLVIZ_SOURCE_DIR "/assets/lectures/article_tour.toml");
   ASSERT_TRUE(l);
@@ -170,6 +238,25 @@ TEST(Deck, OneSlidePerStepWithItsCaption) {
   std::string md = deckIndex(*l, zh, Lang::zh, "settings");
   EXPECT_NE(md.find("# 集合通信"), std::string::npos);
   EXPECT_NE(md.find("(step15_09_all_reduce_decomposed_step2.png)"), std::string::npos);
+}
+
+TEST(Deck, TheInsideScriptShowsRingRoundByRoundThenTree) {
+  auto l = loadLecture(COLLVIZ_SOURCE_DIR "/assets/lectures/allreduce_inside.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  std::vector<Slide> en = slidesOf(*l, Lang::en, "png");
+  ASSERT_EQ(en.size(), 16u);
+  for (int k = 0; k <= 6; ++k) {
+    const Slide& s = en[7 + k];
+    EXPECT_EQ(s.item.view.algo, "ring");
+    EXPECT_EQ(s.item.view.round, k);
+    EXPECT_EQ(s.item.spec.ranks, 4);
+    EXPECT_NE(s.item.file.find("_ring_round" + std::to_string(k) + ".png"), std::string::npos) << s.item.file;
+  }
+  EXPECT_NE(en[10].item.caption.find("holds the full sum"), std::string::npos);
+  EXPECT_EQ(en[14].item.view.algo, "tree");
+  EXPECT_EQ(en[14].item.view.round, 0);
+  EXPECT_EQ(en[15].item.view.round, 4);
+  EXPECT_NE(slidesOf(*l, Lang::zh, "png")[15].item.caption.find("2·ceil(log₂N)"), std::string::npos);
 }
 
 TEST(Caption, WrapsAtSpacesInEnglishAndAnywhereInChinese) {

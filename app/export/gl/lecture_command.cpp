@@ -13,6 +13,7 @@
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
 #include "app/lecture/deck.h"
+#include "app/view/round_layout.h"
 
 namespace collviz {
 namespace {
@@ -39,10 +40,17 @@ class SlideRuns {
  public:
   explicit SlideRuns(Engine& e) : engine_(e) {}
   std::shared_ptr<const Snapshot> get(const lecture::Slide& s) {
+    const std::string algo = ui::isRoundView(s.item.program, s.item.spec.op, s.item.view) ? s.item.view.algo : "native";
     for (const Ran& r : runs_)
-      if (r.program == s.item.program && r.spec == s.item.spec && r.backend == s.backend) return r.snap;
-    auto snap = waitInterruptible(engine_, engine_.run(s.item.spec, s.item.program, s.backend));
-    if (snap) runs_.push_back({s.item.program, s.item.spec, s.backend, snap});
+      if (r.program == s.item.program && r.spec == s.item.spec && r.backend == s.backend && r.algo == algo)
+        return r.snap;
+    Request req;
+    req.program = s.item.program;
+    req.spec = s.item.spec;
+    req.backend = s.backend;
+    req.algo = algo;
+    auto snap = waitInterruptible(engine_, engine_.submit(req));
+    if (snap) runs_.push_back({s.item.program, s.item.spec, s.backend, algo, snap});
     return snap;
   }
 
@@ -51,6 +59,7 @@ class SlideRuns {
     Program program;
     OpSpec spec;
     BackendKind backend;
+    std::string algo;
     std::shared_ptr<const Snapshot> snap;
   };
   Engine& engine_;
