@@ -56,6 +56,8 @@ std::string asciiFallback(std::string_view s) {
       case 0x2265: out += ">="; break;
       case 0x2211: out += "S"; break;                // ∑
       case 0x00f7: out += "/"; break;                // ÷
+      case 0x03b1: out += "a"; break;                // α (latency)
+      case 0x03b2: out += "b"; break;                // β (time per byte)
       default: out += '?';
     }
   }
