@@ -28,8 +28,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr std::size_t kAlign = 4096;
-std::size_t alignUp(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 // Poll in slices so a cancel (engine shutdown, Ctrl-C) is seen quickly.
 int msLeft(Clock::time_point deadline) {
@@ -235,8 +233,8 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
   std::vector<std::size_t> out_off(n);
   for (int r = 0; r < n; ++r) {
     const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
-    out_off[r] = alignUp(in);
-    if (Status st = ensureMemory(r, out_off[r] + alignUp(out)); !st)
+    out_off[r] = alignToPage(in);
+    if (Status st = ensureMemory(r, out_off[r] + alignToPage(out)); !st)
       return Error{std::string(name(s.op)) + ": " + st.message()};
     if (in) std::memcpy(workers_[r].shm.data(), step.ranks[r].input.bytes.data(), in);
     // Bytes left from an earlier run must never pass as this run's result.

@@ -16,13 +16,6 @@ namespace collviz {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-constexpr std::size_t kAlign = 4096;
-std::size_t alignUp(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-}  // namespace
-
 Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
                             const RunOptions& opts, std::vector<RoundsReply>& replies,
                             std::vector<std::vector<std::byte>>* work) {
@@ -33,8 +26,8 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
   std::vector<std::size_t> work_off(std::size_t(n), 0);
   for (int r = 0; r < n; ++r) {
     const std::size_t in = inputBytes(sp, r);
-    work_off[std::size_t(r)] = alignUp(in);
-    if (Status st = ensureMemory(r, work_off[std::size_t(r)] + alignUp(s.workBytes())); !st)
+    work_off[std::size_t(r)] = alignToPage(in);
+    if (Status st = ensureMemory(r, work_off[std::size_t(r)] + alignToPage(s.workBytes())); !st)
       return Error{what + ": " + st.message()};
     if (from == 0 && in)
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);

@@ -12,6 +12,12 @@
 
 namespace collviz {
 
+// Offsets of the buffers inside one rank's mapping start on a page.
+inline constexpr std::size_t kPageAlign = 4096;
+inline constexpr std::size_t alignToPage(std::size_t n) {
+  return (n + kPageAlign - 1) / kPageAlign * kPageAlign;
+}
+
 class SharedMemory {
  public:
   SharedMemory() = default;

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "engine/dtype.h"
+#include "engine/worker/gloo_reduce.h"
 #include "engine/poison.h"
 #include "engine/worker/communicator.h"
 #include "engine/worker/gloo_rounds.h"
@@ -53,20 +54,6 @@ class StoreAdapter : public gloo::rendezvous::Store {
   ControlStore& s_;
   int timeout_ms_;
 };
-
-using Fn = void (*)(void*, const void*, const void*, size_t);
-
-template <typename T>
-Fn reduceFn(RedOp r) {
-  switch (r) {
-    case RedOp::prod: return &gloo::product<T>;
-    case RedOp::min: return &gloo::min<T>;
-    case RedOp::max: return &gloo::max<T>;
-    case RedOp::sum:
-    case RedOp::avg: return &gloo::sum<T>;
-  }
-  return &gloo::sum<T>;
-}
 
 template <typename T>
 const gloo::ReductionFunction<T>* reductionFunction(RedOp r) {
@@ -227,7 +214,7 @@ class GlooCommunicator : public Communicator {
         opts.setInput(in, e);
         opts.setOutput(out, e);
         opts.setRoot(s.root);
-        opts.setReduceFunction(reduceFn<T>(s.redop));
+        opts.setReduceFunction(glooReduceFn<T>(s.redop));
         opts.setTimeout(timeout_);
         gloo::reduce(opts);
         break;
@@ -245,7 +232,7 @@ class GlooCommunicator : public Communicator {
         gloo::AllreduceOptions opts(ctx_);
         opts.setInput(in, n * e);
         opts.setOutput(out, n * e);
-        opts.setReduceFunction(reduceFn<T>(s.redop));
+        opts.setReduceFunction(glooReduceFn<T>(s.redop));
         opts.setTimeout(timeout_);
         gloo::allreduce(opts);
         break;

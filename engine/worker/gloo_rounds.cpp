@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "engine/dtype.h"
+#include "engine/worker/gloo_reduce.h"
 #include "engine/worker/round_runner.h"
 
 namespace collviz {
@@ -16,28 +17,16 @@ namespace {
 // their own, above the prefixes Gloo's collectives build theirs from.
 constexpr uint64_t kSlotBase = uint64_t(0x7C) << 56;
 
-using Fn = void (*)(void*, const void*, const void*, size_t);
-
-template <typename T>
-Fn reduceFn(RedOp r) {
-  switch (r) {
-    case RedOp::prod: return &gloo::product<T>;
-    case RedOp::min: return &gloo::min<T>;
-    case RedOp::max: return &gloo::max<T>;
-    case RedOp::sum:
-    case RedOp::avg: return &gloo::sum<T>;
-  }
-  return &gloo::sum<T>;
-}
+using Fn = GlooReduceFn;
 
 Fn reduceFor(DType t, RedOp r) {
   switch (t) {
-    case DType::f32: return reduceFn<float>(r);
-    case DType::f64: return reduceFn<double>(r);
-    case DType::f16: return reduceFn<gloo::float16>(r);
-    case DType::i32: return reduceFn<int32_t>(r);
-    case DType::i64: return reduceFn<int64_t>(r);
-    case DType::u8: return reduceFn<uint8_t>(r);
+    case DType::f32: return glooReduceFn<float>(r);
+    case DType::f64: return glooReduceFn<double>(r);
+    case DType::f16: return glooReduceFn<gloo::float16>(r);
+    case DType::i32: return glooReduceFn<int32_t>(r);
+    case DType::i64: return glooReduceFn<int64_t>(r);
+    case DType::u8: return glooReduceFn<uint8_t>(r);
     case DType::bf16: return nullptr;
   }
   return nullptr;
