@@ -124,7 +124,11 @@ void AppUi::updateRounds() {
   // and play moved on by this frame's time.
   const OpSpec spec = state_.runSpec();
   const bool on = isRoundView(state_.program(), spec.op, state_.view);
-  const int rounds = on ? algoRounds(state_.view.algo, spec) : 0;
+  RoundsKey key{spec, state_.view.algo, -1, on};
+  const bool same_schedule = rounds_key_.spec == key.spec && rounds_key_.algo == key.algo &&
+                             rounds_key_.on == key.on && rounds_key_.round >= 0;
+  if (!same_schedule) rounds_for_key_ = on ? algoRounds(state_.view.algo, spec) : 0;
+  const int rounds = rounds_for_key_;
   if (rounds != state_.rounds) {
     state_.rounds = rounds;
     state_.view.round = std::clamp(state_.view.round, 0, rounds);
@@ -134,10 +138,14 @@ void AppUi::updateRounds() {
   if (rounds == 0) {
     state_.view.round = 0;
     round_bar_.clear();
+    rounds_key_ = {spec, state_.view.algo, 0, on};
     return;
   }
   advancePlay(state_, ImGui::GetIO().DeltaTime);
-  round_bar_ = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr).bar;
+  key.round = state_.view.round;
+  if (!(key == rounds_key_))
+    round_bar_ = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr).bar;
+  rounds_key_ = key;
 }
 
 void AppUi::handleKeys() {

@@ -105,6 +105,17 @@ class AppUi {
   OpListPanel op_list_;
   AlgoPanel algo_panel_;
   std::string round_bar_;  // the algorithm view's round bar, for the panel and title
+  // What round_bar_ and the round count were made for: the schedule is built
+  // again only when these change, not every frame.
+  struct RoundsKey {
+    OpSpec spec;
+    std::string algo;
+    int round = -1;
+    bool on = false;
+    bool operator==(const RoundsKey&) const = default;
+  };
+  RoundsKey rounds_key_;
+  int rounds_for_key_ = 0;
   ControlsPanel controls_;
   FaultMenu fault_menu_;
   TraceBar trace_bar_;

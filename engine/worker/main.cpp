@@ -102,17 +102,6 @@ std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) 
   return nullptr;
 }
 
-OpSpec specFrom(const json& j) {
-  OpSpec s;
-  s.op = parseOp(j.value("op", "")).value_or(Op::all_reduce);
-  s.ranks = j.value("ranks", 1);
-  s.elems = j.value("elems", int64_t(1));
-  s.dtype = parseDType(j.value("dtype", "")).value_or(DType::f32);
-  s.redop = parseRedOp(j.value("redop", "")).value_or(RedOp::sum);
-  s.root = j.value("root", 0);
-  return s;
-}
-
 int serve(const Args& a) {
   Channel ch(a.fd);
   std::string why;
@@ -167,7 +156,7 @@ int serve(const Args& a) {
       ch.send(json{{"type", "error"}, {"message", "unknown message: " + m->body}}.dump());
       continue;
     }
-    const OpSpec s = specFrom(j);
+    const OpSpec s = specFromMessage(j);
     const std::size_t in_off = j.value("in_offset", std::size_t(0));
     const std::size_t out_off = j.value("out_offset", std::size_t(0));
     const std::size_t need = out_off + outputBytes(s, a.rank);

@@ -21,8 +21,7 @@ struct ScheduleCache {
 
 }  // namespace
 
-json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm) {
-  static ScheduleCache cache;  // one rank per process, one request at a time
+OpSpec specFromMessage(const json& j) {
   OpSpec s;
   s.op = parseOp(j.value("op", "")).value_or(Op::all_reduce);
   s.ranks = j.value("ranks", 1);
@@ -30,6 +29,12 @@ json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm
   s.dtype = parseDType(j.value("dtype", "")).value_or(DType::f32);
   s.redop = parseRedOp(j.value("redop", "")).value_or(RedOp::sum);
   s.root = j.value("root", 0);
+  return s;
+}
+
+json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm) {
+  static ScheduleCache cache;  // one rank per process, one request at a time
+  const OpSpec s = specFromMessage(j);
   const std::string name = j.value("algo", "");
   if (!cache.schedule || cache.algo != name || cache.spec != s) {
     auto built = algo::buildSchedule(name, s);

@@ -10,6 +10,9 @@
 
 namespace collviz {
 
+// The op spec every "run" and "rounds" message carries.
+OpSpec specFromMessage(const nlohmann::json& msg);
+
 nlohmann::json handleRounds(Communicator& comm, int rank, const nlohmann::json& msg,
                             SharedMemory& shm);
 
