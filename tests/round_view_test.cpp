@@ -108,6 +108,10 @@ TEST(RoundModel, BarAndNames) {
   EXPECT_EQ(buildRoundModel(s, "ring", 5, nullptr).bar, "reduce-scatter 3/3 · all-gather 2/3");
   EXPECT_EQ(buildRoundModel(s, "ring", 5, nullptr).name, "all-gather 2/3");
   EXPECT_EQ(buildRoundModel(s, "ring", 99, nullptr).round, 6);
+  // One phase through every round: no bar, and the name without a counter.
+  const RoundModel bruck = buildRoundModel(spec(Op::all_to_all, 4), "bruck", 2, nullptr);
+  EXPECT_EQ(bruck.bar, "");
+  EXPECT_EQ(bruck.name, "bruck");
   EXPECT_FALSE(buildRoundModel(spec(Op::all_to_all, 4), "ring", 1, nullptr).error.empty());
   EXPECT_EQ(algoRounds("native", s), 0);
   EXPECT_TRUE(isRoundView(Program::single, Op::all_reduce, roundView("ring", 0)));

@@ -41,6 +41,7 @@ CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
         target = static_cast<T>(*r);
       },
       description);
+  o->type_name("INT");
   o->default_str(std::to_string(target));
   return o;
 }

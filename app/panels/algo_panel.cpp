@@ -37,7 +37,7 @@ void AlgoPanel::Draw(AppState& s, const std::string& bar, const Fonts& fonts) {
     ImGui::PopItemWidth();
     return;
   }
-  ImGui::TextWrapped("%s", fonts.display(bar).c_str());
+  if (!bar.empty()) ImGui::TextWrapped("%s", fonts.display(bar).c_str());
   int round = s.view.round;
   if (ImGui::SliderInt("##round", &round, 0, s.rounds, tr("round %d"), ImGuiSliderFlags_AlwaysClamp))
     stepRound(s, round - s.view.round);

@@ -109,7 +109,7 @@ std::string AppUi::windowTitle() const {
   if (state_.rounds > 0)
     t += " · " + state_.view.algo + " · " +
          trf("round {0}/{1}", {std::to_string(state_.view.round), std::to_string(state_.rounds)}) +
-         " · " + round_bar_;
+         (round_bar_.empty() ? "" : " · " + round_bar_);
   t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
   t += ")";

@@ -77,7 +77,8 @@ std::string barText(const algo::Schedule& s, int round) {
     bar += (bar.empty() ? "" : " · ") + tr(r.phase) + " " + std::to_string(done) + "/" +
            std::to_string(r.steps);
   }
-  return bar;
+  // One phase: the round counter already says how far it is.
+  return seen.size() > 1 ? bar : std::string();
 }
 
 }  // namespace
@@ -118,7 +119,9 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
       for (int d : dst)
         m.marks[std::size_t(mv.to)][std::size_t(d)] = mv.reduce ? SlotMark::reduced : SlotMark::received;
     }
-    m.name = r.name();
+    // "reduce-scatter 2/3"; one phase through every round: its name alone.
+    m.name = r.steps == m.rounds ? tr(r.phase)
+                                 : tr(r.phase) + " " + std::to_string(r.step) + "/" + std::to_string(r.steps);
   } else {
     m.name = tr("start");
   }

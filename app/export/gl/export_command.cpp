@@ -330,7 +330,8 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   addSpecOptions(cmd, a->spec);
   addGpuSharingOption(cmd, a->gpu_sharing);
   addWholeOption(cmd, "--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
-                                     "1 after reduce-scatter, 2 after all-gather (default 2)");
+                                     "1 after reduce-scatter, 2 after all-gather (default 2)")
+      ->default_str("last");
   cmd->add_option("--algo", a->algo,
                   "An algorithm run round by round (`collviz algos` lists them); --step K shows "
                   "round K (0 the start), --format gif every round")
