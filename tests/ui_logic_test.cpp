@@ -10,6 +10,7 @@
 #include "app/view/keys.h"
 #include "app/view/runs.h"
 #include "app/view/shader_sources.h"
+#include "app/view/status_text.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -205,6 +206,28 @@ TEST(Shaders, ErrorsNameTheFileAndLine) {
             "shaders/tile.frag:7: error C1008: undefined variable \"y\"\n");
   EXPECT_EQ(annotateShaderLog("shaders/a.vert", "ERROR: 0:3: 'z' : undeclared identifier"),
             "shaders/a.vert:3: 'z' : undeclared identifier\n");
+}
+
+
+TEST(StatusLine, ANarrowViewCutsTheDevicesNeverTheVerdict) {
+  Snapshot s;
+  s.backend = {"gloo", "0.5.0", "CPU (2 cores), one process per rank", "tcp on 127.0.0.1 (loopback), full mesh", ""};
+  s.verified = true;
+  StatusLineParams p;
+  p.shown = &s;
+  p.max_width = 400;
+  p.measure = [](const std::string& t, TextStyle, float size) { return 0.5f * size * float(codePoints(t)); };
+  const std::vector<TextItem> items = statusLineTexts(p, makeTheme(ThemeKind::light));
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items.back().text, "✓ verified against the oracle");
+  std::string line;
+  float right = 0;
+  for (const TextItem& t : items) {
+    line += t.text;
+    right = std::max(right, t.anchor.x + p.measure(t.text, t.style, t.size));
+  }
+  EXPECT_NE(line.find("…"), std::string::npos) << line;  // the devices were cut
+  EXPECT_LE(right, 400.5f) << line;
 }
 
 }  // namespace

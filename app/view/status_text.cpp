@@ -47,8 +47,9 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
   auto measure = [&](const std::string& t, TextStyle st) {
     return p.measure ? p.measure(t, st, size) : 0.6f * size * float(codePoints(t));
   };
-  auto put = [&](std::string t, Rgba c, TextStyle st = TextStyle::regular) {
-    const float room = p.max_width > 0 ? p.x + p.max_width - x : 1e9f;
+  // `reserve`: width kept free after this text for what must follow it.
+  auto put = [&](std::string t, Rgba c, TextStyle st = TextStyle::regular, float reserve = 0) {
+    const float room = p.max_width > 0 ? p.x + p.max_width - x - reserve : 1e9f;
     if (measure(t, st) > room) {
       // Cut at a code point boundary until it fits with the ellipsis.
       while (!t.empty() && measure(t + "…", st) > room) {
@@ -75,10 +76,19 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
     if (!b.devices.empty()) rest += " · " + b.devices;
     if (!b.transport.empty()) rest += " · " + b.transport;
     if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
-    put(rest + " · ", th.muted_text);
-    if (s->verified) put(tr("✓ verified against the oracle"), ok);
-    else if (s->error.empty()) put(trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad);
-    if (p.bad_blocks > 0) put(" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad);
+    // The verdict is what a reader looks for: a narrow view cuts the
+    // devices and transport, never it.
+    std::vector<std::pair<std::string, Rgba>> verdict;
+    if (s->verified) verdict.push_back({tr("✓ verified against the oracle"), ok});
+    else if (s->error.empty())
+      verdict.push_back({trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad});
+    if (p.bad_blocks > 0)
+      verdict.push_back({" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad});
+    float verdict_w = 0;
+    for (const auto& [t, c] : verdict) verdict_w += measure(t, TextStyle::regular);
+    put(rest, th.muted_text, TextStyle::regular, verdict_w + measure(" · ", TextStyle::regular));
+    put(" · ", th.muted_text);
+    for (const auto& [t, c] : verdict) put(t, c);
   }
   if (const std::string note = oracleLabelNote(s); !note.empty()) newline(), put(note, th.text);
   if (s && !s->error.empty()) newline(), put(tr("engine error: ") + s->error, th.bad);
