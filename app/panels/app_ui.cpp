@@ -254,7 +254,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());
     fault_menu_.Draw(state_);
-    controls_.DrawPrefetch(runs_, lecture_ ? lecture_->aheadKeys() : prefetchKeys());
+    controls_.DrawPrefetch(runs_, lecture_ ? lecture_->aheadKeys() : prefetchKeys(), lecture_ != nullptr);
     if (ImGui::Button(fonts_.display(tr("Bandwidth sweep… (B)")).c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -99,11 +99,15 @@ void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::PopItemWidth();
 }
 
-void ControlsPanel::DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys) {
+void ControlsPanel::DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys, bool lecture) {
+  // In a lecture the same switch runs its next steps ahead instead of other ops.
   bool on = runs.prefetch();
-  if (ImGui::Checkbox(tr("run other ops in the background"), &on)) runs.setPrefetch(on);
+  const char* label = lecture ? tr("run the lecture's next steps in the background")
+                              : tr("run other ops in the background");
+  if (ImGui::Checkbox(label, &on)) runs.setPrefetch(on);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", tr("so ← → shows a real result at once; stops once every op is cached"));
+    ImGui::SetTooltip("%s", lecture ? tr("so → shows the next step's real result at once; stops once every step is cached")
+                                    : tr("so ← → shows a real result at once; stops once every op is cached"));
   if (on && runs.allCached(keys)) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr("(all cached)"));

@@ -13,7 +13,7 @@ struct ControlsPanel {
   // devices: null until the probe has answered.
   void Draw(AppState& state, const DeviceReport* devices);
   // The background runs' switch, and whether every one of `keys` is cached.
-  void DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys);
+  void DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys, bool lecture);
 };
 
 }  // namespace collviz::ui
