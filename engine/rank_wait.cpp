@@ -126,8 +126,11 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
     }
   }
   const std::string restart = "the group will be restarted";
-  if (why == Why::error)
+  // An error a rank returned comes first; so it does when the deadline and
+  // that error arrive together and no rank is left silent.
+  if (first_error >= 0 && (why == Why::error || silence.empty()))
     return Error{errors[first_error] + (silence.empty() ? "" : "; " + silence)};
+  if (silence.empty()) return Error{op + ": " + restart};
   return Error{op + ": " + silence + "; " + restart +
                (first_error < 0 ? "" : "; first error: " + errors[first_error])};
 }

@@ -86,6 +86,21 @@ TEST_F(BenchCli, InjectedFaultsCountWrongOnEveryCheck) {
   }
 }
 
+// A sweep that fails before its first row says no size was checked (not
+// "-c 0", which the user did not ask for), with the rank's own error.
+TEST_F(BenchCli, FailureBeforeTheFirstRowSaysNothingWasChecked) {
+  collviz::test::Cli c("collviz_bench_",
+                       {"bench", "--op", "all_gather", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0",
+                        "--ranks", "2", "--backend", "gloo", "--deadline-ms", "1000"},
+                       120s, {"COLLVIZ_FAULT=rank:1,skip"});
+  EXPECT_EQ(c.wait(), 1) << c.err;
+  EXPECT_NE(c.out.find("N/A (no size was checked)"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("-c 0"), std::string::npos) << c.out;
+  EXPECT_NE(c.err.find("rank 0"), std::string::npos) << c.err;
+  EXPECT_EQ(c.err.find(": ;"), std::string::npos) << c.err;
+  expectNoOrphans(c);
+}
+
 TEST_F(BenchCli, TableLooksLikeNcclTests) {
   Cli c({"bench", "--op", "all_gather", "-b", "1K", "-e", "4K", "-n", "2", "-w", "0",
          "--ranks", "2", "--backend", "gloo"});

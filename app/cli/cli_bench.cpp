@@ -209,8 +209,9 @@ int runBench(const BenchArgs& a) {
   } else {
     std::printf("#\n");
     for (Op op : c.ops) printAverage(res->rows, op);
+    const std::string unchecked = c.check == 0 ? "N/A (-c 0)" : "N/A (no size was checked)";
     std::printf("# Wrong elements       : %s\n",
-                !checked ? "N/A (-c 0)" : wrong == 0 ? "0 OK" : (std::to_string(wrong) + " FAILED").c_str());
+                !checked ? unchecked.c_str() : wrong == 0 ? "0 OK" : (std::to_string(wrong) + " FAILED").c_str());
   }
   std::fflush(stdout);
   if (res->cancelled) {
