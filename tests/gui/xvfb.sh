@@ -10,6 +10,9 @@ for tool in Xvfb xdotool $TOOLS; do
     exit 77
   fi
 done
+# The last run's file must go first: the shell that starts Xvfb truncates it
+# only after this one has moved on, and a stale number would be read.
+rm -f "$OUT/display"
 Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
 XVFB=$!
 APP=""
@@ -21,7 +24,9 @@ cleanup() {
 trap cleanup EXIT
 for _ in $(seq 1 100); do [ -s "$OUT/display" ] && break; sleep 0.1; done
 [ -s "$OUT/display" ] || { echo "FAIL: Xvfb did not start"; cat "$OUT/xvfb.log"; exit 1; }
-export DISPLAY=":$(head -n1 "$OUT/display")"
+for _ in $(seq 1 20); do D=$(head -n1 "$OUT/display"); [ -n "$D" ] && break; sleep 0.1; done
+[ -n "$D" ] || { echo "FAIL: Xvfb wrote no display number"; cat "$OUT/xvfb.log"; exit 1; }
+export DISPLAY=":$D"
 for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
 fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
 wait_window() {
