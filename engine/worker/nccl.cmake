@@ -87,6 +87,8 @@ add_library(collviz_nccl STATIC
   ${CMAKE_CURRENT_LIST_DIR}/nccl_host_pin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_watchdog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_rounds.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/round_runner.cpp
   ${_nccl_kernel_obj})
 target_include_directories(collviz_nccl PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
