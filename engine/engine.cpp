@@ -256,7 +256,8 @@ void Engine::handle(const Request& r) {
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     publish(snap);
   };
-  // Algorithms run their rounds on Gloo (NCCL rounds are not built yet).
+  // An algorithm's rounds run where the request says: `auto` keeps them on
+  // Gloo (the CPU), `nccl` runs them on the GPUs.
   const bool rounds = r.kind == Request::Kind::run && r.algo != "native";
   auto backend = devices().choose(
       rounds && r.backend == BackendKind::automatic ? BackendKind::gloo : r.backend,

@@ -67,9 +67,6 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   if (r.program != Program::single)
     return reject("algo " + r.algo + " runs one op; all_reduce_decomposed is two ops of the "
                   "backend (use algo native, or --op all_reduce --algo ring)");
-  if (backend.kind != BackendKind::gloo)
-    return reject("algo " + r.algo + " runs its rounds on Gloo only so far; use --backend gloo "
-                  "(or auto), or algo native on " + std::string(name(backend.kind)));
   auto built = algo::buildSchedule(r.algo, s);
   if (!built) return reject(built.error().message);
   const algo::Schedule& sch = *built;

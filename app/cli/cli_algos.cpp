@@ -107,7 +107,7 @@ void printAlgos(int ranks, bool as_json) {
 }  // namespace
 
 int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
-                     int deadline_ms) {
+                     int deadline_ms, const PlacementOptions& placement) {
   if (p.program != Program::single) {
     std::fprintf(stderr, "collviz run: --algo %s runs one op; all_reduce_decomposed is two "
                          "ops of the backend (use --op all_reduce --algo ring)\n", algo.c_str());
@@ -120,6 +120,7 @@ int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
   installInterruptHandler();
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(deadline_ms);
+  eo.placement = placement;
   Engine engine(eo);
   Request r;
   r.spec = p.spec;

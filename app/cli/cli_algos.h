@@ -8,6 +8,7 @@
 namespace collviz {
 
 // Run `p` with a non-native algorithm and print its rounds (or JSON).
-int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool json, int deadline_ms);
+int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool json, int deadline_ms,
+                     const PlacementOptions& placement);
 
 }  // namespace collviz

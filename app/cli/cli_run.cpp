@@ -159,7 +159,8 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       std::string values_error;
       const auto limit = parseValueLimit(*values, &values_error);
       if (!limit) return fail("run", values_error, kExitUsage);
-      if (*algo != "native") return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms);
+      if (*algo != "native")
+        return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms, *placement);
       // The engine checks the run itself (after the backend's limits); the
       // JSON report is this command's.
       const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;

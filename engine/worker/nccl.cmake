@@ -13,10 +13,11 @@ if(COLLVIZ_NCCL STREQUAL "ON")
   set(_nccl_required ON)
 endif()
 
-# No collviz source has device code: the communicator and the busbw loop are
-# host C++ against the CUDA runtime and NCCL, compiled by the C++ compiler. So
-# no CUDA language, no nvcc dialect and no GPU architectures are needed (and
-# CMake 3.25 knows no C++20 flag for nvcc 13). FindCUDAToolkit locates the
+# The communicator and the busbw loop are host C++ against the CUDA runtime
+# and NCCL, compiled by the C++ compiler. The one device file, the rounds'
+# reduce kernel (nccl_reduce_kernel.cu), is compiled by nvcc through a custom
+# command below, not through CMake's CUDA language (CMake 3.25 knows no C++20
+# flag for nvcc 13, and the kernel file is C++17). FindCUDAToolkit locates the
 # toolkit through nvcc on PATH, CUDAToolkit_ROOT or /usr/local/cuda.
 find_package(CUDAToolkit QUIET)
 
@@ -59,13 +60,36 @@ string(REGEX REPLACE ".* ([0-9]+).*" "\\1" _nccl_code "${_nccl_code}")
 message(STATUS "collviz: NCCL backend built (CUDA ${CUDAToolkit_VERSION}, nccl.h "
   "${_nccl_code} in ${NCCL_INCLUDE_DIR}, ${NCCL_LIBRARY})")
 
+# The rounds' reduce kernel: SASS for sm_80 (A100) and sm_90 (H100/H200), and
+# PTX for sm_80 so that newer GPUs compile it at load time.
+if(NOT CUDAToolkit_NVCC_EXECUTABLE)
+  message(FATAL_ERROR "collviz: nvcc not found (needed for the NCCL rounds' reduce kernel); "
+    "set CUDAToolkit_ROOT, or configure with -DCOLLVIZ_NCCL=OFF")
+endif()
+set(_nccl_kernel_src ${CMAKE_CURRENT_LIST_DIR}/nccl_reduce_kernel.cu)
+set(_nccl_kernel_obj ${CMAKE_CURRENT_BINARY_DIR}/nccl_reduce_kernel.o)
+add_custom_command(OUTPUT ${_nccl_kernel_obj}
+  COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -std=c++17 -O2 -Xcompiler -fPIC
+          -ccbin ${CMAKE_CXX_COMPILER}
+          -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+          -gencode arch=compute_80,code=compute_80
+          -I${PROJECT_SOURCE_DIR} -MD -MF ${_nccl_kernel_obj}.d
+          -c ${_nccl_kernel_src} -o ${_nccl_kernel_obj}
+  DEPENDS ${_nccl_kernel_src} ${CMAKE_CURRENT_LIST_DIR}/nccl_reduce_ops.h
+  DEPFILE ${_nccl_kernel_obj}.d
+  COMMENT "nvcc: the NCCL rounds' reduce kernel (sm_80, sm_90, PTX compute_80)"
+  VERBATIM)
+
 # Static library so the tests can link the communicator too.
 add_library(collviz_nccl STATIC
   ${CMAKE_CURRENT_LIST_DIR}/nccl_communicator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_lifecycle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_host_pin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_watchdog.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_rounds.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/round_runner.cpp
+  ${_nccl_kernel_obj})
 target_include_directories(collviz_nccl PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
 # Shared CUDA runtime: without a driver, cudaGetDeviceCount returns an error

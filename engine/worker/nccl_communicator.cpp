@@ -35,7 +35,7 @@ Status NcclCommunicator::reserve(DeviceBuffer& b, std::size_t bytes, const char*
 }
 
 void NcclCommunicator::freeBuffers() {
-  for (DeviceBuffer* b : {&in_, &out_}) {
+  for (DeviceBuffer* b : {&in_, &out_, &scratch_}) {
     if (b->ptr) {
       const cudaError_t e = cudaFree(b->ptr);
       if (e != cudaSuccess) {
@@ -138,32 +138,9 @@ Status NcclCommunicator::launch(const OpSpec& s) {
 
 Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* out,
                                        const RunOptions& opts) {
-  const std::string what = "NCCL " + std::string(name(s.op)) + " on " + who();
-  if (!watchdog_)
-    return Error{what + ": " + (broken_.empty() ? "communicator not initialised"
-                                                : "communicator aborted earlier (" + broken_ + ")")};
-  // timeout_ms per iteration, as the engine counts, less 10% so that this
-  // rank reports (and aborts) before the engine gives up on it.
-  const int reps = std::max(1, std::max(0, opts.warmup) + std::max(1, opts.iters));
-  const milliseconds budget(int64_t(timeout_ms_) * reps * 9 / 10);
-  HostPin pin;
-  watchdog_->arm(Clock::now() + budget, what);
-  Result<OpTiming> r = runBody(s, in, out, opts, pin);
-  const bool expired = watchdog_->disarm();
-  if (expired || (!r.ok() && r.error().message == "timed out"))
-    r = Error{what + ": timed out after " + std::to_string(budget.count()) +
-              " ms; the watchdog aborted the communicator"};
-  else if (!r.ok())
-    r = Error{what + ": " + r.error().message};
-  if (!r.ok()) {
-    std::lock_guard<std::mutex> lock(nccl_mu_);
-    if (comm_) abortLocked(r.error().message);
-    // Work may still be queued on the streams: leave the pages pinned rather
-    // than unregister memory a copy might still touch (the engine restarts
-    // the group).
-    if (pin.active()) pin.keep();
-  }
-  return r;
+  const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
+  return guarded<OpTiming>("NCCL " + std::string(name(s.op)) + " on " + who(), reps,
+                           [&](HostPin& pin) { return runBody(s, in, out, opts, pin); });
 }
 
 // The device output is reused from run to run: poison it on the op stream

@@ -1,9 +1,11 @@
-// The NCCL communicator's class, shared by its two source files:
-// nccl_lifecycle.cpp (init, the watchdog's abort, teardown) and
-// nccl_communicator.cpp (runs). Includes CUDA and NCCL headers: include it
-// only from nccl_*.cpp files (built into collviz-rank by nccl.cmake).
+// The NCCL communicator's class, shared by its source files:
+// nccl_lifecycle.cpp (init, the watchdog's abort, teardown),
+// nccl_communicator.cpp (runs) and nccl_rounds.cpp (an algorithm's rounds).
+// Includes CUDA and NCCL headers: include it only from nccl_*.cpp files
+// (built into collviz-rank by nccl.cmake).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +37,8 @@ class NcclCommunicator final : public Communicator {
   Status init(int rank, int size, ControlStore& store, int timeout_ms) override;
   Result<OpTiming> run(const OpSpec& spec, const void* in, void* out,
                        const RunOptions& opts) override;
+  Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
+                                 void* work, const RunOptions& opts) override;
   BackendInfo describe() const override;
   BackendCaps caps() const override;
 
@@ -44,8 +48,15 @@ class NcclCommunicator final : public Communicator {
     poison_begin, poison_end, kEvents
   };
   Status join(const ncclUniqueId& id, Clock::time_point deadline, milliseconds budget);
+  // Runs body(pin) under the watchdog, armed for `reps` deadlines less 10 %;
+  // a failure (or the watchdog's expiry) aborts the communicator and names
+  // `what`.
+  template <typename T, typename Body>
+  Result<T> guarded(const std::string& what, int reps, Body&& body);
   Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
                            HostPin& pin);
+  Result<RoundsTiming> roundsBody(const algo::Schedule& s, int from, int to, const void* in,
+                                  void* work, const RunOptions& o, HostPin& pin);
   Status reserve(DeviceBuffer& b, std::size_t bytes, const char* what);
   void freeBuffers();
   Status launch(const OpSpec& s);
@@ -77,8 +88,37 @@ class NcclCommunicator final : public Communicator {
   cudaStream_t op_stream_ = nullptr;
   cudaStream_t copy_stream_ = nullptr;  // the copies' own stream
   std::array<cudaEvent_t, kEvents> ev_{};
-  DeviceBuffer in_, out_;
+  DeviceBuffer in_, out_;  // rounds: the input's copy and the working buffer
+  DeviceBuffer scratch_;   // rounds: received data before it is combined
   std::unique_ptr<Watchdog> watchdog_;
 };
+
+template <typename T, typename Body>
+Result<T> NcclCommunicator::guarded(const std::string& what, int reps, Body&& body) {
+  if (!watchdog_)
+    return Error{what + ": " + (broken_.empty() ? "communicator not initialised"
+                                                : "communicator aborted earlier (" + broken_ + ")")};
+  // timeout_ms per repetition, as the engine counts, less 10% so that this
+  // rank reports (and aborts) before the engine gives up on it.
+  const milliseconds budget(int64_t(timeout_ms_) * std::max(1, reps) * 9 / 10);
+  HostPin pin;
+  watchdog_->arm(Clock::now() + budget, what);
+  Result<T> r = body(pin);
+  const bool expired = watchdog_->disarm();
+  if (expired || (!r.ok() && r.error().message == "timed out"))
+    r = Error{what + ": timed out after " + std::to_string(budget.count()) +
+              " ms; the watchdog aborted the communicator"};
+  else if (!r.ok())
+    r = Error{what + ": " + r.error().message};
+  if (!r.ok()) {
+    std::lock_guard<std::mutex> lock(nccl_mu_);
+    if (comm_) abortLocked(r.error().message);
+    // Work may still be queued on the streams: leave the pages pinned rather
+    // than unregister memory a copy might still touch (the engine restarts
+    // the group).
+    if (pin.active()) pin.keep();
+  }
+  return r;
+}
 
 }  // namespace collviz::nccl_detail

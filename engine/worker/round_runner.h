@@ -33,8 +33,9 @@ class RoundDevice {
   virtual void reduce(std::byte* dst, const std::byte* src, std::size_t elems) = 0;
   virtual void copy(std::byte* dst, const std::byte* src, std::size_t bytes) = 0;
   virtual void zero(std::byte* dst, std::size_t bytes) = 0;
-  // From the rank's input in host memory (shared memory) into the working buffer.
-  virtual void load(std::byte* dst, const std::byte* host_src, std::size_t bytes) = 0;
+  // From the rank's input into the working buffer: `src` is what the caller
+  // gave start() (Gloo: the input in shared memory; NCCL: its device copy).
+  virtual void load(std::byte* dst, const std::byte* src, std::size_t bytes) = 0;
   // p[i] /= n (avg), `elems` elements.
   virtual void divide(std::byte* p, std::size_t elems, int n) = 0;
   // Wait for local work queued so far (a GPU stream); the host does it at once.

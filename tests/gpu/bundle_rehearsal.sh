@@ -13,8 +13,9 @@
 #      (N = 4) must exit 0 and be verified;
 #   4. device_check.sh without a GPU stops at once: exit 77, "no GPU";
 #   5. device_check.sh with a stand-in nvidia-smi (still no usable GPU) goes
-#      through every step, writes at most 8 files into $OUT and a summary
-#      ending in RESULT: FAIL, exit 1: the script's plumbing, not NCCL.
+#      through every step (the algorithm runs included: every pair of
+#      `collviz algos` at N = 4, 2, 3 and six other dtypes), writes at most 8 files into $OUT and a
+#      summary ending in RESULT: FAIL, exit 1: the script's plumbing, not NCCL.
 # Exit 77 (skipped) with the reason when this build has no NCCL backend, when
 # patchelf is missing, or when a private mount namespace is not permitted.
 set -u
@@ -111,11 +112,22 @@ else
   [ "$files" -ge 1 ] && [ "$files" -le 8 ] || bad "device_check.sh wrote $files files into \$OUT (1 to 8 allowed)"
   [ "$(tail -1 "$work/out/summary.txt" 2>/dev/null)" = "RESULT: FAIL" ] ||
     bad "summary.txt does not end with RESULT: FAIL"
+  pairs=$("$bundle/collviz" algos --json --ranks 4 |
+          awk -F'"' '/"algo":/ {a = $4} /"op":/ {if (a != "native") print a ":" $4}' | wc -l)
+  rounds=$((pairs * 3 + 6))  # and six runs of the kernel's other dtypes
   for want in "libnccl.so.2: " "libcudart.so.13: " "probe: runtime NCCL" "NCCL tests" \
-              "collviz run --backend nccl: 0/24" "NCCL_DEBUG run" "plain NCCL loop" "engine"; do
+              "collviz run --backend nccl: 0/24" "collviz run --backend nccl --algo: 0/$rounds " \
+              "NCCL_DEBUG run" "plain NCCL loop" "engine"; do
     grep -qF "$want" "$work/out/summary.txt" 2>/dev/null || bad "summary.txt lacks '$want'"
   done
-  grep -c '"op"' "$work/out/runs.jsonl" | grep -qx 24 || bad "runs.jsonl does not hold the 24 runs"
+  grep -c '^{"op"' "$work/out/runs.jsonl" | grep -qx 24 || bad "runs.jsonl does not hold the 24 runs"
+  grep -c '^{"algo"' "$work/out/runs.jsonl" | grep -qx "$rounds" ||
+    bad "runs.jsonl does not hold the $rounds algorithm runs ($pairs algorithm/op pairs at N = 4, 2, 3, and 6)"
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    json.loads(line)' "$work/out/runs.jsonl" || bad "runs.jsonl has a line that is not JSON"
+  fi
 fi
 echo "rehearsal: $(( $(date +%s) - t0 )) s"
 [ "$fail" -eq 0 ] && echo "PASS: the bundle is self-contained and its check behaves without a GPU"

@@ -15,15 +15,25 @@
 #   2. the NCCL tests (nccl_test) run directly; none run is a failure;
 #   3. `collviz run --backend nccl --json` for every op at N = 1, 2, 4
 #      (2 and 4 share one GPU through the host-id route), deadline 60 s;
-#   4. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET:
+#   4. an algorithm's rounds on NCCL: `collviz run --backend nccl --json
+#      --algo A --op OP --ranks N` for every algorithm and op of `collviz
+#      algos` at N = 4, 2 and 3 (every algorithm handles a non-power of two),
+#      plus six N=4 runs with the reduce kernel's other dtypes and reduce ops,
+#      three runs at a time; each must exit 0 with every round verified
+#      against the reference and final_matches_native true;
+#   5. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET:
 #      its log shows the transport the shared-GPU ranks took, and its stdout
 #      must still be one JSON document;
-#   5. all_reduce busbw 64 KiB .. 256 MiB: the engine (`collviz bench`)
+#   6. all_reduce busbw 64 KiB .. 256 MiB: the engine (`collviz bench`)
 #      against the plain NCCL loop, compared at every size, summarised at
 #      >= 64 MiB (bandwidth) and <= 1 MiB (time per op).
+# Budgets (s, from after the set-up; a step that ends early leaves its time
+# to the later ones; nothing runs past 405 s from the start): NCCL tests 90,
+# runs 115, rounds 60, NCCL_DEBUG run 30, plain loop 40, engine sweep 90.
 # Results: at most 8 files in $OUT (else DIR/results): summary.txt,
-# machine.txt, nccl_tests.log, runs.jsonl, runs.log, nccl_debug.log,
-# busbw.json, busbw.log. The summary ends with RESULT: PASS or RESULT: FAIL
+# machine.txt, nccl_tests.log, runs.jsonl (step 3's documents, then one line
+# per step 4 run: its checks, and its whole document when it failed),
+# runs.log, nccl_debug.log, busbw.json, busbw.log. The summary ends with RESULT: PASS or RESULT: FAIL
 # (exit 0 or 1).
 set -u
 B=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,7 +83,7 @@ finish() {
   cat "$RESULTS/summary.txt"
   exit "$FAIL"
 }
-trap 'bad "interrupted"; finish' INT TERM
+trap 'jobs -p | xargs -r kill 2>/dev/null; bad "interrupted"; finish' INT TERM
 
 # ---- 1. set-up: this machine's NCCL and CUDA runtime -----------------------------
 site_dirs() {
@@ -182,7 +192,7 @@ else say "NCCL tests: $note"; fi
 grep -E '^\[N=' "$W/nccl_tests.log" | head -3 | while read -r l; do say "  $l"; done
 
 # ---- 3. collviz run, every op, N = 1, 2, 4 -------------------------------------------
-END3=$(( T1 + 90 + 130 ))
+END3=$(( T1 + 90 + 115 ))
 verified() {
   if [ -n "$PY" ]; then
     "$PY" -c 'import json, sys
@@ -229,8 +239,117 @@ for line in open(sys.argv[1]):
 EOF
 fi
 
-# ---- 4. one run with NCCL's own log -------------------------------------------------
-END4=$(( END3 + 35 ))
+# ---- 4. an algorithm's rounds on NCCL, every algorithm and op, N = 4, 2, 3 ------------
+ENDR=$(( END3 + 60 ))
+ROUND_JOBS=3
+mkdir -p "$W/rounds"
+# "algo:op" for every algorithm but native, from the algorithms table.
+PAIRS=$("$B/collviz" algos --json --ranks 4 2>> "$W/runs.log" |
+        awk -F'"' '/"algo":/ {a = $4} /"op":/ {if (a != "native") print a ":" $4}')
+[ -n "$PAIRS" ] || bad "collviz algos --json listed no algorithm"
+# The kernels' other dtypes and reduce ops (the runs above are f32 sum), at N = 4:
+# "algo:op:dtype:redop".
+KERNEL_RUNS="ring:all_reduce:i32:max halving_doubling:all_reduce:f16:prod tree:reduce:u8:min
+  ring:reduce_scatter:bf16:sum halving_doubling:reduce_scatter:i64:sum ring:all_reduce:f64:avg"
+round_run() {  # NAME N ALGO OP [DTYPE REDOP]: one run, its files under $W/rounds/NAME
+  local f="$W/rounds/$1" left s extra=()
+  [ $# -ge 6 ] && extra=(--dtype "$5" --redop "$6")
+  left=$(step_left "$ENDR")
+  if [ "$left" -lt 8 ]; then echo "budget" > "$f.rc"; return; fi
+  s=$(now)
+  timeout --kill-after=5 "$(( left < 45 ? left : 45 ))" "$B/collviz" run --backend nccl --json \
+    --algo "$3" --op "$4" --ranks "$2" "${extra[@]}" --deadline-ms 30000 > "$f.json" 2> "$f.err"
+  echo $? > "$f.rc"
+  echo $(( $(now) - s )) > "$f.s"
+}
+# Every round verified, final_matches_native, verified: "ok" or what is not.
+round_verdict() {
+  if [ -n "$PY" ]; then
+    "$PY" -c 'import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("no JSON document (" + type(e).__name__ + ")")
+    sys.exit()
+if d.get("error"):
+    print("error: " + str(d["error"])[:240])
+    sys.exit()
+steps = d.get("steps", [])
+rounds = d.get("rounds")
+bad = [str(i + 1) for i, s in enumerate(steps) if s.get("verified") is not True]
+why = []
+if not steps or len(steps) != rounds:
+    why.append(str(len(steps)) + " round(s) of " + str(rounds))
+if bad:
+    why.append("round(s) " + ",".join(bad) + " differ from the reference")
+if d.get("final_matches_native") is not True:
+    why.append("final_matches_native " + str(d.get("final_matches_native")) + " (" +
+               str(d.get("differing_elements")) + " elements differ)")
+if d.get("verified") is not True:
+    why.append("not verified")
+print("; ".join(why) if why else "ok")' "$1"
+  elif grep -q '"final_matches_native": true' "$1" && grep -q '^  "verified": true' "$1" &&
+       ! grep -q '"verified": false' "$1"; then
+    echo ok
+  else
+    echo "not verified (final_matches_native, a round or the output)"
+  fi
+}
+# Every run: "name n algo op [dtype redop]", N = 4 first.
+RUNS=()
+for n in 4 2 3; do
+  for p in $PAIRS; do RUNS+=("${p%%:*}.${p##*:}.$n $n ${p%%:*} ${p##*:}"); done
+done
+for k in $KERNEL_RUNS; do
+  IFS=: read -r a op dt rd <<< "$k"
+  RUNS+=("$a.$op.$dt.$rd.4 4 $a $op $dt $rd")
+done
+t=$(now)
+for r in "${RUNS[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$ROUND_JOBS" ]; do wait -n; done
+  # shellcheck disable=SC2086  # the fields split on purpose
+  round_run $r &
+done
+wait
+ok=0 total=0 failed_runs=() slowest=0
+declare -A n_ok=() n_total=()
+for r in "${RUNS[@]}"; do
+  read -r name n a op dt rd <<< "$r"
+  f="$W/rounds/$name" group=$([ -n "$dt" ] && echo "dtypes" || echo "N=$n")
+  label="$a/$op/N=$n${dt:+/$dt/$rd}"
+  total=$((total + 1)) n_total[$group]=$(( ${n_total[$group]:-0} + 1 ))
+  rc=$(cat "$f.rc" 2>/dev/null || echo "?")
+  secs=$(cat "$f.s" 2>/dev/null || echo 0)
+  [ "$secs" -gt "$slowest" ] && slowest=$secs
+  if [ "$rc" = "budget" ]; then
+    failed_runs+=("$label(not run: step budget)")
+    printf '{"algo":"%s","op":"%s","ranks":%d,"dtype":"%s","redop":"%s","rc":null,"check":"not run: step budget"}\n' \
+      "$a" "$op" "$n" "${dt:-f32}" "${rd:-sum}" >> "$W/runs.jsonl"
+    continue
+  fi
+  verdict=$(round_verdict "$f.json")
+  { echo "---- collviz run --algo $a --op $op --ranks $n${dt:+ --dtype $dt --redop $rd}: rc=$rc, $secs s: $verdict"
+    cat "$f.err"; } >> "$W/runs.log"
+  if [ "$rc" = 0 ] && [ "$verdict" = ok ]; then
+    ok=$((ok + 1)) n_ok[$group]=$(( ${n_ok[$group]:-0} + 1 ))
+    doc=null
+  else
+    failed_runs+=("$label(rc=$rc: $verdict)")
+    doc=$(tr -d '\n' < "$f.json")
+  fi
+  verdict_json=$(printf '%s' "$verdict" | sed 's/\\/\\\\/g; s/"/\\"/g')
+  [[ $rc =~ ^[0-9]+$ ]] || rc=null
+  printf '{"algo":"%s","op":"%s","ranks":%d,"dtype":"%s","redop":"%s","rc":%s,"seconds":%d,"check":"%s","result":%s}\n' \
+    "$a" "$op" "$n" "${dt:-f32}" "${rd:-sum}" "$rc" "$secs" "$verdict_json" "${doc:-null}" >> "$W/runs.jsonl"
+done
+msg="collviz run --backend nccl --algo: $ok/$total runs with every round and the output verified and final_matches_native ($(( $(now) - t )) s, $ROUND_JOBS at a time, slowest run $slowest s)"
+if [ "$total" -gt 0 ] && [ "$ok" -eq "$total" ]; then say "$msg"; else bad "$msg"; fi
+say "  f32 sum: N=4 ${n_ok[N=4]:-0}/${n_total[N=4]:-0}, N=2 ${n_ok[N=2]:-0}/${n_total[N=2]:-0}, N=3 ${n_ok[N=3]:-0}/${n_total[N=3]:-0}; other dtypes and reduce ops (N=4): ${n_ok[dtypes]:-0}/${n_total[dtypes]:-0}"
+for r in "${failed_runs[@]:0:12}"; do say "  not: $r"; done
+[ "${#failed_runs[@]}" -le 12 ] || say "  ... and $(( ${#failed_runs[@]} - 12 )) more (runs.jsonl)"
+
+# ---- 5. one run with NCCL's own log -------------------------------------------------
+END4=$(( ENDR + 30 ))
 left=$(step_left "$END4")
 if [ "$left" -ge 10 ]; then
   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET timeout --kill-after=5 "$left" "$B/collviz" run \
@@ -254,10 +373,10 @@ else
   bad "NCCL_DEBUG run: not run (out of time)"
 fi
 
-# ---- 5. busbw: the engine against the plain NCCL loop ------------------------------
+# ---- 6. busbw: the engine against the plain NCCL loop ------------------------------
 R=$(( GPUS >= 2 ? GPUS : 4 ))
 SIZES=(-b 64K -e 256M -f 2)  # 1 MiB .. 256 MiB, and small sizes where host work would show
-END5=$(( END4 + 45 ))
+END5=$(( END4 + 40 ))
 left=$(step_left "$END5")
 t=$(now)
 if [ "$left" -ge 10 ]; then
@@ -269,7 +388,7 @@ if [ "$left" -ge 10 ]; then
 else
   bad "plain NCCL loop: not run (out of time)"
 fi
-END6=$(( END5 + 100 ))
+END6=$(( END5 + 90 ))
 left=$(step_left "$END6")
 t=$(now)
 if [ "$left" -ge 10 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Without a usable GPU: `collviz run --backend nccl` fails with exit code 2
-# and NCCL's reason; `--backend auto` runs on Gloo and says why.
+# Without a usable GPU: `collviz run --backend nccl` (with or without
+# --algo) fails with exit code 2 and NCCL's reason; `--backend auto` runs on
+# Gloo and says why.
 # Usage: no_gpu_fallback.sh COLLVIZ COLLVIZ_RANK. Exit 77 (skipped) with a GPU.
 set -u
 collviz=$1 worker=$2
@@ -28,6 +29,17 @@ if [ -n "$reason" ] && ! grep -qF "$reason" "$err"; then
   echo "FAIL: --backend nccl's message lacks the probe's reason"; fail=1
 fi
 sed 's/^/  nccl stderr: /' "$err"
+
+# An algorithm's rounds on NCCL: refused the same way, with NCCL's reason.
+"$collviz" run --backend nccl --algo ring --op all_reduce --ranks 2 >"$out" 2>"$err"
+rc=$?
+if [ "$rc" -ne 2 ]; then
+  echo "FAIL: --backend nccl --algo ring exited $rc, want 2"; fail=1
+fi
+if [ -n "$reason" ] && ! grep -qF "$reason" "$err"; then
+  echo "FAIL: --backend nccl --algo ring's message lacks the probe's reason"; fail=1
+fi
+sed 's/^/  nccl --algo ring stderr: /' "$err"
 
 "$collviz" run --backend auto --op all_reduce --ranks 2 >"$out" 2>"$err"
 rc=$?
