@@ -58,6 +58,17 @@ int runtimeVersion() {
   return v;
 }
 
+// The libnccl this code is bound to. Inside the NCCL module (loaded with
+// RTLD_LOCAL) libnccl is not in the process's global scope, so the lookup
+// goes through the library that holds ncclGetVersion; RTLD_DEFAULT only when
+// that cannot be found.
+static void* ncclLibrary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ncclGetVersion), &info) && info.dli_fname)
+    if (void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) return h;
+  return RTLD_DEFAULT;
+}
+
 NativeOps loadNativeOps(int version) {
   NativeOps n;
   const char* force = std::getenv("COLLVIZ_NCCL_SENDRECV");
@@ -66,9 +77,10 @@ NativeOps loadNativeOps(int version) {
   } else if (version < kNcclNativeGatherVersion) {
     n.why_not = "runtime NCCL " + ncclVersionString(version) + " is older than 2.28";
   } else {
-    n.gather = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclGather"));
-    n.scatter = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclScatter"));
-    n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
+    void* lib = ncclLibrary();
+    n.gather = reinterpret_cast<RootFn>(dlsym(lib, "ncclGather"));
+    n.scatter = reinterpret_cast<RootFn>(dlsym(lib, "ncclScatter"));
+    n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(lib, "ncclAlltoAll"));
     if (!n.gather || !n.scatter || !n.alltoall) {
       n = NativeOps{};
       n.why_not = "runtime NCCL lacks ncclGather/ncclScatter/ncclAlltoAll";
