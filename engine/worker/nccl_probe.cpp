@@ -116,6 +116,23 @@ GpuList listGpus() {
   return g;
 }
 
+std::vector<GpuFree> freeMemory(const GpuList& g) {
+  std::vector<GpuFree> out(g.names.size());
+  int current = 0;
+  const bool restore = cudaGetDevice(&current) == cudaSuccess;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    cudaError_t e = cudaSetDevice(int(i));
+    if (e == cudaSuccess) e = cudaMemGetInfo(&out[i].free, &out[i].total);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      out[i] = GpuFree{0, g.bytes[i], "cudaMemGetInfo: " + cudaText(e)};
+    }
+  }
+  if (restore) cudaSetDevice(current);
+  cudaGetLastError();
+  return out;
+}
+
 static std::string gib(std::size_t b) {
   return std::to_string((b + (std::size_t(1) << 29)) >> 30) + " GiB";
 }
@@ -158,6 +175,14 @@ nlohmann::json probeNccl() {
   for (RedOp r : ncclRedOps(v)) redops.push_back(std::string(name(r)));
   int cudart = 0;
   if (cudaRuntimeGetVersion(&cudart) != cudaSuccess) cudaGetLastError();
+  nlohmann::json memory = nlohmann::json::array();
+  const std::vector<GpuFree> mem = freeMemory(g);
+  for (std::size_t i = 0; i < mem.size(); ++i) {
+    nlohmann::json m = {{"gpu", int(i)}, {"name", g.names[i]}, {"total", mem[i].total}};
+    if (mem[i].error.empty()) m["free"] = mem[i].free;
+    else m["error"] = mem[i].error;
+    memory.push_back(m);
+  }
   std::string reason = g.error;
   if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
   if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
@@ -173,6 +198,7 @@ nlohmann::json probeNccl() {
                     "slot) when ranks share a GPU"},
       {"notes", nativeOpsNote(loadNativeOps(v))},
       {"gpus", int(g.names.size())},
+      {"gpu_memory", memory},
       {"dtypes", dtypes},
       {"redops", redops},
       {"max_ranks", kMaxRanks},
