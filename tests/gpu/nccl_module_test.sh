@@ -37,8 +37,11 @@ echo "the module exports: $exports"
 [ "$exports" = "collviz_make_nccl_communicator collviz_nccl_abi_version collviz_probe_nccl" ] ||
   bad "the module exports other functions than its entry points"
 
-# nccl_field PROBE_JSON FIELD: a string or boolean field of the NCCL object.
-nccl_object() { echo "$1" | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}' | head -1; }
+# The probe's NCCL object, without its gpu_memory array (whose entries are
+# objects of their own).
+nccl_object() {
+  echo "$1" | sed 's/"gpu_memory": \?\[[^]]*\]//g' | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}' | head -1
+}
 run_gloo() {  # run_gloo LABEL [env...]: an all_reduce on Gloo must verify
   local label=$1; shift
   env "$@" "$collviz" run --backend gloo --op all_reduce --ranks 2 --json > "$work/out" 2> "$work/err"
