@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/algo/algorithms.h"
 #include "engine/memory_budget.h"
 #include "engine/report.h"
 
@@ -51,10 +52,18 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
   if (!chosen) return chosen.error();
   const BackendStatus* bs = engine.devices().find(*chosen);
   if (Status st = checkAgainstBackend(plan, bs->caps); !st) return st.error();
-  for (const BenchPoint& p : plan)
-    if (Status st = checkRunMemory(p.spec); !st)
+  for (const BenchPoint& p : plan) {
+    Status st = checkRunMemory(p.spec);
+    if (st && *chosen == BackendKind::nccl) {
+      int work_blocks = 0;  // an algorithm's working buffer sits on the GPU too
+      if (c.algo != "native")
+        if (auto sch = algo::buildSchedule(c.algo, p.spec)) work_blocks = roundsDeviceBlocks(sch->slots);
+      st = checkNcclMemory({p.spec}, work_blocks, *bs);
+    }
+    if (!st)
       return Error{std::string(name(p.spec.op)) + " at " + std::to_string(p.size) + " B: " +
                    st.message() + " (use a smaller -e)"};
+  }
   res.backend = bs->info;
 
   const int total = int(plan.size());

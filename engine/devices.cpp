@@ -69,6 +69,16 @@ Result<DeviceReport> parseProbe(const std::string& text) {
     s.caps.max_ranks = b.value("max_ranks", kMaxRanks);
     s.caps.max_rank_bytes = b.value("max_rank_bytes", kMaxRankBytes);
     s.version_code = b.value("version_code", 0);
+    for (const auto& m : b.value("gpu_memory", json::array())) {
+      if (!m.is_object()) continue;
+      GpuMemory g;
+      g.gpu = m.value("gpu", int(s.gpu_memory.size()));
+      g.name = m.value("name", "");
+      g.total = m.value("total", std::size_t(0));
+      if (m.contains("free") && m["free"].is_number_unsigned()) g.free = m["free"].get<std::size_t>();
+      g.error = m.value("error", "");
+      s.gpu_memory.push_back(std::move(g));
+    }
     rep.backends.push_back(std::move(s));
   }
   return rep;

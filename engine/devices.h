@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,15 @@
 
 namespace collviz {
 
+// One GPU's memory as the probe read it (cudaMemGetInfo).
+struct GpuMemory {
+  int gpu = 0;  // CUDA device index
+  std::string name;
+  std::size_t total = 0;
+  std::optional<std::size_t> free;  // unset when it could not be read
+  std::string error;                // why not
+};
+
 struct BackendStatus {
   BackendKind kind = BackendKind::gloo;
   bool available = false;
@@ -21,6 +32,7 @@ struct BackendStatus {
   BackendCaps caps;    // dtypes, redops, limits
   int gpus = 0;        // visible GPUs (NCCL)
   int version_code = 0;  // e.g. ncclGetVersion() 22809
+  std::vector<GpuMemory> gpu_memory;  // NCCL: each visible GPU's free and total memory
 };
 
 struct DeviceReport {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "engine/algo/algorithms.h"
 #include "engine/memory_budget.h"
 #include "engine/netns.h"
 #include "engine/overview.h"
@@ -245,6 +246,22 @@ Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Prov
   return step;
 }
 
+// The NCCL run's buffers against each GPU's free memory: every op of the
+// program (the communicator keeps its buffers across them) and an
+// algorithm's working buffer.
+static Status checkGpuFits(const Request& r, const OpSpec& first, const BackendStatus& nccl) {
+  std::vector<OpSpec> steps{first};
+  if (r.program == Program::all_reduce_decomposed)
+    for (Op op : {Op::all_gather, Op::all_reduce}) {
+      steps.push_back(first);
+      steps.back().op = op;
+    }
+  int work_blocks = 0;
+  if (r.algo != "native")
+    if (auto sch = algo::buildSchedule(r.algo, first)) work_blocks = roundsDeviceBlocks(sch->slots);
+  return checkNcclMemory(steps, work_blocks, nccl);
+}
+
 void Engine::handle(const Request& r) {
   const auto t0 = Clock::now();
   auto snap = std::make_shared<Snapshot>();
@@ -285,6 +302,7 @@ void Engine::handle(const Request& r) {
   if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
   Status fits = validate(first, bs->caps);
   if (fits) fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1);
+  if (fits && *backend == BackendKind::nccl) fits = checkGpuFits(r, first, *bs);
   if (!fits) {
     snap->error = fits.message();
     snap->rejected = true;

@@ -1,6 +1,7 @@
 #include "engine/memory_budget.h"
 
 #include "engine/dtype.h"
+#include "engine/placement.h"
 
 #include <sys/resource.h>
 
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace collviz {
@@ -81,6 +83,75 @@ Status checkRunMemory(const OpSpec& s, int steps, bool json) {
                " is " + gib(double(limit->bytes)) + "; " +
                (fits >= 1 ? "the largest that fits is --elems " + std::to_string(fits)
                           : "not even --elems 1 fits")};
+}
+
+double gpuRankBytes(const std::vector<OpSpec>& steps, int rank, int work_blocks) {
+  std::size_t in = 0, out = 0;
+  for (const OpSpec& s : steps) {
+    in = std::max(in, inputBytes(s, rank));
+    out = std::max(out, outputBytes(s, rank));
+  }
+  double work = 0;
+  if (!steps.empty())
+    work = double(std::max(0, work_blocks)) * double(steps[0].elems) *
+           double(dtypeSize(steps[0].dtype));
+  return double(in) + double(out) + work;
+}
+
+Status checkGpuMemory(const std::vector<OpSpec>& steps, int work_blocks,
+                      const std::vector<int>& rank_gpu, const std::vector<GpuMemory>& gpus) {
+  if (steps.empty()) return {};
+  std::vector<OpSpec> one = steps;  // the same program at --elems 1
+  for (OpSpec& s : one) s.elems = 1;
+  // The buffers grow linearly with --elems, so the GPU that fits the fewest
+  // elements is the one that refuses, if any does.
+  const GpuMemory* tightest = nullptr;
+  int tight_ranks = 0;
+  double tight_need = 0;
+  long long tight_fits = std::numeric_limits<long long>::max();
+  for (const GpuMemory& g : gpus) {
+    if (!g.free) continue;
+    int ranks = 0;
+    double buffers = 0, per_elem = 0;
+    for (std::size_t r = 0; r < rank_gpu.size(); ++r) {
+      if (rank_gpu[r] != g.gpu) continue;
+      ++ranks;
+      buffers += gpuRankBytes(steps, int(r), work_blocks);
+      per_elem += gpuRankBytes(one, int(r), work_blocks);
+    }
+    if (ranks == 0) continue;
+    const double overhead = double(ranks) * double(kGpuRankOverheadBytes);
+    const double room = double(*g.free) - overhead;
+    const long long fits = room < per_elem ? 0 : static_cast<long long>(std::floor(room / per_elem));
+    if (fits < tight_fits) {
+      tightest = &g;
+      tight_ranks = ranks;
+      tight_need = buffers + overhead;
+      tight_fits = fits;
+    }
+  }
+  if (!tightest || steps[0].elems <= tight_fits) return {};
+  const GpuMemory& g = *tightest;
+  const std::string gpu = "GPU " + std::to_string(g.gpu) + (g.name.empty() ? "" : " (" + g.name + ")");
+  const std::string buffers =
+      work_blocks > 0 ? "input, output and working buffers" : "input and output buffers";
+  return Error{"elems = " + std::to_string(steps[0].elems) + " needs about " + gib(tight_need) +
+               " on " + gpu + " (" + std::to_string(tight_ranks) + " rank(s) on it: their " +
+               buffers + ", and about " + gib(double(kGpuRankOverheadBytes)) +
+               " each for a CUDA context and NCCL) but it has " + gib(double(*g.free)) +
+               " free of " + gib(double(g.total)) + "; " +
+               (tight_fits >= 1 ? "the largest that fits is --elems " + std::to_string(tight_fits)
+                                : "not even --elems 1 fits (use fewer ranks per GPU)")};
+}
+
+Status checkNcclMemory(const std::vector<OpSpec>& steps, int work_blocks,
+                       const BackendStatus& nccl) {
+  if (steps.empty() || nccl.gpu_memory.empty()) return {};
+  std::vector<int> rank_gpu;
+  for (const RankPlacement& p :
+       placeRanks(steps[0].ranks, BackendKind::nccl, nccl.gpus, nccl.version_code))
+    rank_gpu.push_back(p.gpu);
+  return checkGpuMemory(steps, work_blocks, rank_gpu, nccl.gpu_memory);
 }
 
 }  // namespace collviz

@@ -2,13 +2,16 @@
 // anything starts, against the smaller of the host's available memory
 // (MemAvailable) and the address space left under RLIMIT_AS (ulimit -v), so
 // a too-big size is refused with the largest one that fits instead of
-// ending in std::bad_alloc half-way.
+// ending in std::bad_alloc half-way. An NCCL run is also checked against
+// each GPU's free memory, as the probe read it.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "engine/devices.h"
 #include "engine/spec.h"
 #include "engine/status.h"
 
@@ -32,5 +35,36 @@ double runMemoryBytes(const OpSpec& s, int steps = 1, bool json = false);
 
 // Error naming the need, the limit and the largest --elems that fits.
 Status checkRunMemory(const OpSpec& s, int steps = 1, bool json = false);
+
+// What one NCCL rank takes on its GPU besides its buffers: its CUDA context
+// and NCCL's own buffers. An estimate: both vary with the GPU, the driver
+// and NCCL's settings.
+inline constexpr std::size_t kGpuRankOverheadBytes = std::size_t(512) << 20;
+
+// Device bytes rank `rank` of an NCCL run of `steps` (the program's ops, at
+// one size) holds: the communicator keeps one input and one output buffer
+// and grows each to the largest any step needs; plus `work_blocks` blocks of
+// the op's elements (an algorithm's working buffer; 0 for the backend's own
+// calls).
+double gpuRankBytes(const std::vector<OpSpec>& steps, int rank, int work_blocks = 0);
+
+// The device blocks an algorithm of `slots` working-buffer slots holds: the
+// working buffer and the round runner's scratch, which is at most a round's
+// receive area (no more than the working buffer) plus a working buffer's
+// worth for local copies.
+inline int roundsDeviceBlocks(int slots) { return 3 * slots; }
+
+// The ranks placed on each GPU (`rank_gpu[r]`, -1 for none) need their
+// buffers (gpuRankBytes) plus kGpuRankOverheadBytes each; refused when that
+// is more than the GPU's free memory, naming the GPU, its free memory, the
+// ranks sharing it and the largest --elems that fits on every GPU. A GPU
+// whose free memory is unknown is not checked.
+Status checkGpuMemory(const std::vector<OpSpec>& steps, int work_blocks,
+                      const std::vector<int>& rank_gpu, const std::vector<GpuMemory>& gpus);
+
+// checkGpuMemory for a run of `steps` on the NCCL backend `nccl` (its probe),
+// with the ranks placed as placeRanks places them.
+Status checkNcclMemory(const std::vector<OpSpec>& steps, int work_blocks,
+                       const BackendStatus& nccl);
 
 }  // namespace collviz

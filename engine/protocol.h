@@ -19,7 +19,9 @@
 //
 // `collviz-rank --probe` prints {"backends":[{"name","available","reason",
 // "version","devices","transport","notes","gpus","dtypes":[..],"redops":[..],
-// "max_ranks","max_rank_bytes"}]} and exits.
+// "max_ranks","max_rank_bytes"}]} and exits. NCCL's object adds
+// "version_code", "cuda_runtime" and "gpu_memory":[{"gpu","name","total",
+// "free" (bytes, cudaMemGetInfo) or "error"}], one per visible GPU.
 #pragma once
 
 #include <string>

@@ -160,6 +160,16 @@ json toJson(const DeviceReport& d) {
     for (auto r : b.caps.redops) ro.push_back(name(r));
     e["dtypes"] = dt;
     e["redops"] = ro;
+    if (!b.gpu_memory.empty()) {
+      json mem = json::array();
+      for (const GpuMemory& g : b.gpu_memory) {
+        json m = {{"gpu", g.gpu}, {"name", g.name}, {"total", g.total}};
+        if (g.free) m["free"] = *g.free;
+        else m["error"] = g.error;
+        mem.push_back(m);
+      }
+      e["gpu_memory"] = mem;
+    }
     out.push_back(e);
   }
   return {{"backends", out}};

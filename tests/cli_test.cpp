@@ -146,6 +146,7 @@ TEST_F(CliRun, EveryInjectedFaultExitsOneNamingTheBadBlocks) {
       {"rank:2,corrupt", "bad block: rank 2 output block 2: Σ₂ (1 of 4 elements wrong)"},
       {"swap", "bad block: rank 1 output block 0: Σ₃ where Σ₀ belongs (4 of 4 elements wrong)"},
       {"rank:1,delay_ms:3000", "rank(s) 1 did not finish"},
+      {"rank:1,busy_ms:4000", "(slow, not hung: "},
       {"rank:7,swap", "not a rank of this group (0 to 3)"},
   };
   for (const auto& [fault, says] : cases) {

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 
 #include <fstream>
+#include <regex>
 
 #include "engine/deadline.h"
 #include "tests/engine_test_support.h"
@@ -15,6 +16,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 TEST(Deadline, ScalesWithTheBytesMoved) {
@@ -65,6 +67,47 @@ TEST(Deadline, StoppedRankAmongRepetitionsIsNamedWithinSeconds) {
   std::printf("named after %lld ms: %s\n",
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
               snap->error.c_str());
+}
+
+// A rank that keeps using the CPU past the step's deadline (COLLVIZ_FAULT
+// busy_ms: it spins for 6 s after the collective) is slow, not hung: named
+// within about two deadlines, long before it would finish, with a suggested
+// --deadline-ms above the one given; its group is ended (no worker left) and
+// the next run works on a fresh group.
+TEST(Deadline, AWorkingRankPastTheDeadlineIsCalledSlow) {
+  EngineOptions o;
+  o.deadline = 400ms;
+  Engine engine(o);
+  const OpSpec s = makeSpec(Op::all_reduce, 4, 4);
+  ASSERT_TRUE(runAndWait(engine, s)->verified);
+  const auto pids = engine.workerPids();
+  ASSERT_EQ(pids.size(), 4u);
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::gloo;
+  r.fault = "rank:1,busy_ms:6000";
+  const auto t0 = Clock::now();
+  const uint64_t id = engine.submit(r);
+  auto snap = engine.waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap && snap->request == id) << "no answer within 60 s";
+  EXPECT_FALSE(snap->verified);
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 still working after"),
+                                 HasSubstr("(slow, not hung"), Not(HasSubstr("hung)"))));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(snap->error, m, std::regex("allow more with --deadline-ms ([0-9]+)")))
+      << snap->error;
+  EXPECT_GT(std::stoll(m[1]), 400) << snap->error;
+  EXPECT_LT(took, 5s) << "named only after the busy rank finished: " << snap->error;
+  for (pid_t p : pids) EXPECT_TRUE(gone(p)) << "worker " << p << " left behind (state " << procState(p) << ")";
+  std::printf("named after %lld ms: %s\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+              snap->error.c_str());
+  auto next = runAndWait(engine, s);
+  ASSERT_TRUE(next && next->error.empty()) << (next ? next->error : "no snapshot");
+  EXPECT_TRUE(next->verified);
+  for (pid_t p : engine.workerPids())
+    EXPECT_TRUE(std::find(pids.begin(), pids.end(), p) == pids.end()) << "the slow group was kept";
 }
 
 // A worker that never starts (here: rank 2's process is something else) is

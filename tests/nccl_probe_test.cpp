@@ -41,6 +41,13 @@ TEST(NcclProbe, ReportsEveryFieldOfTheProbeFormat) {
   for (const char* k : {"version_code", "gpus", "max_ranks", "max_rank_bytes"})
     EXPECT_TRUE(b.at(k).is_number_integer()) << k;
   EXPECT_TRUE(b.at("available").is_boolean());
+  // One entry per visible GPU: its total memory and its free memory or why not.
+  ASSERT_TRUE(b.at("gpu_memory").is_array());
+  EXPECT_EQ(int(b.at("gpu_memory").size()), b.at("gpus").get<int>());
+  for (const auto& m : b.at("gpu_memory")) {
+    EXPECT_TRUE(m.at("total").is_number_unsigned()) << m.dump();
+    EXPECT_TRUE(m.contains("free") != m.contains("error")) << m.dump();
+  }
   EXPECT_GT(b.at("version_code").get<int>(), 0) << "ncclGetVersion works without a GPU";
   EXPECT_NE(b.at("version").get<std::string>(), "unknown");
   std::set<std::string> dtypes, redops;

@@ -42,6 +42,15 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
         for (auto r : b.caps.redops) ro += (ro.empty() ? "" : ", ") + std::string(name(r));
         std::printf("      dtypes:    %s\n      redops:    %s\n", dt.c_str(), ro.c_str());
         if (!b.info.notes.empty()) std::printf("      notes:     %s\n", b.info.notes.c_str());
+        for (const GpuMemory& g : b.gpu_memory) {
+          const double gib = double(std::size_t(1) << 30);
+          if (g.free)
+            std::printf("      GPU %d:     %s, %.1f GiB free of %.1f GiB\n", g.gpu, g.name.c_str(),
+                        double(*g.free) / gib, double(g.total) / gib);
+          else
+            std::printf("      GPU %d:     %s, free memory unknown (%s)\n", g.gpu, g.name.c_str(),
+                        g.error.c_str());
+        }
         if (b.kind == BackendKind::gloo) std::printf("      isolation: %s\n", isolated.c_str());
       }
       std::string notice;

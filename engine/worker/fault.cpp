@@ -15,7 +15,7 @@ namespace collviz {
 namespace {
 
 constexpr const char* kAllowed =
-    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N (N = 1 to 600000), each "
+    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), each "
     "optionally after rank:K, (e.g. rank:1,swap)";
 
 // A whole decimal number in [lo, hi], or nullopt.
@@ -25,6 +25,15 @@ std::optional<int> number(const std::string& s, int lo, int hi) {
   const int v = std::atoi(s.c_str());
   if (v < lo || v > hi) return std::nullopt;
   return v;
+}
+
+// Keeps the CPU busy for `d`: the process's CPU time grows all the while,
+// which is what tells the engine a rank is working rather than stuck.
+void spin(std::chrono::milliseconds d) {
+  const auto end = std::chrono::steady_clock::now() + d;
+  volatile unsigned long long sink = 0;
+  while (std::chrono::steady_clock::now() < end)
+    for (int i = 0; i < 10000; ++i) sink = sink + 1;
 }
 
 }  // namespace
@@ -55,6 +64,11 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
     const auto ms = number(mode.substr(9), 1, 600000);
     if (!ms) return bad("delay '" + mode.substr(9) + "' is not a whole number of ms in range");
     f.kind = Fault::Kind::delay;
+    f.delay_ms = *ms;
+  } else if (mode.rfind("busy_ms:", 0) == 0) {
+    const auto ms = number(mode.substr(8), 1, 600000);
+    if (!ms) return bad("busy time '" + mode.substr(8) + "' is not a whole number of ms in range");
+    f.kind = Fault::Kind::busy;
     f.delay_ms = *ms;
   } else {
     return bad("unknown fault '" + mode + "'");
@@ -98,6 +112,7 @@ Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* 
   if (out_bytes && f_.kind == Fault::Kind::swap) swap(s, static_cast<std::byte*>(out));
   if (f_.kind == Fault::Kind::delay)
     std::this_thread::sleep_for(std::chrono::milliseconds(f_.delay_ms));
+  if (f_.kind == Fault::Kind::busy) spin(std::chrono::milliseconds(f_.delay_ms));
   return t;
 }
 

@@ -9,8 +9,13 @@
 //   corrupt           flip the low bit of one output element (the middle one)
 //   swap              exchange the first and last output blocks (one block:
 //                     its first and last elements)
-//   delay_ms:N        reply N ms after the collective finished (a straggler;
-//                     beyond the deadline the engine names the rank as hung)
+//   delay_ms:N        reply N ms after the collective finished, asleep (a
+//                     straggler; beyond the deadline the engine names the
+//                     rank as hung: it made no progress)
+//   busy_ms:N         reply N ms after the collective finished, working on
+//                     the CPU all that time (a slow rank; beyond the step's
+//                     deadline the engine calls it slow, not hung, and
+//                     suggests a --deadline-ms)
 //   rank:K,<fault>    only rank K misbehaves (a rank that skips leaves its
 //                     peers waiting: the group times out and is restarted)
 //
@@ -28,10 +33,10 @@
 namespace collviz {
 
 struct Fault {
-  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay };
+  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay, busy };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank
-  int delay_ms = 0;
+  int delay_ms = 0;  // delay and busy
   std::string text;  // as given
 };
 

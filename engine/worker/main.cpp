@@ -18,7 +18,7 @@
 #include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
 #ifdef COLLVIZ_HAVE_NCCL
-#include "engine/worker/nccl_communicator.h"
+#include "engine/worker/nccl_loader.h"
 #endif
 
 using json = nlohmann::json;
@@ -57,7 +57,7 @@ int probe() {
   g["gpus"] = 0;
   backends.push_back(g);
 #ifdef COLLVIZ_HAVE_NCCL
-  backends.push_back(probeNccl());
+  backends.push_back(probeNcclModule());  // loads the NCCL module, or says why it cannot
 #else
   backends.push_back({{"name", "nccl"}, {"available", false},
                       {"reason", "this collviz-rank was built without CUDA/NCCL "
@@ -96,7 +96,12 @@ bool parse(int argc, char** argv, Args& a) {
 std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) {
   if (a.backend == "gloo") return makeGlooCommunicator();
 #ifdef COLLVIZ_HAVE_NCCL
-  if (a.backend == "nccl") return makeNcclCommunicator(a.gpu, a.started);
+  if (a.backend == "nccl") {  // the only place a run loads the NCCL module
+    auto nccl = loadNcclCommunicator(a.gpu, a.started);
+    if (nccl) return std::move(*nccl);
+    *why = nccl.error().message;
+    return nullptr;
+  }
 #endif
   *why = "backend '" + a.backend + "' is not built into this collviz-rank";
   return nullptr;

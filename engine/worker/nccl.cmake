@@ -1,6 +1,7 @@
 # The NCCL communicator, included from engine/CMakeLists.txt when
-# COLLVIZ_NCCL is AUTO or ON. Only collviz-rank links CUDA and NCCL (through
-# collviz_nccl); collviz_engine and the collviz binary never do.
+# COLLVIZ_NCCL is AUTO or ON. Only the NCCL module (libcollviz-nccl.so, which
+# collviz-rank loads at run time) and the NCCL tests link CUDA and NCCL;
+# collviz_engine, collviz-rank and the collviz binary never do.
 #
 #   AUTO: build it when the CUDA toolkit and NCCL are found, else say why and
 #         build without it (collviz then has no NCCL backend).
@@ -80,8 +81,8 @@ add_custom_command(OUTPUT ${_nccl_kernel_obj}
   COMMENT "nvcc: the NCCL rounds' reduce kernel (sm_80, sm_90, PTX compute_80)"
   VERBATIM)
 
-# Static library so the tests can link the communicator too.
-add_library(collviz_nccl STATIC
+# The NCCL communicator's sources (CUDA and NCCL appear only in these).
+set(COLLVIZ_NCCL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nccl_communicator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_lifecycle.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_host_pin.cpp
@@ -90,6 +91,17 @@ add_library(collviz_nccl STATIC
   ${CMAKE_CURRENT_LIST_DIR}/nccl_rounds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/round_runner.cpp
   ${_nccl_kernel_obj})
+
+# A static library (the tests link the communicator directly), compiled
+# position-independent because the module below is made from it. The module
+# carries the engine code it uses too, so the engine is compiled
+# position-independent as well; no symbol of either is ever interposed (the
+# module exports only its C functions), which -fno-semantic-interposition
+# tells the compiler.
+add_library(collviz_nccl STATIC ${COLLVIZ_NCCL_SOURCES})
+set_target_properties(collviz_nccl collviz_engine PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_compile_options(collviz_nccl PRIVATE -fno-semantic-interposition)
+target_compile_options(collviz_engine PRIVATE -fno-semantic-interposition)
 target_include_directories(collviz_nccl PUBLIC ${PROJECT_SOURCE_DIR})
 target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
 # Shared CUDA runtime: without a driver, cudaGetDeviceCount returns an error
@@ -97,11 +109,26 @@ target_include_directories(collviz_nccl SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
 target_link_libraries(collviz_nccl
   PUBLIC collviz_engine nlohmann_json::nlohmann_json
   PRIVATE CUDA::cudart ${NCCL_LIBRARY} ${CMAKE_DL_LIBS})
-
-target_link_libraries(collviz-rank PRIVATE collviz_nccl)
-target_compile_definitions(collviz-rank PRIVATE COLLVIZ_HAVE_NCCL=1)
 get_filename_component(_nccl_libdir "${NCCL_LIBRARY}" DIRECTORY)
-set_property(TARGET collviz-rank APPEND PROPERTY BUILD_RPATH "${_nccl_libdir}")
+
+# The NCCL module, libcollviz-nccl.so next to collviz-rank (build/bin): the
+# only file that needs libnccl and libcudart. collviz-rank loads it with
+# dlopen for --backend nccl and --probe (nccl_loader.cpp), never for Gloo,
+# so a broken CUDA or NCCL install cannot stop a Gloo run. It exports only
+# the C functions of nccl_module.h (nccl_module.map).
+add_library(collviz-nccl MODULE ${CMAKE_CURRENT_LIST_DIR}/nccl_module.cpp)
+target_link_libraries(collviz-nccl PRIVATE collviz_nccl)
+target_link_options(collviz-nccl PRIVATE
+  -Wl,--version-script=${CMAKE_CURRENT_LIST_DIR}/nccl_module.map -Wl,--no-undefined)
+set_target_properties(collviz-nccl PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
+  LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/nccl_module.map
+  BUILD_RPATH "${_nccl_libdir}")
+
+target_sources(collviz-rank PRIVATE ${CMAKE_CURRENT_LIST_DIR}/nccl_loader.cpp)
+target_link_libraries(collviz-rank PRIVATE ${CMAKE_DL_LIBS})
+target_compile_definitions(collviz-rank PRIVATE COLLVIZ_HAVE_NCCL=1)
+add_dependencies(collviz-rank collviz-nccl)
 
 # A plain NCCL all_reduce busbw loop (tests/gpu/device_check.sh compares the
 # engine against it), with the same placement and environment.

@@ -63,6 +63,16 @@ struct GpuList {
 };
 // Never fails hard: without a driver, `error` says why.
 GpuList listGpus();
+
+// Free memory of one GPU (cudaMemGetInfo), or why it could not be read.
+struct GpuFree {
+  std::size_t free = 0, total = 0;
+  std::string error;
+};
+// Per GPU of `g`. cudaMemGetInfo needs a context on each device, so only the
+// probe (a process of its own) calls this; the free memory it reads leaves
+// out the probe's own context, about what one rank's context takes.
+std::vector<GpuFree> freeMemory(const GpuList& g);
 std::string describeGpus(const GpuList& g);  // "1 x NVIDIA H200 (140 GiB)"
 
 std::vector<DType> ncclDTypes(int version);

@@ -58,6 +58,17 @@ int runtimeVersion() {
   return v;
 }
 
+// The libnccl this code is bound to. Inside the NCCL module (loaded with
+// RTLD_LOCAL) libnccl is not in the process's global scope, so the lookup
+// goes through the library that holds ncclGetVersion; RTLD_DEFAULT only when
+// that cannot be found.
+static void* ncclLibrary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ncclGetVersion), &info) && info.dli_fname)
+    if (void* h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)) return h;
+  return RTLD_DEFAULT;
+}
+
 NativeOps loadNativeOps(int version) {
   NativeOps n;
   const char* force = std::getenv("COLLVIZ_NCCL_SENDRECV");
@@ -66,9 +77,10 @@ NativeOps loadNativeOps(int version) {
   } else if (version < kNcclNativeGatherVersion) {
     n.why_not = "runtime NCCL " + ncclVersionString(version) + " is older than 2.28";
   } else {
-    n.gather = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclGather"));
-    n.scatter = reinterpret_cast<RootFn>(dlsym(RTLD_DEFAULT, "ncclScatter"));
-    n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(RTLD_DEFAULT, "ncclAlltoAll"));
+    void* lib = ncclLibrary();
+    n.gather = reinterpret_cast<RootFn>(dlsym(lib, "ncclGather"));
+    n.scatter = reinterpret_cast<RootFn>(dlsym(lib, "ncclScatter"));
+    n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(lib, "ncclAlltoAll"));
     if (!n.gather || !n.scatter || !n.alltoall) {
       n = NativeOps{};
       n.why_not = "runtime NCCL lacks ncclGather/ncclScatter/ncclAlltoAll";
@@ -102,6 +114,23 @@ GpuList listGpus() {
     g.bytes.push_back(p.totalGlobalMem);
   }
   return g;
+}
+
+std::vector<GpuFree> freeMemory(const GpuList& g) {
+  std::vector<GpuFree> out(g.names.size());
+  int current = 0;
+  const bool restore = cudaGetDevice(&current) == cudaSuccess;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    cudaError_t e = cudaSetDevice(int(i));
+    if (e == cudaSuccess) e = cudaMemGetInfo(&out[i].free, &out[i].total);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      out[i] = GpuFree{0, g.bytes[i], "cudaMemGetInfo: " + cudaText(e)};
+    }
+  }
+  if (restore) cudaSetDevice(current);
+  cudaGetLastError();
+  return out;
 }
 
 static std::string gib(std::size_t b) {
@@ -146,6 +175,14 @@ nlohmann::json probeNccl() {
   for (RedOp r : ncclRedOps(v)) redops.push_back(std::string(name(r)));
   int cudart = 0;
   if (cudaRuntimeGetVersion(&cudart) != cudaSuccess) cudaGetLastError();
+  nlohmann::json memory = nlohmann::json::array();
+  const std::vector<GpuFree> mem = freeMemory(g);
+  for (std::size_t i = 0; i < mem.size(); ++i) {
+    nlohmann::json m = {{"gpu", int(i)}, {"name", g.names[i]}, {"total", mem[i].total}};
+    if (mem[i].error.empty()) m["free"] = mem[i].free;
+    else m["error"] = mem[i].error;
+    memory.push_back(m);
+  }
   std::string reason = g.error;
   if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
   if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
@@ -161,6 +198,7 @@ nlohmann::json probeNccl() {
                     "slot) when ranks share a GPU"},
       {"notes", nativeOpsNote(loadNativeOps(v))},
       {"gpus", int(g.names.size())},
+      {"gpu_memory", memory},
       {"dtypes", dtypes},
       {"redops", redops},
       {"max_ranks", kMaxRanks},

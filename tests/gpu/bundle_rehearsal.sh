@@ -8,7 +8,9 @@
 #   2. in a private mount namespace (unshare -m) every Debian library the
 #      bundle carries is bind-mounted over by an empty file; there the build's
 #      own collviz must fail to start (the hiding works), and the bundle's
-#      ldd must resolve each bundled library inside the bundle;
+#      ldd must resolve each bundled library inside the bundle (the NCCL
+#      module's too); the bundle's collviz-rank needs no libnccl/libcudart
+#      and its probe loads the module from the bundle;
 #   3. there, the bundle's `collviz run --backend gloo --json` for every op
 #      (N = 4) must exit 0 and be verified;
 #   4. device_check.sh without a GPU stops at once: exit 77, "no GPU";
@@ -59,7 +61,7 @@ if out=$("$BUILD/bin/collviz" --help 2>&1); then
 fi
 echo "the build's collviz without them: $(echo "$out" | head -1)"
 export LD_LIBRARY_PATH=$CUDA_PATH  # what device_check.sh sets for NCCL and the CUDA runtime
-for e in collviz collviz-rank nccl-allreduce-loop nccl_test; do
+for e in collviz collviz-rank nccl-allreduce-loop nccl_test libcollviz-nccl.so; do
   l=$(ldd "$BUNDLE/$e" 2>&1)
   if echo "$l" | grep -q 'not found'; then echo "FAIL: ldd $e: $(echo "$l" | grep 'not found' | paste -sd';')"; fail=1; fi
   for soname in $(ls "$BUNDLE" | grep '\.so'); do
@@ -69,6 +71,15 @@ for e in collviz collviz-rank nccl-allreduce-loop nccl_test; do
     fi
   done
 done
+if readelf -d "$BUNDLE/collviz-rank" | grep NEEDED | grep -Eq 'libnccl|libcudart'; then
+  echo "FAIL: the bundle's collviz-rank needs libnccl or libcudart itself"; fail=1
+fi
+probe=$("$BUNDLE/collviz-rank" --probe 2>&1)
+if echo "$probe" | grep -q 'cannot load the NCCL module' || ! echo "$probe" | grep -q '"version_code"'; then
+  echo "FAIL: the bundle's probe did not load its NCCL module: $(echo "$probe" | head -c 400)"; fail=1
+else
+  echo "ok: the bundle's collviz-rank --probe loaded $BUNDLE/libcollviz-nccl.so"
+fi
 for op in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
   "$BUNDLE/collviz" run --backend gloo --json --op "$op" --ranks 4 > "$WORK/$op.json" 2> "$WORK/$op.err"
   rc=$?

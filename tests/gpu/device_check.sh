@@ -11,7 +11,8 @@
 #   1. set-up: finds this machine's libnccl.so.2 and libcudart.so.13 (CUDA
 #      toolkit lib64, the nvidia wheels under Python's site-packages,
 #      ldconfig -p; NCCL_LIB / CUDART_LIB override), says which it took and
-#      their versions, checks with ldd that nothing is missing, probes;
+#      their versions, checks with ldd that nothing is missing (the NCCL
+#      module libcollviz-nccl.so included), probes;
 #   2. the NCCL tests (nccl_test) run directly; none run is a failure;
 #   3. `collviz run --backend nccl --json` for every op at N = 1, 2, 4
 #      (2 and 4 share one GPU through the host-id route), deadline 60 s;
@@ -139,15 +140,16 @@ for spec in "libnccl.so.2:nccl:NCCL_LIB:${NCCL_LIB:-}" \
   LIBPATH=$LIBPATH${LIBPATH:+:}$(dirname "$path")
 done
 export LD_LIBRARY_PATH=$LIBPATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-EXES="collviz collviz-rank nccl-allreduce-loop nccl_test"
+EXES="collviz collviz-rank nccl-allreduce-loop nccl_test libcollviz-nccl.so"
 for e in $EXES; do
   out=$(ldd "$B/$e" 2>&1)
   { echo "ldd $e:"; echo "$out" | sed 's/^/  /'; } >> "$W/machine.txt"
   missing=$(echo "$out" | grep -E 'not found|version .* not found' | sed 's/^[[:space:]]*//')
   [ -z "$missing" ] || bad "ldd $e: $(echo "$missing" | paste -sd';')"
 done
-nccl_in_use=$(ldd "$B/collviz-rank" 2>/dev/null | awk '$1 == "libnccl.so.2" {print $3}')
-say "ldd: collviz-rank loads libnccl.so.2 from ${nccl_in_use:-?}, bundled libraries from $B"
+# collviz-rank loads NCCL through its module (libcollviz-nccl.so, beside it).
+nccl_in_use=$(ldd "$B/libcollviz-nccl.so" 2>/dev/null | awk '$1 == "libnccl.so.2" {print $3}')
+say "ldd: the NCCL module loads libnccl.so.2 from ${nccl_in_use:-?}, bundled libraries from $B"
 timeout 60 "$B/collviz-rank" --probe > "$W/probe.json" 2>> "$W/machine.txt" ||
   echo "collviz-rank --probe: rc=$?" >> "$W/machine.txt"
 { echo "probe:"; cat "$W/probe.json"; } >> "$W/machine.txt"

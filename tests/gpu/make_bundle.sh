@@ -8,14 +8,16 @@
 # configured with -DCOLLVIZ_NCCL=ON when it has no cache yet; --no-build uses
 # B as it is), then writes into DIR (emptied first):
 #   collviz, collviz-rank, nccl-allreduce-loop, nccl_test   stripped
+#   libcollviz-nccl.so  the NCCL module collviz-rank loads from its own
+#                     directory for NCCL runs and the probe, stripped
 #   every shared library they need except glibc's, libstdc++, libgcc_s and
 #     CUDA's/NCCL's own (those come from the GPU machine), stripped
 #   device_check.sh   the check (see its header)
 #   MANIFEST.txt      what is in DIR, where each library came from, the glibc
 #                     and libstdc++ versions the files need
-# The executables and libraries carry the run path $ORIGIN (DT_RPATH, set with
-# patchelf), so they find each other in DIR wherever it is, with nothing set
-# by the caller. DIR must stay under 20 MiB.
+# The executables, the module and the libraries carry the run path $ORIGIN
+# (DT_RPATH, set with patchelf), so they find each other in DIR wherever it
+# is, with nothing set by the caller. DIR must stay under 20 MiB.
 #
 # With the device tool (the `run` verb), from the checkout's root here:
 #   tests/gpu/make_bundle.sh build-bundle
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$(cd "$2" 2>/dev/null && pwd || echo "$2"); shift 2 ;;
     --no-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     -*) echo "make_bundle.sh: unknown option $1; allowed: --build-dir B, --no-build" >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "make_bundle.sh: one DIR only (got $dir and $1)" >&2; exit 2; }
        dir=$1; shift ;;
@@ -46,6 +48,7 @@ for tool in ldd strip patchelf; do
 done
 
 exes=(collviz collviz-rank nccl-allreduce-loop nccl_test)
+modules=(libcollviz-nccl.so)  # loaded with dlopen, so ldd of the executables does not list them
 if [ "$do_build" = 1 ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
     if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -54,9 +57,9 @@ if [ "$do_build" = 1 ]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLVIZ_NCCL=ON \
       -DCOLLVIZ_TESTS=ON >/dev/null
   fi
-  cmake --build "$build" -j"${JOBS:-2}" --target "${exes[@]}"
+  cmake --build "$build" -j"${JOBS:-2}" --target "${exes[@]}" collviz-nccl
 fi
-for e in "${exes[@]}"; do
+for e in "${exes[@]}" "${modules[@]}"; do
   [ -x "$build/bin/$e" ] || {
     echo "make_bundle.sh: $build/bin/$e is missing: B must be a build with NCCL and tests" \
          "(-DCOLLVIZ_NCCL=ON -DCOLLVIZ_TESTS=ON)" >&2
@@ -87,8 +90,11 @@ case "$dir" in /|"$root"|"$HOME") echo "make_bundle.sh: refusing to empty $dir" 
 find "$dir" -mindepth 1 -delete
 
 declare -A libs=()
-for e in "${exes[@]}"; do
-  strip --strip-all -o "$dir/$e" "$build/bin/$e"
+for e in "${exes[@]}" "${modules[@]}"; do
+  case "$e" in
+    *.so) strip --strip-unneeded -o "$dir/$e" "$build/bin/$e" ;;
+    *) strip --strip-all -o "$dir/$e" "$build/bin/$e" ;;
+  esac
   while read -r soname arrow path _; do
     [ "$arrow" = "=>" ] || continue
     system_lib "$soname" && continue
@@ -116,6 +122,8 @@ manifest=$dir/MANIFEST.txt
   echo
   echo "executables:"
   for e in "${exes[@]}"; do echo "  $e"; done
+  echo "modules (collviz-rank loads them from its directory):"
+  for e in "${modules[@]}"; do echo "  $e"; done
   echo "libraries (soname <- Debian file, package):"
 } > "$manifest"
 for soname in $(printf '%s\n' "${!libs[@]}" | sort); do
@@ -126,7 +134,7 @@ for soname in $(printf '%s\n' "${!libs[@]}" | sort); do
   [ -n "$pkg" ] || pkg=$(dpkg -S "${libs[$soname]}" 2>/dev/null | head -1 | cut -d: -f1 || true)
   echo "  $soname <- $src (${pkg:-?})" >> "$manifest"
 done
-for f in "${exes[@]}" "${!libs[@]}"; do
+for f in "${exes[@]}" "${modules[@]}" "${!libs[@]}"; do
   patchelf --force-rpath --set-rpath '$ORIGIN' "$dir/$f"
 done
 cp "$root/tests/gpu/device_check.sh" "$dir/device_check.sh"
@@ -135,7 +143,7 @@ chmod 755 "$dir/device_check.sh"
 # The newest glibc/libstdc++ symbol versions needed: the GPU machine's must
 # be at least these.
 need() {
-  for f in "${exes[@]}" "${!libs[@]}"; do objdump -T "$dir/$f" 2>/dev/null; done |
+  for f in "${exes[@]}" "${modules[@]}" "${!libs[@]}"; do objdump -T "$dir/$f" 2>/dev/null; done |
     grep -o "($1_[0-9.]*)" | tr -d '()' | sort -t_ -k2 -V -u | tail -1
 }
 {
@@ -148,7 +156,7 @@ need() {
 bytes=$(du -sb "$dir" | cut -f1)
 limit=$((20 * 1024 * 1024))
 echo "make_bundle.sh: $dir: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) files" \
-     "(${#exes[@]} executables, ${#libs[@]} libraries)"
+     "(${#exes[@]} executables, ${#modules[@]} module, ${#libs[@]} libraries)"
 if [ "$bytes" -ge "$limit" ]; then
   echo "make_bundle.sh: $dir is $bytes bytes, over the 20 MiB limit" >&2
   exit 1

@@ -6,7 +6,8 @@
 set -u
 collviz=$1 worker=$2
 probe=$("$worker" --probe) || { echo "collviz-rank --probe failed"; exit 1; }
-nccl=$(echo "$probe" | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}')
+# The NCCL object, without its gpu_memory array (whose entries are objects).
+nccl=$(echo "$probe" | sed 's/"gpu_memory": \?\[[^]]*\]//g' | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}')
 if echo "$nccl" | grep -q '"available": \?true'; then
   echo "SKIPPED: NCCL is available here; the no-GPU fallback does not apply"
   exit 77
