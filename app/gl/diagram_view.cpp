@@ -170,7 +170,7 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) 
       int64_t shown = std::min<int64_t>(e, 16);
       for (int64_t i = 0; i < shown; ++i) {
         size_t idx = size_t(hit.block * e + i);
-        if (idx >= b->count(spec.dtype)) break;
+        if (!b->holds(idx, spec.dtype)) break;
         char buf[32];
         std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", b->value(idx, spec.dtype));
         vals += buf;
