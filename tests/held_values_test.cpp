@@ -2,6 +2,8 @@
 // each block plus its overview, never a full copy unless asked; the inputs
 // written straight from the closed form equal the pattern element by
 // element; overviews read only where the extremes lie equal a full scan.
+#include <random>
+
 #include "tests/engine_test_support.h"
 #include "engine/held_values.h"
 #include "engine/overview.h"
@@ -159,6 +161,96 @@ TEST(HeldValues, BigSnapshotHoldsEndsAndOverviewOnly) {
     EXPECT_EQ(rr.output.bytes.size(), outputBytes(s, rr.rank));
   }
   checkStep(whole->steps[0]);
+}
+
+// The bytes fetchValues returns for a range of one buffer of `snap`,
+// against the same range of `whole` (every value kept).
+void expectFetched(const Engine& e, const Snapshot& snap, int step, int rank, BufferSide side,
+                   const BufferView& whole, int64_t first, int64_t count) {
+  const DType t = snap.steps[std::size_t(step)].spec.dtype;
+  const std::size_t sz = dtypeSize(t);
+  const FetchedValues f = e.fetchValues(snap.seq, step, rank, side, first, count);
+  ASSERT_EQ(f.status, FetchedValues::Status::ok) << f.why;
+  EXPECT_EQ(f.first, first);
+  EXPECT_EQ(f.dtype, t);
+  const std::size_t n = std::min<std::size_t>(std::size_t(count), whole.count(t) - std::size_t(first));
+  ASSERT_EQ(f.bytes.size(), n * sz);
+  EXPECT_TRUE(std::equal(f.bytes.begin(), f.bytes.end(), whole.bytes.begin() + first * sz))
+      << "step " << step << " rank " << rank << " from " << first;
+}
+
+// fetchValues reads what the workers wrote, for any range, while the run is
+// the newest; after a newer request it says stale.
+TEST(FetchValues, ExactBytesOfAnyRangeThenStale) {
+  Engine engine;
+  const OpSpec s = makeSpec(Op::all_reduce, 4, 300001, DType::f32);
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::gloo;
+  r.keep_values = -1;  // the whole buffers to compare with
+  // One element broken on purpose, so the bytes are not only the pattern's.
+  r.fault = "corrupt";
+  auto snap = engine.waitFor(engine.submit(r), 120s);
+  ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
+  EXPECT_FALSE(snap->verified);
+  const int64_t n = s.ranks * s.elems;
+  std::mt19937_64 rng(7);
+  for (int k = 0; k < 40; ++k) {
+    const int rank = int(rng() % 4);
+    const bool out = rng() % 2;
+    const int64_t first = int64_t(rng() % uint64_t(n));
+    const int64_t count = 1 + int64_t(rng() % 5000);
+    const RankResult& rr = snap->steps[0].ranks[std::size_t(rank)];
+    expectFetched(engine, *snap, 0, rank, out ? BufferSide::output : BufferSide::input,
+                  out ? rr.output : rr.input, first, count);
+  }
+  // The last element, the cap, and ranges off the end.
+  expectFetched(engine, *snap, 0, 3, BufferSide::output, snap->steps[0].ranks[3].output, n - 1, 10);
+  const FetchedValues big = engine.fetchValues(snap->seq, 0, 0, BufferSide::output, 0, n);
+  EXPECT_EQ(int64_t(big.count()), kFetchMax);
+  EXPECT_EQ(engine.fetchValues(snap->seq, 0, 0, BufferSide::output, n, 1).status,
+            FetchedValues::Status::unavailable);
+  EXPECT_EQ(engine.fetchValues(snap->seq, 1, 0, BufferSide::output, 0, 1).status,
+            FetchedValues::Status::unavailable);
+  EXPECT_EQ(engine.fetchValues(snap->seq + 5, 0, 0, BufferSide::output, 0, 1).status,
+            FetchedValues::Status::unavailable);
+
+  // A newer request (a smaller op) reuses the memory: the old run is stale.
+  Request small;
+  small.spec = makeSpec(Op::all_gather, 4, 5);
+  small.backend = BackendKind::gloo;
+  auto next = engine.waitFor(engine.submit(small), 60s);
+  ASSERT_TRUE(next && next->error.empty());
+  const FetchedValues old = engine.fetchValues(snap->seq, 0, 0, BufferSide::output, 0, 4);
+  EXPECT_EQ(old.status, FetchedValues::Status::stale);
+  EXPECT_TRUE(old.bytes.empty());
+  EXPECT_FALSE(old.why.empty());
+  EXPECT_EQ(engine.fetchValues(next->seq, 0, 1, BufferSide::output, 0, 20).status,
+            FetchedValues::Status::ok);
+}
+
+// The decomposition keeps both ops' buffers where they are: each step's
+// output can be fetched, and equals what the snapshot copied.
+TEST(FetchValues, BothStepsOfTheDecomposition) {
+  Engine engine;
+  const OpSpec s = makeSpec(Op::all_reduce, 3, 50000, DType::i32);
+  Request r;
+  r.spec = s;
+  r.program = Program::all_reduce_decomposed;
+  r.backend = BackendKind::gloo;
+  r.keep_values = -1;
+  auto snap = engine.waitFor(engine.submit(r), 120s);
+  ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
+  ASSERT_TRUE(snap->verified);
+  ASSERT_EQ(snap->steps.size(), 2u);
+  EXPECT_TRUE(snap->all_reduce_compared);
+  EXPECT_EQ(snap->all_reduce_diffs, 0);
+  for (int step = 0; step < 2; ++step)
+    for (int rank = 0; rank < 3; ++rank) {
+      const RankResult& rr = snap->steps[std::size_t(step)].ranks[std::size_t(rank)];
+      expectFetched(engine, *snap, step, rank, BufferSide::input, rr.input, 12345, 100);
+      expectFetched(engine, *snap, step, rank, BufferSide::output, rr.output, 0, 777);
+    }
 }
 
 }  // namespace

@@ -7,8 +7,11 @@
 #include <fstream>
 #include <string>
 
+#include "app/view/diagram_model.h"
 #include "app/view/keys.h"
 #include "app/view/runs.h"
+#include "app/view/value_fetch.h"
+#include "engine/held_values.h"
 #include "app/view/shader_sources.h"
 #include "app/view/text.h"
 
@@ -143,6 +146,83 @@ TEST(Runs, ReplacedRequestsAreForgotten) {
   EXPECT_FALSE(runs.busy());
   EXPECT_EQ(runs.find(a), nullptr);
   EXPECT_NE(runs.find(b), nullptr);
+}
+
+// A runner whose fetchValues answers from a table and counts the calls.
+class FetchRunner : public FakeRunner {
+ public:
+  FetchedValues fetchValues(uint64_t seq, int step, int rank, BufferSide side, int64_t first,
+                            int64_t count) const override {
+    ++calls;
+    FetchedValues f;
+    f.first = first;
+    if (seq != fresh_seq || step != 0 || side != BufferSide::output) {
+      f.status = FetchedValues::Status::stale;
+      return f;
+    }
+    f.status = FetchedValues::Status::ok;
+    for (int64_t i = first; i < first + count; ++i) {
+      const float v = float(1000 * rank + i);
+      const auto* p = reinterpret_cast<const std::byte*>(&v);
+      f.bytes.insert(f.bytes.end(), p, p + sizeof v);
+    }
+    return f;
+  }
+  mutable int calls = 0;
+  uint64_t fresh_seq = 0;
+};
+
+// A tooltip's exact values: held ones from the snapshot, others asked of the
+// engine once per snapshot and range, and "stale" said when the engine says so.
+TEST(ValueFetch, HeldValuesFirstThenTheEngineOnce) {
+  OpSpec spec;
+  spec.op = Op::all_reduce;
+  spec.ranks = 2;
+  spec.elems = 1000;
+  auto snap = std::make_shared<Snapshot>();
+  snap->seq = 9;
+  snap->spec = spec;
+  snap->verified = true;
+  StepResult step;
+  step.spec = spec;
+  std::vector<float> all(2000);
+  for (int r = 0; r < 2; ++r) {
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = float(1000 * r + int(i));
+    RankResult rr;
+    rr.rank = r;
+    for (BufferView* b : {&rr.input, &rr.output}) {
+      b->present = true;
+      holdValues(*b, reinterpret_cast<const std::byte*>(all.data()), all.size(), DType::f32,
+                 spec.elems, false);
+      b->labels.resize(2);
+    }
+    step.ranks.push_back(rr);
+  }
+  snap->steps.push_back(step);
+  const DiagramModel m = buildModel(Program::single, spec, snap);
+  ASSERT_TRUE(m.ran());
+  FetchRunner fake;
+  fake.fresh_seq = 9;
+  ValueFetcher values(fake);
+  // The first elements of block 1 of rank 1's output are held: no call.
+  EXPECT_EQ(values.line(m, 1, 1, 1, 0, 3), "elements 0–2 (exact): 2000, 2001, 2002");
+  EXPECT_EQ(fake.calls, 0);
+  // The middle is not: one call, then the same answer from the cache.
+  EXPECT_EQ(values.line(m, 1, 1, 0, 500, 2), "elements 500–501 (exact): 1500, 1501");
+  EXPECT_EQ(values.line(m, 1, 1, 0, 500, 2), "elements 500–501 (exact): 1500, 1501");
+  EXPECT_EQ(fake.calls, 1);
+  EXPECT_EQ(values.fetches(), 1);
+  // A newer run has used the memory: said so.
+  fake.fresh_seq = 10;
+  EXPECT_NE(values.line(m, 0, 0, 1, 400, 2).find("newer run"), std::string::npos);
+  EXPECT_EQ(fake.calls, 2);
+  // Past the block or the buffer: nothing; a range stops at its block's end.
+  EXPECT_EQ(values.line(m, 1, 0, 0, 1000, 2), "");
+  EXPECT_EQ(values.line(m, 1, 0, 2, 0, 2), "");
+  EXPECT_EQ(values.line(m, 1, 0, 0, 998, 5), "elements 998–999 (exact): 998, 999");
+  EXPECT_EQ(elementAt(1000, 0.0f), 0);
+  EXPECT_EQ(elementAt(1000, 0.5f), 500);
+  EXPECT_EQ(elementAt(1000, 1.0f), 999);
 }
 
 TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {

@@ -297,6 +297,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   ImVec2 avail = ImGui::GetContentRegionAvail();
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
                    fonts_.scale * state_.view.zoom, {std::floor(avail.x), std::floor(avail.y)}};
+  in.values = &values_;
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
   // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
