@@ -95,7 +95,11 @@ uint64_t Engine::submit(Request r) {
   std::lock_guard<std::mutex> lock(mu_);
   // Only the newest run matters to a viewer; drop queued, unstarted runs.
   if (r.kind == Request::Kind::run)
-    std::erase_if(queue_, [](const Request& q) { return q.kind == Request::Kind::run; });
+    std::erase_if(queue_, [&](const Request& q) {
+      if (q.kind != Request::Kind::run) return false;
+      std::erase(cancel_ids_, q.id);
+      return true;
+    });
   r.id = next_id_++;
   queue_.push_back(r);
   busy_ = true;
@@ -124,15 +128,17 @@ bool Engine::cancel(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool queued = std::any_of(queue_.begin(), queue_.end(),
                                   [&](const Request& q) { return q.id == id; });
-  if (!queued && id != current_) return false;
-  cancel_id_ = id;
+  if (!queued && (id == 0 || id != current_)) return false;
+  if (std::find(cancel_ids_.begin(), cancel_ids_.end(), id) == cancel_ids_.end())
+    cancel_ids_.push_back(id);
   if (id == current_) stop_wait_ = true;
   return true;
 }
 
 bool Engine::cancelled() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return cancel_id_ != 0 && cancel_id_ == current_;
+  return current_ != 0 &&
+         std::find(cancel_ids_.begin(), cancel_ids_.end(), current_) != cancel_ids_.end();
 }
 
 void Engine::setPhase(Progress::Phase phase, double fraction) {
@@ -227,7 +233,8 @@ void Engine::loop() {
       r = queue_.front();
       queue_.pop_front();
       current_ = r.id;
-      stop_wait_ = cancel_.load() || cancel_id_ == r.id;
+      stop_wait_ = cancel_.load() ||
+                   std::find(cancel_ids_.begin(), cancel_ids_.end(), r.id) != cancel_ids_.end();
       progress_ = Progress{};
       progress_.request = r.id;
       progress_.since = Clock::now();
@@ -244,6 +251,7 @@ void Engine::loop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = !queue_.empty();
+      std::erase(cancel_ids_, current_);
       current_ = 0;
       progress_ = Progress{};
     }

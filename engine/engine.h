@@ -174,7 +174,7 @@ class Engine {
   // waits end at once (GroupConfig::cancel).
   std::atomic<bool> stop_wait_{false};
   uint64_t current_ = 0;     // under mu_: the request being handled
-  uint64_t cancel_id_ = 0;   // under mu_: the request asked to end
+  std::vector<uint64_t> cancel_ids_;  // under mu_: requests asked to end, not yet answered
   Progress progress_;        // under mu_
   std::vector<pid_t> pids_;
 

@@ -13,6 +13,7 @@
 #include "app/view/value_fetch.h"
 #include "engine/held_values.h"
 #include "app/view/shader_sources.h"
+#include "app/view/status_text.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -223,6 +224,46 @@ TEST(ValueFetch, HeldValuesFirstThenTheEngineOnce) {
   EXPECT_EQ(elementAt(1000, 0.0f), 0);
   EXPECT_EQ(elementAt(1000, 0.5f), 500);
   EXPECT_EQ(elementAt(1000, 1.0f), 999);
+}
+
+TEST(Progress, TextNamesThePhaseFractionAndStep) {
+  Progress p;
+  p.request = 3;
+  p.phase = Progress::Phase::op;
+  EXPECT_EQ(progressText(p, 1.25), "running the op · 1.2 s");
+  p.phase = Progress::Phase::verify;
+  p.fraction = 0.42;
+  p.step = 1;
+  p.steps = 3;
+  EXPECT_EQ(progressText(p, 12), "checking 42% · step 2 of 3 · 12.0 s");
+  Snapshot s;
+  EXPECT_EQ(cancelledNote(&s), "");
+  s.cancelled = true;
+  EXPECT_NE(cancelledNote(&s).find("cancelled"), std::string::npos);
+}
+
+// Runs::cancel reaches the runner with the pending request's id only.
+class CancelRunner : public FakeRunner {
+ public:
+  bool cancel(uint64_t id) override {
+    cancelled.push_back(id);
+    return true;
+  }
+  std::vector<uint64_t> cancelled;
+};
+
+TEST(Runs, CancelSendsThePendingRequest) {
+  CancelRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}, "native"};
+  RunKey b = a;
+  b.spec.ranks = 3;
+  EXPECT_FALSE(runs.cancel(a));  // nothing in flight
+  runs.request(a);
+  runs.request(b);
+  EXPECT_EQ(runs.pendingId(b), 2u);
+  EXPECT_TRUE(runs.cancel(b));
+  EXPECT_EQ(fake.cancelled, std::vector<uint64_t>{2});
 }
 
 TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {

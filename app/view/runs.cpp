@@ -66,6 +66,20 @@ bool Runs::allCached(const std::vector<RunKey>& keys) const {
   return std::all_of(keys.begin(), keys.end(), [&](const RunKey& k) { return find(k) != nullptr; });
 }
 
+uint64_t Runs::pendingId(const RunKey& k) const {
+  uint64_t id = 0;
+  for (const Pending& p : pending_)
+    if (p.key == k) id = std::max(id, p.id);
+  return id;
+}
+
+bool Runs::cancel(const RunKey& k) {
+  bool any = false;
+  for (const Pending& p : pending_)
+    if (p.key == k) any = runner_.cancel(p.id) || any;
+  return any;
+}
+
 bool Runs::waiting(const RunKey& k) const {
   return std::any_of(pending_.begin(), pending_.end(), [&](const Pending& p) { return p.key == k; });
 }

@@ -74,6 +74,11 @@ class Runs {
   std::shared_ptr<const Snapshot> find(const RunKey& k) const;
   // Is a request for `k` sent and not yet answered?
   bool waiting(const RunKey& k) const;
+  // The id of the newest request for `k` not yet answered (0: none).
+  uint64_t pendingId(const RunKey& k) const;
+  // End the requests for `k` in flight (Engine::cancel); their answers say
+  // "cancelled". False when none was.
+  bool cancel(const RunKey& k);
   bool busy() const { return runner_.busy() || !pending_.empty(); }
   // The most recent snapshot of all (for engine-wide errors and notices).
   std::shared_ptr<const Snapshot> newest() const { return newest_; }
