@@ -163,6 +163,62 @@ TEST(HeldValues, BigSnapshotHoldsEndsAndOverviewOnly) {
   checkStep(whole->steps[0]);
 }
 
+// A big run with wrong elements on purpose: the engine, checking the
+// workers' shared memory (and reading closed blocks only at their bins'
+// extremes), gives the labels, counts, lines and overviews that checking a
+// full copy of the same bytes gives, and only the bins holding a wrong
+// element are marked.
+TEST(HeldValues, BigRunWithPlantedFaultsChecksAsAFullCopy) {
+  Engine engine;
+  for (const char* fault : {"corrupt", "swap"}) {
+    SCOPED_TRACE(fault);
+    const OpSpec s = makeSpec(Op::all_reduce, 4, 300001, DType::f32);
+    Request r;
+    r.spec = s;
+    r.backend = BackendKind::gloo;
+    r.keep_values = -1;
+    r.fault = fault;
+    auto snap = engine.waitFor(engine.submit(r), 120s);
+    ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
+    const StepResult& got = snap->steps[0];
+    EXPECT_FALSE(got.verify.verified);
+    StepResult copy = got;
+    const Pattern p = choosePattern(s);
+    labelAndVerify(copy, p, opProvenance(s));
+    ASSERT_TRUE(addOverviews(copy, p, opProvenance(s), bytesOf(copy), {}, nullptr));
+    EXPECT_EQ(got.verify.wrong, copy.verify.wrong);
+    EXPECT_EQ(got.verify.mismatches, copy.verify.mismatches);
+    EXPECT_EQ(got.verify.undecodable, copy.verify.undecodable);
+    EXPECT_EQ(got.verify.unwritten, copy.verify.unwritten);
+    EXPECT_EQ(got.verify.first_problem, copy.verify.first_problem);
+    EXPECT_EQ(got.verify.bad_blocks, copy.verify.bad_blocks);
+    int bad_bins = 0;
+    for (int k = 0; k < s.ranks; ++k)
+      for (BufferView RankResult::*side : {&RankResult::input, &RankResult::output}) {
+        const BufferView &a = got.ranks[k].*side, &b = copy.ranks[k].*side;
+        ASSERT_EQ(a.labels.size(), b.labels.size());
+        for (std::size_t j = 0; j < a.labels.size(); ++j) {
+          EXPECT_EQ(a.labels[j].text(s.redop), b.labels[j].text(s.redop)) << k << " " << j;
+          EXPECT_EQ(a.labels[j].bad, b.labels[j].bad) << k << " " << j;
+          EXPECT_EQ(a.labels[j].contributors, b.labels[j].contributors) << k << " " << j;
+        }
+        ASSERT_EQ(a.overview.size(), b.overview.size());
+        for (std::size_t j = 0; j < a.overview.size(); ++j) {
+          EXPECT_EQ(a.overview[j].lo, b.overview[j].lo);
+          EXPECT_EQ(a.overview[j].hi, b.overview[j].hi);
+          EXPECT_EQ(a.overview[j].ok, b.overview[j].ok);
+          for (uint8_t ok : a.overview[j].ok) bad_bins += !ok;
+        }
+      }
+    if (std::string(fault) == "corrupt") {
+      EXPECT_EQ(got.verify.wrong, s.ranks);  // one element in each rank's output
+      EXPECT_EQ(bad_bins, s.ranks);          // and only its bin is marked
+    } else {
+      EXPECT_GT(bad_bins, 0);
+    }
+  }
+}
+
 // The bytes fetchValues returns for a range of one buffer of `snap`,
 // against the same range of `whole` (every value kept).
 void expectFetched(const Engine& e, const Snapshot& snap, int step, int rank, BufferSide side,
