@@ -167,7 +167,8 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;
       const OpSpec& sp = parsed->spec;
       const double per_rank = 2.0 * sp.ranks * double(sp.elems) * double(dtypeSize(sp.dtype));
-      if (*json_out && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
+      // A JSON tree of every value only with --values all (else the ends of big blocks).
+      if (*json_out && limit->max < 0 && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
         if (Status st = checkRunMemory(sp, steps, true); !st)
           return fail("run", st.message(), kExitUsage);
       EngineOptions eo;

@@ -47,8 +47,9 @@ void Runs::poll(const std::vector<RunKey>& prefetch) {
   }
 }
 
-// Other ops are run ahead only while small: at big sizes each costs seconds
-// and a copy of every buffer kept in the cache.
+// Other ops are run ahead only while small: at big sizes each costs seconds,
+// and its run would leave the shown result's values stale in the workers'
+// memory (Engine::fetchValues).
 bool Runs::prefetchable(const RunKey& k) {
   double bytes = 0;
   for (int r = 0; r < k.spec.ranks; ++r)
