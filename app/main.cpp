@@ -48,6 +48,7 @@ void onKey(GLFWwindow* window, int key, int, int action, int) {
     case GLFW_KEY_END: ui->queueKey(LectureKey::last); break;
     case GLFW_KEY_ENTER: case GLFW_KEY_KP_ENTER: ui->queueKey(LectureKey::confirm); break;
     case GLFW_KEY_F12: ui->requestScreenshot(); break;
+    case GLFW_KEY_ESCAPE: ui->queueKey(LectureKey::cancel); break;
     default: break;
   }
 }

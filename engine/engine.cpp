@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "engine/algo/algorithms.h"
 #include "engine/memory_budget.h"
@@ -16,6 +17,7 @@
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
 #include "engine/verify.h"
+#include "engine/verify_fast.h"
 
 namespace collviz {
 
@@ -39,6 +41,21 @@ StepResult freshStep(const OpSpec& s) {
   return step;
 }
 
+// Elements of `a` and `b` (same length) that differ: chunks compared with
+// memcmp, element by element only inside a chunk that differs.
+int64_t differingElements(const std::byte* a, const std::byte* b, std::size_t bytes,
+                          std::size_t sz) {
+  constexpr std::size_t kChunk = std::size_t(1) << 16;
+  int64_t diffs = 0;
+  for (std::size_t at = 0; at < bytes; at += kChunk) {
+    const std::size_t len = std::min(kChunk, bytes - at);
+    if (std::memcmp(a + at, b + at, len) == 0) continue;
+    for (std::size_t i = at; i + sz <= at + len; i += sz)
+      if (std::memcmp(a + i, b + i, sz) != 0) ++diffs;
+  }
+  return diffs;
+}
+
 }  // namespace
 
 Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement) {
@@ -53,6 +70,7 @@ Engine::~Engine() {
     queue_.clear();
   }
   cancel_ = true;
+  stop_wait_ = true;
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -78,7 +96,11 @@ uint64_t Engine::submit(Request r) {
   std::lock_guard<std::mutex> lock(mu_);
   // Only the newest run matters to a viewer; drop queued, unstarted runs.
   if (r.kind == Request::Kind::run)
-    std::erase_if(queue_, [](const Request& q) { return q.kind == Request::Kind::run; });
+    std::erase_if(queue_, [&](const Request& q) {
+      if (q.kind != Request::Kind::run) return false;
+      std::erase(cancel_ids_, q.id);
+      return true;
+    });
   r.id = next_id_++;
   queue_.push_back(r);
   busy_ = true;
@@ -96,6 +118,88 @@ std::shared_ptr<const Snapshot> Engine::waitFor(uint64_t request,
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, timeout, [&] { return latest_ && latest_->request >= request; });
   return latest_ && latest_->request >= request ? latest_ : nullptr;
+}
+
+Progress Engine::progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return progress_;
+}
+
+bool Engine::cancel(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool queued = std::any_of(queue_.begin(), queue_.end(),
+                                  [&](const Request& q) { return q.id == id; });
+  if (!queued && (id == 0 || id != current_)) return false;
+  if (std::find(cancel_ids_.begin(), cancel_ids_.end(), id) == cancel_ids_.end())
+    cancel_ids_.push_back(id);
+  if (id == current_) stop_wait_ = true;
+  return true;
+}
+
+bool Engine::cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return current_ != 0 &&
+         std::find(cancel_ids_.begin(), cancel_ids_.end(), current_) != cancel_ids_.end();
+}
+
+void Engine::setPhase(Progress::Phase phase, double fraction) {
+  std::lock_guard<std::mutex> lock(mu_);
+  progress_.phase = phase;
+  progress_.fraction = fraction;
+}
+
+FetchedValues Engine::fetchValues(uint64_t seq, int step, int rank, BufferSide side,
+                                  int64_t first, int64_t count) const {
+  FetchedValues f;
+  f.first = first;
+  std::lock_guard<std::mutex> lock(held_mu_);
+  if (seq == 0 || seq != held_seq_) {
+    const bool stale = seq != 0 && seq <= published_seq_;
+    f.status = stale ? FetchedValues::Status::stale : FetchedValues::Status::unavailable;
+    f.why = stale ? "a newer run has used the workers' memory since; run it again to see these values"
+                  : "no such run";
+    return f;
+  }
+  if (step < 0 || step >= int(held_.size()) || rank < 0 ||
+      rank >= int(held_[std::size_t(step)].in.size())) {
+    f.why = "the workers' memory does not hold this buffer";
+    return f;
+  }
+  const HeldStep& h = held_[std::size_t(step)];
+  f.dtype = h.spec.dtype;
+  const std::byte* data = side == BufferSide::input ? h.in[std::size_t(rank)] : h.out[std::size_t(rank)];
+  const std::size_t bytes = side == BufferSide::input ? inputBytes(h.spec, rank) : outputBytes(h.spec, rank);
+  const std::size_t sz = dtypeSize(h.spec.dtype), n = data ? bytes / sz : 0;
+  if (!data || first < 0 || std::size_t(first) >= n) {
+    f.why = "no such element";
+    return f;
+  }
+  const std::size_t take = std::min<std::size_t>(n - std::size_t(first),
+                                                 std::size_t(std::clamp<int64_t>(count, 0, kFetchMax)));
+  f.bytes.assign(data + std::size_t(first) * sz, data + (std::size_t(first) + take) * sz);
+  f.status = FetchedValues::Status::ok;
+  return f;
+}
+
+void Engine::releaseHeld() {
+  std::lock_guard<std::mutex> lock(held_mu_);
+  held_seq_ = 0;
+  held_.clear();
+}
+
+void Engine::keepHeld(const OpSpec& s, const StepBytes& bytes) {
+  HeldStep h;
+  h.spec = s;
+  for (int r = 0; r < s.ranks; ++r) {
+    h.in.push_back(bytes.in[r].data);
+    h.out.push_back(bytes.out[r].data);
+  }
+  next_held_.push_back(std::move(h));
+}
+
+void Engine::dropGroup() {
+  releaseHeld();
+  group_.reset();
 }
 
 std::vector<pid_t> Engine::workerPids() const {
@@ -129,7 +233,17 @@ void Engine::loop() {
       if (stop_) break;
       r = queue_.front();
       queue_.pop_front();
+      current_ = r.id;
+      stop_wait_ = cancel_.load() ||
+                   std::find(cancel_ids_.begin(), cancel_ids_.end(), r.id) != cancel_ids_.end();
+      progress_ = Progress{};
+      progress_.request = r.id;
+      progress_.since = Clock::now();
     }
+    // The memory the newest snapshot's values are read from is about to be
+    // written: fetches answer "stale" from here on.
+    releaseHeld();
+    next_held_.clear();
     try {
       handle(r);
     } catch (const std::bad_alloc&) {
@@ -138,9 +252,12 @@ void Engine::loop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       busy_ = !queue_.empty();
+      std::erase(cancel_ids_, current_);
+      current_ = 0;
+      progress_ = Progress{};
     }
   }
-  group_.reset();  // ends the workers from the thread that started them
+  dropGroup();  // ends the workers from the thread that started them
   std::lock_guard<std::mutex> lock(mu_);
   pids_.clear();
 }
@@ -148,8 +265,8 @@ void Engine::loop() {
 // An allocation failed somewhere in a request: drop what this thread holds
 // and answer with a message, so the caller can exit in order.
 void Engine::outOfMemory(const Request& r) {
-  group_.reset();
-  input_cache_.reset();
+  dropGroup();
+  next_held_.clear();
   auto snap = std::make_shared<Snapshot>();
   snap->request = r.id;
   snap->program = r.program;
@@ -164,6 +281,13 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     s->seq = next_seq_++;
+    {
+      std::lock_guard<std::mutex> held(held_mu_);
+      held_seq_ = s->error.empty() && group_ ? s->seq : 0;
+      held_ = held_seq_ ? std::move(next_held_) : std::vector<HeldStep>{};
+      published_seq_ = s->seq;
+    }
+    next_held_.clear();
     latest_ = std::move(s);
     pids_ = group_ ? group_->pids() : std::vector<pid_t>{};
   }
@@ -171,17 +295,26 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
   if (opts_.wake) opts_.wake();
 }
 
-// The pattern's inputs for a spec. Computing them costs far more than
-// copying them (seconds at 64 MiB per rank), and sweeps and re-runs ask for
-// the same spec again and again, so the last set is kept (engine thread only).
-StepResult Engine::patternInputs(const OpSpec& s, const Pattern& p) {
-  if (!input_cache_ || input_cache_->spec != s) {
-    input_cache_.reset();  // free the old set before building the new one
-    auto step = std::make_unique<StepResult>(freshStep(s));
-    fillInputs(*step, p);
-    input_cache_ = std::move(step);
-  }
-  return *input_cache_;
+// The pattern's inputs of `s`, written straight into every rank's shared
+// memory (ranks on threads of their own), unless it holds them already: a
+// sweep or a re-run of the same spec writes nothing.
+Status Engine::placeInputs(const OpSpec& s, const Pattern& p) {
+  if (group_->inputsHeld() && *group_->inputsHeld() == s) return {};
+  setPhase(Progress::Phase::inputs);
+  group_->setInputsHeld(std::nullopt);
+  const int threads = std::min(s.ranks, verifyThreads());
+  std::vector<std::thread> pool;
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int r; (r = next++) < s.ranks && !stop_wait_.load();)
+      if (inputBytes(s, r)) writeInputs(s, p, r, group_->memory(r));
+  };
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (stop_wait_.load()) return Error{"cancelled"};
+  group_->setInputsHeld(s);
+  return {};
 }
 
 void Engine::setPlacement(const PlacementOptions& p) {
@@ -200,13 +333,14 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
   if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend &&
       same_route)
     return {};
-  group_.reset();
+  dropGroup();
   GroupConfig cfg;
   cfg.worker_path = opts_.worker_path;
   cfg.ranks = ranks;
   cfg.backend = backend;
   cfg.deadline = opts_.deadline;
-  cfg.cancel = &cancel_;
+  cfg.cancel = &stop_wait_;
+  setPhase(Progress::Phase::starting);
   const BackendStatus* st = devices().find(backend);
   const int gpus = st ? st->gpus : 0, version = st ? st->version_code : 0;
   cfg.placement = placeRanks(ranks, backend, gpus, version, placement);
@@ -234,15 +368,45 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
   return {};
 }
 
-Result<StepResult> Engine::runStep(StepResult step, const Pattern& p, const Provenance& prov,
-                                   const RunOptions& opts) {
-  if (Status st = group_->run(step, opts); !st) {
-    if (!group_->healthy()) group_.reset();  // the next request starts a fresh group
+Result<StepResult> Engine::runStep(const OpSpec& s, const Pattern& p, const Provenance& prov,
+                                   const StepPlace& at, const RunOptions& opts,
+                                   StepBytes* bytes, bool hold) {
+  StepResult step = freshStep(s);
+  setPhase(Progress::Phase::op);
+  if (Status st = group_->run(step, at, opts); !st) {
+    if (!group_->healthy()) dropGroup();  // the next request starts a fresh group
     return st.error();
   }
-  if (verify_) labelAndVerify(step, p, prov);
-  else step.verify.mode = "not checked";
-  if (verify_) addOverviews(step, p, prov);  // the window's strips of big blocks
+  *bytes = group_->bytesAt(s, at);
+  if (verify_) {
+    // Decode, check and overview the bytes where the workers wrote them.
+    CheckControl ctl;
+    ctl.stop = &stop_wait_;
+    ctl.progress = [this](double f) { setPhase(Progress::Phase::verify, f / 2); };
+    ClosedBlocks closed;
+    if (!labelAndVerify(step, p, prov, *bytes, ctl, &closed)) return Error{"cancelled"};
+    ctl.progress = [this](double f) { setPhase(Progress::Phase::verify, 0.5 + f / 2); };
+    if (!addOverviews(step, p, prov, *bytes, ctl, &closed)) return Error{"cancelled"};
+    // Inputs that no longer read as the pattern (a backend wrote into them)
+    // are written again before the next run.
+    for (const RankResult& rr : step.ranks)
+      for (const BlockLabel& l : rr.input.labels)
+        if (l.bad) group_->setInputsHeld(std::nullopt);
+  } else {
+    step.verify.mode = "not checked";
+  }
+  if (!hold) return step;
+  setPhase(Progress::Phase::copy);
+  for (int r = 0; r < s.ranks; ++r) {
+    RankResult& rr = step.ranks[r];
+    const std::size_t sz = dtypeSize(s.dtype);
+    for (auto [view, span] : {std::pair{&rr.input, bytes->in[r]}, std::pair{&rr.output, bytes->out[r]}}) {
+      if (!view->present) continue;
+      const std::size_t count = span.size / sz;
+      holdValues(*view, span.data, count, s.dtype, s.elems, holdsWhole(count, s.elems, keep_values_));
+    }
+  }
+  keepHeld(s, *bytes);
   return step;
 }
 
@@ -273,6 +437,11 @@ void Engine::handle(const Request& r) {
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     publish(snap);
   };
+  if (cancelled()) {  // cancelled while queued
+    snap->cancelled = true;
+    snap->error = "cancelled";
+    return finish();
+  }
   // An algorithm's rounds run where the request says: `auto` keeps them on
   // Gloo (the CPU), `nccl` runs them on the GPUs.
   const bool rounds = r.kind == Request::Kind::run && r.algo != "native";
@@ -324,29 +493,68 @@ void Engine::handle(const Request& r) {
     snap->notice += std::string(snap->notice.empty() ? "" : "; ") + "COLLVIZ_FAULT=" + fault +
                     ": a fault injected on purpose, the result is wrong by design";
   const Pattern pattern = choosePattern(first);
-  StepResult step = patternInputs(first, pattern);
   verify_ = r.verify;
+  keep_values_ = r.keep_values;
   const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
-  auto done = runStep(std::move(step), pattern, opProvenance(first), reps);
-  if (!done) {
-    snap->error = done.error().message;
-    return finish();
-  }
-  snap->steps.push_back(std::move(*done));
-  if (r.program == Program::all_reduce_decomposed) {
-    // Step 2: all_gather whose inputs are step 1's outputs (Σᵢ on rank i).
-    OpSpec second = first;
-    second.op = Op::all_gather;
-    StepResult gather = freshStep(second);
-    for (int k = 0; k < second.ranks; ++k)
-      gather.ranks[k].input = snap->steps[0].ranks[k].output;
-    auto done2 = runStep(std::move(gather), pattern, allGatherAfterReduceScatter(first), reps);
-    if (!done2) {
-      snap->error = done2.error().message;
-      return finish();
+  const bool decomposed = r.program == Program::all_reduce_decomposed;
+  // Where the buffers go in each rank's shared memory: the inputs at 0, the
+  // output after them; the decomposition keeps every op's output (the
+  // all-gather reads the reduce-scatter's where it is, and the all_reduce
+  // compared with it writes its own), so all of them can be fetched later.
+  StepPlace at = singlePlace(first);
+  OpSpec second = first, compared = first;
+  second.op = Op::all_gather;
+  compared.op = Op::all_reduce;
+  StepPlace at2, at3;
+  if (decomposed) {
+    for (int k = 0; k < first.ranks; ++k) {
+      const std::size_t gathered = at.out[k] + alignToPage(outputBytes(first, k));
+      at2.in.push_back(at.out[k]);
+      at2.out.push_back(gathered);
+      at3.in.push_back(0);
+      at3.out.push_back(gathered + alignToPage(outputBytes(second, k)));
     }
+  }
+  std::vector<std::size_t> need = placeBytes(first, at);
+  if (decomposed) need = placeBytes(compared, at3);
+  snap->steps.reserve(decomposed ? 2 : 1);
+  auto failed = [&](const Status& st) {
+    if (!group_ || !group_->healthy()) dropGroup();
+    snap->error = st.message();
+    if (cancelled()) {
+      snap->cancelled = true;
+      snap->error = "cancelled";
+    }
+    next_held_.clear();
+    return finish();
+  };
+  if (Status st = group_->reserve(need); !st)
+    return failed(Error{std::string(name(first.op)) + ": " + st.message()});
+  if (Status st = placeInputs(first, pattern); !st) return failed(st);
+  StepBytes bytes1, bytes2;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    progress_.steps = decomposed ? 3 : 1;
+  }
+  auto done = runStep(first, pattern, opProvenance(first), at, reps, &bytes1);
+  if (!done) return failed(done.error());
+  snap->steps.push_back(std::move(*done));
+  if (decomposed) {
+    // Step 2: all_gather whose inputs are step 1's outputs (Σᵢ on rank i),
+    // read where step 1 left them.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_.step = 1;
+    }
+    auto done2 = runStep(second, pattern, allGatherAfterReduceScatter(first), at2, reps, &bytes2);
+    if (!done2) return failed(done2.error());
     snap->steps.push_back(std::move(*done2));
-    compareWithAllReduce(*snap, pattern);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_.step = 2;
+    }
+    compareWithAllReduce(*snap, pattern, at3, bytes2);
+    if (cancelled()) return failed(Error{"cancelled"});
   }
   snap->verified = !snap->steps.empty();
   for (const auto& s : snap->steps) {
@@ -359,28 +567,28 @@ void Engine::handle(const Request& r) {
 }
 
 // The decomposition's claim, checked for real: run all_reduce on the same
-// inputs and compare its bytes with the all-gather step's output. Its output
-// is poisoned like every run's (rank_group.cpp), so it cannot pass by leaving
-// an earlier run's bytes, and it must verify on its own as well.
-void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p) {
+// inputs (still at offset 0) and compare its bytes with the all-gather step's
+// output, chunk by chunk with memcmp. Its output is poisoned like every run's
+// (rank_group.cpp), so it cannot pass by leaving an earlier run's bytes, and
+// it must verify on its own as well.
+void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p, const StepPlace& at,
+                                  const StepBytes& gathered) {
   OpSpec ar = snap.steps[0].spec;
   ar.op = Op::all_reduce;
-  StepResult step = freshStep(ar);
-  fillInputs(step, p);
-  auto done = runStep(std::move(step), p, opProvenance(ar), RunOptions{1, 1});
+  StepBytes bytes;
+  auto done = runStep(ar, p, opProvenance(ar), at, RunOptions{1, 1}, &bytes, false);
   if (!done) {
     snap.error = "comparing with all_reduce: " + done.error().message;
     return;
   }
+  setPhase(Progress::Phase::compare);
   snap.all_reduce_compared = true;
-  const StepResult& gathered = snap.steps[1];
   const std::size_t sz = dtypeSize(ar.dtype);
   for (int r = 0; r < ar.ranks; ++r) {
-    const auto& a = gathered.ranks[r].output.bytes;
-    const auto& b = done->ranks[r].output.bytes;
-    for (std::size_t i = 0; i + sz <= std::min(a.size(), b.size()); i += sz)
-      if (std::memcmp(a.data() + i, b.data() + i, sz) != 0) ++snap.all_reduce_diffs;
-    if (a.size() != b.size()) ++snap.all_reduce_diffs;
+    const ByteSpan& a = gathered.out[r];
+    const ByteSpan& b = bytes.out[r];
+    snap.all_reduce_diffs += differingElements(a.data, b.data, std::min(a.size, b.size), sz);
+    if (a.size != b.size) ++snap.all_reduce_diffs;
   }
   // An all_reduce that fails its own check proves nothing either way.
   if (!done->verify.verified) snap.all_reduce_diffs = std::max(snap.all_reduce_diffs, int64_t(1));

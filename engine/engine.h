@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "engine/devices.h"
+#include "engine/held_values.h"
 #include "engine/placement.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
@@ -28,6 +29,8 @@ class RankGroup;
 struct Pattern;
 struct Provenance;
 struct RunOptions;
+struct StepBytes;
+struct StepPlace;
 
 struct EngineOptions {
   std::string worker_path;  // collviz-rank; empty: next to this executable
@@ -63,7 +66,29 @@ struct Request {
   // COLLVIZ_FAULT for the workers (engine/worker/fault.h), sent with the
   // run: unset keeps the workers' environment's, "" means none.
   std::optional<std::string> fault;
+  // Values the snapshot holds (engine/held_values.h): buffers of at most this
+  // many elements keep every value, -1 every buffer (`collviz run --values
+  // all`); bigger buffers with big blocks keep the ends of each block.
+  int64_t keep_values = 0;
   uint64_t id = 0;     // filled by the engine
+};
+
+// What the engine is doing for a request, for a progress bar.
+struct Progress {
+  enum class Phase : uint8_t {
+    idle,      // nothing to do
+    starting,  // starting the rank workers
+    inputs,    // writing the pattern's inputs into shared memory
+    op,        // the ranks run the collective (warm-up and timed calls)
+    verify,    // decoding and checking the bytes, overviews
+    copy,      // copying the values the snapshot keeps
+    compare,   // the decomposition's all_reduce, an algorithm's native op
+  };
+  uint64_t request = 0;  // 0: idle
+  Phase phase = Phase::idle;
+  double fraction = -1;  // of this phase, 0..1 where known, else -1
+  int step = 0, steps = 1;  // the program's op being run (0-based)
+  std::chrono::steady_clock::time_point since{};  // the request's start
 };
 
 class Engine {
@@ -91,6 +116,21 @@ class Engine {
   std::shared_ptr<const Snapshot> waitFor(uint64_t request,
                                           std::chrono::milliseconds timeout) const;
   bool busy() const { return busy_.load(); }
+  // The request in flight and its phase. Never waits on an op.
+  Progress progress() const;
+  // End request `id`: a queued one is answered at once, a running one stops
+  // waiting on its ranks (they are killed; the next run starts a fresh
+  // group) or stops its checks. Its snapshot says "cancelled". False when
+  // `id` is neither queued nor running.
+  bool cancel(uint64_t id);
+
+  // Exact values of elements [first, first + count) of one buffer of the
+  // snapshot `seq` (step, rank, side), read from the workers' shared memory
+  // while that snapshot is the newest the engine published (else stale).
+  // Takes a lock the engine thread holds only to switch snapshots: never
+  // waits on an op. count is capped at kFetchMax.
+  FetchedValues fetchValues(uint64_t seq, int step, int rank, BufferSide side, int64_t first,
+                            int64_t count) const;
   const EngineOptions& options() const { return opts_; }
 
   // Backends and devices (probes collviz-rank once, cached).
@@ -104,11 +144,21 @@ class Engine {
   void publish(std::shared_ptr<Snapshot> s);
   void outOfMemory(const Request& r);
   Status ensureGroup(int ranks, BackendKind backend, std::string* notice);
-  Result<StepResult> runStep(StepResult step, const Pattern& p, const Provenance& prov,
-                             const RunOptions& opts);
-  void compareWithAllReduce(Snapshot& snap, const Pattern& p);
+  // The pattern's inputs of `s` at offset 0 of every rank's shared memory
+  // (written only when the memory does not hold them already).
+  Status placeInputs(const OpSpec& s, const Pattern& p);
+  // Run one op on the inputs at `at.in` into `at.out`, then check it and,
+  // with `hold`, keep its values for the snapshot and for fetchValues,
+  // reading the shared memory; `bytes` gets where they are.
+  Result<StepResult> runStep(const OpSpec& s, const Pattern& p, const Provenance& prov,
+                             const StepPlace& at, const RunOptions& opts, StepBytes* bytes,
+                             bool hold = true);
+  void compareWithAllReduce(Snapshot& snap, const Pattern& p, const StepPlace& at,
+                            const StepBytes& gathered);
   void runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus& backend);
-  StepResult patternInputs(const OpSpec& s, const Pattern& p);
+  void setPhase(Progress::Phase phase, double fraction = -1);
+  bool cancelled() const;  // the current request was cancelled (engine thread)
+  void dropGroup();        // end the workers (engine thread)
 
   EngineOptions opts_;
   mutable std::mutex mu_;
@@ -120,6 +170,12 @@ class Engine {
   std::atomic<bool> busy_{false};
   bool stop_ = false;
   std::atomic<bool> cancel_{false};  // shutdown: stop waiting on workers
+  // Set on shutdown or when the current request is cancelled: the group's
+  // waits end at once (GroupConfig::cancel).
+  std::atomic<bool> stop_wait_{false};
+  uint64_t current_ = 0;     // under mu_: the request being handled
+  std::vector<uint64_t> cancel_ids_;  // under mu_: requests asked to end, not yet answered
+  Progress progress_;        // under mu_
   std::vector<pid_t> pids_;
 
   std::mutex devices_mu_;
@@ -129,7 +185,22 @@ class Engine {
   std::unique_ptr<RankGroup> group_;  // engine thread only
   GpuSharing group_sharing_ = GpuSharing::host_id;  // engine thread only: group_'s route
   bool verify_ = true;                // engine thread only: current request's
-  std::unique_ptr<StepResult> input_cache_;  // engine thread only: last inputs
+  int64_t keep_values_ = 0;           // engine thread only: current request's
+
+  // Where the newest snapshot's buffers are in the workers' shared memory,
+  // for fetchValues. The engine thread clears it (under held_mu_) before a
+  // request touches that memory and sets it when it publishes.
+  struct HeldStep {
+    OpSpec spec;
+    std::vector<const std::byte*> in, out;  // per rank, null where absent
+  };
+  mutable std::mutex held_mu_;
+  uint64_t held_seq_ = 0;              // under held_mu_: 0 none
+  uint64_t published_seq_ = 0;         // under held_mu_: the newest snapshot's seq
+  std::vector<HeldStep> held_;         // under held_mu_
+  std::vector<HeldStep> next_held_;    // engine thread only: the request's, until published
+  void releaseHeld();
+  void keepHeld(const OpSpec& s, const StepBytes& bytes);
   std::thread thread_;
 };
 

@@ -9,6 +9,7 @@
 #include "engine/algo/reference.h"
 #include "engine/algo/round_check.h"
 #include "engine/engine.h"
+#include "engine/held_values.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
 #include "engine/verify.h"
@@ -41,17 +42,29 @@ std::vector<Transfer> transfersOf(const algo::Schedule& s, const algo::Round& ro
   return out;
 }
 
-int64_t differingElements(const OpSpec& s, const StepResult& a, const StepResult& b) {
+// Elements that differ between the rounds' outputs and the native op's
+// (where the workers wrote them).
+int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes& b) {
   const std::size_t sz = dtypeSize(s.dtype);
   int64_t diffs = 0;
   for (int r = 0; r < s.ranks; ++r) {
     const auto& x = a.ranks[std::size_t(r)].output.bytes;
-    const auto& y = b.ranks[std::size_t(r)].output.bytes;
-    for (std::size_t i = 0; i + sz <= std::min(x.size(), y.size()); i += sz)
-      if (std::memcmp(x.data() + i, y.data() + i, sz) != 0) ++diffs;
-    if (x.size() != y.size()) diffs += int64_t((std::max(x.size(), y.size()) - std::min(x.size(), y.size())) / sz);
+    const ByteSpan& y = b.out[std::size_t(r)];
+    const std::size_t common = std::min(x.size(), y.size);
+    if (common && std::memcmp(x.data(), y.data, common) != 0)
+      for (std::size_t i = 0; i + sz <= common; i += sz)
+        if (std::memcmp(x.data() + i, y.data + i, sz) != 0) ++diffs;
+    if (x.size() != y.size) diffs += int64_t((std::max(x.size(), y.size) - common) / sz);
   }
   return diffs;
+}
+
+// The snapshot keeps of each round's buffers what it keeps of an op's.
+void keepEndsOf(StepResult& step, int64_t keep) {
+  for (RankResult& rr : step.ranks) {
+    keepEnds(rr.input, step.spec.dtype, step.spec.elems, keep);
+    keepEnds(rr.output, step.spec.dtype, step.spec.elems, keep);
+  }
 }
 
 }  // namespace
@@ -90,7 +103,12 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   }
   snap.backend = group_->info();
   const Pattern pattern = choosePattern(s);
-  const StepResult inputs = patternInputs(s, pattern);
+  setPhase(Progress::Phase::inputs);
+  StepResult inputs;
+  inputs.spec = s;
+  inputs.ranks.resize(std::size_t(s.ranks));
+  for (int k = 0; k < s.ranks; ++k) inputs.ranks[std::size_t(k)].rank = k;
+  fillInputs(inputs, pattern);
   const int rounds = int(sch.rounds.size());
   const int n = s.ranks;
   snap.bytes_sent.assign(std::size_t(n), 0);
@@ -98,7 +116,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   std::vector<RoundsReply> replies;
   std::vector<std::vector<std::byte>> work;
   auto failed = [&](const Status& st, const std::string& where) {
-    if (!group_->healthy()) group_.reset();  // the next request starts a fresh group
+    if (!group_->healthy()) dropGroup();  // the next request starts a fresh group
     snap.error = r.algo + " " + std::string(name(s.op)) + " " + where + ": " + st.message();
   };
   auto count = [&] {
@@ -113,13 +131,16 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
 
   if (!r.every_round) {  // back to back: one request, the output checked once
     const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
+    setPhase(Progress::Phase::op);
     if (Status st = group_->runRounds(sch, inputs, 0, rounds, reps, replies, &work); !st)
       return failed(st, "rounds 1 to " + std::to_string(rounds));
     StepResult step = outputStep(sch, inputs, work);
     step.time_us = count();
     for (int k = 0; k < n; ++k) step.ranks[std::size_t(k)].op_us = replies[std::size_t(k)].op_us;
+    setPhase(Progress::Phase::verify);
     if (r.verify) labelAndVerify(step, pattern, opProvenance(s));
     else step.verify.mode = "not checked";
+    keepEndsOf(step, r.keep_values);
     snap.time_us = step.time_us;
     snap.mismatches = step.verify.mismatches + step.verify.undecodable;
     snap.verified = step.verify.verified;
@@ -129,8 +150,19 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
 
   algo::ExpectedSlots expected(s, inputsAsDoubles(inputs));
   bool all_ok = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    progress_.steps = std::max(1, rounds) + 1;
+  }
+  std::vector<std::vector<std::byte>> last(static_cast<std::size_t>(n));
   for (int k = 0; k < std::max(1, rounds); ++k) {
     if (opts_.on_round) opts_.on_round(k, rounds);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_.step = k;
+      progress_.phase = Progress::Phase::op;
+      progress_.fraction = -1;
+    }
     const int to = rounds ? k + 1 : 0;
     if (Status st = group_->runRounds(sch, inputs, k, to, RunOptions{}, replies, &work); !st)
       return failed(st, rounds ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) +
@@ -152,17 +184,20 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
       rr.output.present = true;
       rr.output.bytes = std::move(work[std::size_t(q)]);
     }
+    setPhase(Progress::Phase::verify);
     if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected);
+    // The output is read from the last round's buffers, whole.
+    if (k + 1 == rounds)
+      for (int q = 0; q < n; ++q) last[std::size_t(q)] = step.ranks[std::size_t(q)].output.bytes;
+    keepEndsOf(step, r.keep_values);
     all_ok = all_ok && (!r.verify || step.verify.verified);
     snap.mismatches += step.verify.mismatches + step.verify.undecodable;
     snap.time_us += step.time_us;
     snap.steps.push_back(std::move(step));
   }
-  // The output: from the last round's buffers (already moved into the step).
-  std::vector<std::vector<std::byte>> last(static_cast<std::size_t>(n));
-  for (int q = 0; q < n; ++q)
-    last[std::size_t(q)] = rounds ? snap.steps.back().ranks[std::size_t(q)].output.bytes
-                                  : std::move(work[std::size_t(q)]);
+  // The output: from the last round's buffers.
+  if (!rounds)
+    for (int q = 0; q < n; ++q) last[std::size_t(q)] = std::move(work[std::size_t(q)]);
   StepResult final_step = outputStep(sch, inputs, last);
   if (r.verify) {
     labelAndVerify(final_step, pattern, opProvenance(s));
@@ -170,14 +205,26 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     snap.mismatches += final_step.verify.mismatches + final_step.verify.undecodable;
   }
   // The same op through the backend's own call, on the same inputs.
-  auto native = runStep(patternInputs(s, pattern), pattern, opProvenance(s), RunOptions{});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    progress_.step = std::max(1, rounds);
+  }
+  setPhase(Progress::Phase::compare);
+  const StepPlace at = singlePlace(s);
+  Status placed = group_->reserve(placeBytes(s, at));
+  if (placed) placed = placeInputs(s, pattern);
+  StepBytes native_bytes;
+  verify_ = false;  // only its bytes are compared
+  auto native = placed ? runStep(s, pattern, opProvenance(s), at, RunOptions{}, &native_bytes, false)
+                       : Result<StepResult>(placed.error());
   if (!native) {
     snap.error = "comparing with the native " + std::string(name(s.op)) + ": " +
                  native.error().message;
     return;
   }
   snap.final_compared = true;
-  snap.final_diffs = differingElements(s, final_step, *native);
+  snap.final_diffs = differingElements(s, final_step, native_bytes);
+  keepEndsOf(final_step, r.keep_values);
   snap.final_ranks = std::move(final_step.ranks);
   snap.verified = all_ok && snap.final_diffs == 0;
 }

@@ -47,13 +47,51 @@ void minMaxAny(DType t, const std::byte* data, int64_t from, int64_t to, float* 
   }
 }
 
+// Smallest and largest of the elements at `at` only.
+template <typename T>
+void minMaxAt(const std::byte* data, const std::vector<int64_t>& at, float* lo, float* hi) {
+  T mn = std::numeric_limits<T>::max(), mx = std::numeric_limits<T>::lowest();
+  for (int64_t i : at) {
+    T v;
+    std::memcpy(&v, data + std::size_t(i) * sizeof(T), sizeof(T));
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  *lo = float(mn);
+  *hi = float(mx);
+}
+
+void minMaxAtAny(DType t, const std::byte* data, const std::vector<int64_t>& at, float* lo,
+                 float* hi) {
+  switch (t) {
+    case DType::f32: return minMaxAt<float>(data, at, lo, hi);
+    case DType::f64: return minMaxAt<double>(data, at, lo, hi);
+    case DType::i32: return minMaxAt<int32_t>(data, at, lo, hi);
+    case DType::i64: return minMaxAt<int64_t>(data, at, lo, hi);
+    case DType::u8: return minMaxAt<uint8_t>(data, at, lo, hi);
+    case DType::f16:
+    case DType::bf16: {
+      float mn = std::numeric_limits<float>::max(), mx = std::numeric_limits<float>::lowest();
+      for (int64_t i : at) {
+        const float v = float(readElement(data, t, std::size_t(i)));
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+      }
+      *lo = mn;
+      *hi = mx;
+      return;
+    }
+  }
+}
+
 void overviewBuffer(const OpSpec& ps, const OpSpec& vs, const Pattern& p, BufferView& b,
-                    const std::vector<BlockRef>& refs) {
+                    const ByteSpan& bytes, const std::vector<BlockRef>& refs,
+                    const std::vector<uint8_t>* closed_blocks) {
   b.overview.clear();
-  if (!b.present || vs.elems <= kOverviewFrom) return;
+  if (!b.present || vs.elems <= kOverviewFrom || !bytes.data) return;
   const int64_t e = vs.elems;
-  const std::size_t blocks = b.count(vs.dtype) / std::size_t(e);
   const std::size_t sz = dtypeSize(vs.dtype);
+  const std::size_t blocks = bytes.size / sz / std::size_t(e);
   // Bins are re-checked only in blocks with bad elements, and only where the
   // pattern's spec is the step's (the decomposition's second step is not).
   const bool closed = ps == vs && p.kind != Pattern::Kind::plain;
@@ -65,10 +103,15 @@ void overviewBuffer(const OpSpec& ps, const OpSpec& vs, const Pattern& p, Buffer
     o.hi.resize(bins);
     const bool block_ok = j < b.labels.size() && b.labels[j].bad == 0;
     o.ok.assign(bins, block_ok ? 1 : 0);
-    const std::byte* data = b.bytes.data() + j * std::size_t(e) * sz;
+    const std::byte* data = bytes.data + j * std::size_t(e) * sz;
+    const bool is_closed = closed_blocks && j < closed_blocks->size() && (*closed_blocks)[j] &&
+                           j < refs.size();
     for (int k = 0; k < bins; ++k) {
       const int64_t from = o.binFirst(k), to = o.binFirst(k + 1);
-      minMaxAny(vs.dtype, data, from, to, &o.lo[k], &o.hi[k]);
+      const std::vector<int64_t> at =
+          is_closed ? closedFormExtremes(ps, p, refs[j], e, from, to) : std::vector<int64_t>{};
+      if (!at.empty()) minMaxAtAny(vs.dtype, data, at, &o.lo[k], &o.hi[k]);
+      else minMaxAny(vs.dtype, data, from, to, &o.lo[k], &o.hi[k]);
       if (!block_ok && closed && j < refs.size())
         o.ok[k] = rangeMatchesFast(ps, p, refs[j], data, e, from, to) ? 1 : 0;
     }
@@ -78,14 +121,28 @@ void overviewBuffer(const OpSpec& ps, const OpSpec& vs, const Pattern& p, Buffer
 
 }  // namespace
 
-void addOverviews(StepResult& step, const Pattern& p, const Provenance& prov) {
+bool addOverviews(StepResult& step, const Pattern& p, const Provenance& prov,
+                  const StepBytes& bytes, const CheckControl& ctl, const ClosedBlocks* closed) {
+  double total = 0, done = 0;
+  for (int r = 0; r < step.spec.ranks && r < int(step.ranks.size()); ++r)
+    total += double(bytes.in[r].size) + double(bytes.out[r].size);
+  auto advance = [&](std::size_t n) {
+    done += double(n);
+    if (ctl.progress && total > 0) ctl.progress(done / total);
+    return !(ctl.stop && ctl.stop->load());
+  };
   for (int r = 0; r < step.spec.ranks && r < int(step.ranks.size()); ++r) {
     RankResult& rr = step.ranks[r];
     if (r < int(prov.in_refs.size()))
-      overviewBuffer(prov.pattern_spec, step.spec, p, rr.input, prov.in_refs[r]);
+      overviewBuffer(prov.pattern_spec, step.spec, p, rr.input, bytes.in[r], prov.in_refs[r],
+                     closed && r < int(closed->in.size()) ? &closed->in[r] : nullptr);
+    if (!advance(bytes.in[r].size)) return false;
     if (r < int(prov.out_refs.size()))
-      overviewBuffer(prov.pattern_spec, step.spec, p, rr.output, prov.out_refs[r]);
+      overviewBuffer(prov.pattern_spec, step.spec, p, rr.output, bytes.out[r], prov.out_refs[r],
+                     closed && r < int(closed->out.size()) ? &closed->out[r] : nullptr);
+    if (!advance(bytes.out[r].size)) return false;
   }
+  return true;
 }
 
 }  // namespace collviz

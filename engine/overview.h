@@ -13,9 +13,14 @@ inline constexpr int kOverviewBins = 64;
 // values of smaller ones).
 inline constexpr int64_t kOverviewFrom = 64;
 
-// Fill `overview` of every buffer of `step` whose blocks are big. A bin is ok
-// when its elements equal the pattern's closed form (or, where the pattern
-// has none, when its block had no bad element). `prov` as for labelAndVerify.
-void addOverviews(StepResult& step, const Pattern& p, const Provenance& prov);
+// Fill `overview` of every buffer of `step` whose blocks are big, reading
+// `bytes` (the workers' shared memory). A bin is ok when its elements equal
+// the pattern's closed form (or, where the pattern has none, when its block
+// had no bad element). `prov` as for labelAndVerify. A block that `closed`
+// (labelAndVerify's) marks equal to the closed form is read only where its
+// bins' extremes lie (closedFormExtremes), the others element by element.
+// False when `ctl.stop` ended it early.
+bool addOverviews(StepResult& step, const Pattern& p, const Provenance& prov,
+                  const StepBytes& bytes, const CheckControl& ctl, const ClosedBlocks* closed);
 
 }  // namespace collviz

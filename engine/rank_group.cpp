@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "engine/poison.h"
+#include "engine/verify_fast.h"
 #include "engine/worker/communicator.h"
 
 extern char** environ;
@@ -37,6 +39,32 @@ int msLeft(Clock::time_point deadline) {
 }
 
 }  // namespace
+
+StepPlace singlePlace(const OpSpec& s) {
+  StepPlace at;
+  for (int r = 0; r < s.ranks; ++r) {
+    at.in.push_back(0);
+    at.out.push_back(alignToPage(inputBytes(s, r)));
+  }
+  return at;
+}
+
+std::vector<std::size_t> placeBytes(const OpSpec& s, const StepPlace& at) {
+  std::vector<std::size_t> out;
+  for (int r = 0; r < s.ranks; ++r)
+    out.push_back(std::max(at.in[r] + inputBytes(s, r), at.out[r] + outputBytes(s, r)));
+  return out;
+}
+
+StepBytes RankGroup::bytesAt(const OpSpec& s, const StepPlace& at) const {
+  StepBytes b;
+  for (int r = 0; r < s.ranks; ++r) {
+    const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
+    b.in.push_back({in ? memory(r) + at.in[r] : nullptr, in});
+    b.out.push_back({out ? memory(r) + at.out[r] : nullptr, out});
+  }
+  return b;
+}
 
 std::chrono::milliseconds RankGroup::joinTimeout() const { return joinBudget(cfg_.deadline); }
 
@@ -222,34 +250,55 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")
     return Error{"rank " + std::to_string(rank) + ": " + reply->body};
   w.shm = std::move(*shm);
+  inputs_held_.reset();
   return {};
 }
 
-Status RankGroup::run(StepResult& step, const RunOptions& opts) {
+Status RankGroup::reserve(const std::vector<std::size_t>& bytes) {
+  for (int r = 0; r < cfg_.ranks && r < int(bytes.size()); ++r)
+    if (Status st = ensureMemory(r, std::max<std::size_t>(bytes[r], 1)); !st) return st;
+  return {};
+}
+
+std::byte* RankGroup::memory(int r) const {
+  return reinterpret_cast<std::byte*>(workers_[r].shm.data());
+}
+
+Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& opts) {
   const OpSpec& s = step.spec;
   const int n = cfg_.ranks;
   if (s.ranks != n) return Error{"internal: spec ranks differ from the group"};
   step.ranks.resize(n);
-  std::vector<std::size_t> out_off(n);
   for (int r = 0; r < n; ++r) {
-    const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
-    out_off[r] = alignToPage(in);
-    if (Status st = ensureMemory(r, out_off[r] + alignToPage(out)); !st)
-      return Error{std::string(name(s.op)) + ": " + st.message()};
-    if (in) std::memcpy(workers_[r].shm.data(), step.ranks[r].input.bytes.data(), in);
-    // Bytes left from an earlier run must never pass as this run's result.
-    poisonBytes(workers_[r].shm.data() + out_off[r], out, s.dtype);
+    const std::size_t need = std::max(at.in[r] + inputBytes(s, r), at.out[r] + outputBytes(s, r));
+    if (!workers_[r].shm.data() || workers_[r].shm.size() < need)
+      return Error{"internal: rank " + std::to_string(r) + "'s shared memory is not reserved"};
   }
+  // Bytes left from an earlier run must never pass as this run's result
+  // (ranks on threads of their own: at real sizes this is memory-bound).
+  std::atomic<int> next{0};
+  auto poison = [&] {
+    for (int r; (r = next++) < n;)
+      poisonBytes(workers_[r].shm.data() + at.out[r], outputBytes(s, r), s.dtype);
+  };
+  std::size_t out_total = 0;
+  for (int r = 0; r < n; ++r) out_total += outputBytes(s, r);
+  std::vector<std::thread> pool;
+  const int threads = out_total >= (std::size_t(8) << 20) ? std::min(n, verifyThreads()) : 1;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(poison);
+  poison();
+  for (auto& t : pool) t.join();
   json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
                      {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
-                     {"root", s.root},    {"in_offset", 0},         {"warmup", opts.warmup},
+                     {"root", s.root},    {"warmup", opts.warmup},
                      {"iters", opts.iters},
                      {"timeout_ms", opDeadline(s, cfg_.deadline).count()}};
   if (fault_) base["fault"] = *fault_;
   const auto sent = Clock::now();
   for (int r = 0; r < n; ++r) {
     json m = base;
-    m["out_offset"] = out_off[r];
+    m["in_offset"] = at.in[r];
+    m["out_offset"] = at.out[r];
     if (!workers_[r].ch.send(m.dump())) {
       healthy_ = false;
       return Error{std::string(name(s.op)) + ": " + describeExit(r)};
@@ -261,11 +310,8 @@ Status RankGroup::run(StepResult& step, const RunOptions& opts) {
   for (int r = 0; r < n; ++r) {
     RankResult& rr = step.ranks[r];
     rr.rank = r;
-    const std::size_t out = outputBytes(s, r);
+    rr.input.present = inputBlocks(s.op, n, r, s.root) > 0;
     rr.output.present = outputBlocks(s.op, n, r, s.root) > 0;
-    // One pass: assign copies without first zero-filling the new pages.
-    const auto* src = reinterpret_cast<const std::byte*>(workers_[r].shm.data() + out_off[r]);
-    rr.output.bytes.assign(src, src + out);
     step.time_us = std::max(step.time_us, rr.op_us);
   }
   return {};

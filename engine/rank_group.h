@@ -18,6 +18,7 @@
 #include "engine/placement.h"
 #include "engine/shared_memory.h"
 #include "engine/snapshot.h"
+#include "engine/verify.h"
 #include "engine/worker/communicator.h"
 
 namespace collviz {
@@ -31,6 +32,17 @@ struct RoundsReply {
   double op_us = 0;
   uint64_t sent = 0, received = 0;  // bytes
 };
+
+// Where one step's buffers sit in each rank's shared memory: byte offsets
+// of its input and output, per rank.
+struct StepPlace {
+  std::vector<std::size_t> in, out;
+};
+
+// One op's buffers: the input at offset 0, the output on the next page.
+StepPlace singlePlace(const OpSpec& s);
+// The shared memory each rank needs for `s` placed at `at`.
+std::vector<std::size_t> placeBytes(const OpSpec& s, const StepPlace& at);
 
 struct GroupConfig {
   std::string worker_path;
@@ -60,10 +72,25 @@ class RankGroup {
   // Asked to isolate, but the system refused: the ranks share the host's loopback.
   bool exposed() const { return cfg_.isolate && !net_.active(); }
 
-  // Run step.spec with the step's input bytes; fills every rank's output
-  // bytes (one copy out of shared memory) and times. `opts` repeat the op
+  // Make rank r's shared memory at least bytes[r] long. A mapping that grows
+  // is replaced by a new, zeroed one: what it held is gone (inputsHeld()
+  // is cleared).
+  Status reserve(const std::vector<std::size_t>& bytes);
+  // Rank r's shared memory, which its worker reads and writes during a run.
+  std::byte* memory(int r) const;
+  // The spec whose pattern inputs every rank's memory holds at offset 0, as
+  // the engine last wrote them (none after a new mapping).
+  const std::optional<OpSpec>& inputsHeld() const { return inputs_held_; }
+  void setInputsHeld(std::optional<OpSpec> s) { inputs_held_ = std::move(s); }
+
+  // Where the buffers of `s` placed at `at` are in the shared memory.
+  StepBytes bytesAt(const OpSpec& s, const StepPlace& at) const;
+
+  // Run step.spec on the inputs already in shared memory at `at.in`, into
+  // outputs at `at.out` (poisoned first). Fills every rank's times and
+  // presence; the output bytes stay in shared memory. `opts` repeat the op
   // (benchmarks); the outputs are those of the last iteration.
-  Status run(StepResult& step, const RunOptions& opts);
+  Status run(StepResult& step, const StepPlace& at, const RunOptions& opts);
   // Run rounds [from, to) of `s` on every rank (from = 0 first copies
   // `inputs`' input bytes in); fills one reply per rank and, when `work` is
   // given, every rank's working buffer after the last of those rounds.
@@ -106,6 +133,7 @@ class RankGroup {
   BackendInfo info_;
   bool healthy_ = true;
   std::optional<std::string> fault_;
+  std::optional<OpSpec> inputs_held_;
   PrivateNetwork net_;
   std::string exposed_why_;  // why there is no private network
 };

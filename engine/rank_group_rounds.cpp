@@ -32,6 +32,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
     if (from == 0 && in)
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
+  if (from == 0) inputs_held_.reset();  // offset 0 now holds `inputs`, whatever they are
   const json base = {{"type", "rounds"}, {"algo", s.algo},          {"op", name(sp.op)},
                      {"ranks", sp.ranks}, {"elems", sp.elems},      {"dtype", name(sp.dtype)},
                      {"redop", name(sp.redop)}, {"root", sp.root},  {"in_offset", 0},

@@ -1,5 +1,7 @@
 #include "engine/report.h"
 
+#include "engine/held_values.h"
+
 namespace collviz {
 
 using json = nlohmann::json;
@@ -8,9 +10,10 @@ namespace {
 
 json number(double v) { return v == double(int64_t(v)) ? json(int64_t(v)) : json(v); }
 
-json values(const BufferView& b, DType t, int64_t elems, const ValueLimit& limit) {
+json values(const BufferView& b, DType t, int64_t elems, const ValueLimit& asked) {
   if (!b.present) return nullptr;
   const std::size_t n = b.count(t);
+  const ValueLimit limit = heldLimit(asked, b);  // only values the snapshot holds
   if (limit.none) return {{"elements", n}, {"shown", 0}, {"elided", n}};
   if (!summarised(limit, n)) {
     json out = json::array();

@@ -2,6 +2,8 @@
 
 #include "engine/dtype.h"
 
+#include <cmath>
+
 namespace collviz {
 namespace {
 
@@ -45,8 +47,28 @@ std::string BlockLabel::text(RedOp redop) const {
   return "?";
 }
 
+namespace {
+
+// Where element i of an `ends` buffer sits in its bytes, or -1 when not held.
+int64_t heldIndex(const BufferView& b, std::size_t i) {
+  if (b.block_elems <= 0 || int64_t(i) >= b.elements) return -1;
+  const int64_t block = int64_t(i) / b.block_elems, k = int64_t(i) % b.block_elems;
+  const int64_t base = block * (b.head + b.tail);
+  if (k < b.head) return base + k;
+  if (k >= b.block_elems - b.tail) return base + b.head + (k - (b.block_elems - b.tail));
+  return -1;
+}
+
+}  // namespace
+
+bool BufferView::holds(std::size_t i, DType t) const {
+  return whole() ? i < count(t) : heldIndex(*this, i) >= 0;
+}
+
 double BufferView::value(std::size_t i, DType t) const {
-  return readElement(bytes.data(), t, i);
+  if (whole()) return readElement(bytes.data(), t, i);
+  const int64_t at = heldIndex(*this, i);
+  return at < 0 ? std::nan("") : readElement(bytes.data(), t, std::size_t(at));
 }
 
 }  // namespace collviz

@@ -47,13 +47,29 @@ struct BlockOverview {
   int64_t binFirst(int k) const { return elems * k / std::max(1, bins()); }
 };
 
+// One rank's input or output buffer as a snapshot holds it.
 struct BufferView {
+  // What `bytes` holds. all: every element. ends: a buffer too big to copy
+  // for a viewer (engine/held_values.h): per block of `block_elems`, its
+  // first `head` elements, then its last `tail`; the other values stay in the
+  // workers' shared memory (Engine::fetchValues) and in `overview`.
+  enum class Held : uint8_t { all, ends };
   bool present = false;           // false: no buffer ("—", unspecified)
+  Held held = Held::all;
   std::vector<std::byte> bytes;   // raw elements, dtype from the spec
   std::vector<BlockLabel> labels; // one per block
   std::vector<BlockOverview> overview;  // one per block when blocks are big, else empty
-  std::size_t count(DType t) const { return bytes.size() / dtypeSize(t); }
-  double value(std::size_t i, DType t) const;  // element i as a double
+  int64_t elements = 0;     // ends: elements in the whole buffer
+  int64_t block_elems = 0;  // ends: elements per block
+  int64_t head = 0, tail = 0;  // ends: elements held at each block's start and end
+  bool whole() const { return held == Held::all; }
+  // Elements in the buffer, held here or not.
+  std::size_t count(DType t) const {
+    return whole() ? bytes.size() / dtypeSize(t) : std::size_t(elements);
+  }
+  bool holds(std::size_t i, DType t) const;  // is element i's value in `bytes`?
+  // Element i as a double; NaN when it is not held (check holds(i)).
+  double value(std::size_t i, DType t) const;
 };
 
 struct RankResult {
@@ -133,6 +149,7 @@ struct Snapshot {
   std::string error;     // non-empty: the request failed, steps may be empty
   bool rejected = false; // the request was refused before anything ran
                          // (invalid spec, backend unavailable): a usage error
+  bool cancelled = false;  // Engine::cancel ended it (error says so)
   std::string notice;    // e.g. "NCCL unavailable (...); using Gloo"
   // An algorithm run round by round (algo != "native"): steps are its rounds.
   std::string algo = "native";

@@ -40,6 +40,7 @@ struct BufferCheck {
   int64_t wrong = 0, mismatches = 0, undecodable = 0, unwritten = 0;
   std::string first;
   std::vector<std::string> bad_blocks;
+  std::vector<uint8_t> closed;  // per block: equal to the pattern's closed form
 };
 
 // Expected blocks, computed once per distinct BlockRef (all_reduce's N ranks
@@ -48,17 +49,18 @@ class ExpectedCache {
  public:
   // The inputs as doubles are made on first use: blocks that pass the
   // whole-block check never need them.
-  explicit ExpectedCache(const StepResult& step) : step_(step) {}
+  ExpectedCache(const OpSpec& s, const StepBytes& bytes) : spec_(s), bytes_(bytes) {}
   const std::vector<double>& get(const BlockRef& ref) {
-    if (!have_inputs_) inputs_ = inputsAsDoubles(step_), have_inputs_ = true;
+    if (!have_inputs_) inputs_ = inputsAsDoubles(spec_, bytes_), have_inputs_ = true;
     auto key = std::make_pair(ref.ranks, ref.block);
     auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, expectedBlock(step_.spec, ref, inputs_)).first;
+    if (it == cache_.end()) it = cache_.emplace(key, expectedBlock(spec_, ref, inputs_)).first;
     return it->second;
   }
 
  private:
-  const StepResult& step_;
+  const OpSpec& spec_;
+  const StepBytes& bytes_;
   bool have_inputs_ = false;
   std::vector<std::vector<double>> inputs_;
   std::map<std::pair<uint32_t, int>, std::vector<double>> cache_;
@@ -116,10 +118,46 @@ std::string badBlockLine(const OpSpec& s, int rank, const char* what, int j,
   return os.str();
 }
 
+// Is the input block a copy takes its values from (value ref, one rank, not
+// reduced) the pattern's closed form of `ref`? Then an output block equal
+// to that closed form equals its source too, so its values are right. The
+// decomposition's all-gather copies the reduce-scatter's Σ blocks: its
+// blocks are checked at memory speed this way. Answers are kept per block.
+class SourceCheck {
+ public:
+  SourceCheck(const OpSpec& s, const Pattern& p, const Provenance& prov, const StepBytes& bytes)
+      : s_(s), p_(p), prov_(prov), bytes_(bytes) {}
+  bool closed(const BlockRef& value_ref, const BlockRef& ref) {
+    if (value_ref.reduced || std::popcount(value_ref.ranks) != 1) return false;
+    const int src = std::countr_zero(value_ref.ranks), blk = value_ref.block;
+    if (src >= int(prov_.in_refs.size()) || blk < 0 || blk >= int(prov_.in_refs[src].size()) ||
+        !(prov_.in_refs[src][blk] == ref) || src >= int(bytes_.in.size()) || !bytes_.in[src].data)
+      return false;
+    const std::size_t block_bytes = std::size_t(s_.elems) * dtypeSize(s_.dtype);
+    if (bytes_.in[src].size < (std::size_t(blk) + 1) * block_bytes) return false;
+    const auto key = std::make_pair(src, blk);
+    auto it = known_.find(key);
+    if (it == known_.end())
+      it = known_.emplace(key, checkBlockFast(s_, p_, ref, bytes_.in[src].data + blk * block_bytes,
+                                              s_.elems).ok).first;
+    return it->second;
+  }
+
+ private:
+  const OpSpec& s_;
+  const Pattern& p_;
+  const Provenance& prov_;
+  const StepBytes& bytes_;
+  std::map<std::pair<int, int>, bool> known_;
+};
+
 // `s`: the pattern's spec (decoding, labels); `vs`: the step's spec (values).
+// Reads `data`; writes the labels of `buf`.
 BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int rank,
-                        const char* what, BufferView& buf, const std::vector<BlockRef>& refs,
-                        const std::vector<BlockRef>* value_refs, ExpectedCache* expected) {
+                        const char* what, BufferView& buf, const std::byte* data,
+                        const std::vector<BlockRef>& refs,
+                        const std::vector<BlockRef>* value_refs, ExpectedCache* expected,
+                        SourceCheck* sources = nullptr) {
   BufferCheck c;
   const int64_t e = s.elems;
   buf.labels.clear();
@@ -130,10 +168,14 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
     // closed form everywhere reads exactly as the element-by-element path
     // would label it. Element by element only where that finds a difference
     // (or the pattern has no closed form), to name and locate each problem.
-    const bool same_values = !value_refs || (vs == s && (*value_refs)[j] == ref);
+    const bool same_values =
+        !value_refs || (vs == s && (*value_refs)[j] == ref) ||
+        (sources && vs.elems == s.elems && vs.dtype == s.dtype && !reduces(vs.op) &&
+         sources->closed((*value_refs)[j], ref));
     const FastBlockCheck fast =
-        same_values ? checkBlockFast(s, p, ref, buf.bytes.data() + j * std::size_t(e) * dtypeSize(s.dtype), e)
+        same_values ? checkBlockFast(s, p, ref, data + j * std::size_t(e) * dtypeSize(s.dtype), e)
                     : FastBlockCheck{};
+    c.closed.push_back(fast.ok ? 1 : 0);
     if (fast.ok) {
       BlockRead read;
       read.seen = fast.seen;
@@ -148,8 +190,8 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
     int bad = 0;
     for (int64_t i = 0; i < e; ++i) {
       const std::size_t idx = j * std::size_t(e) + std::size_t(i);
-      const double got = buf.value(idx, s.dtype);
-      const bool poison = isPoison(buf.bytes.data(), s.dtype, idx);
+      const double got = readElement(data, s.dtype, idx);
+      const bool poison = isPoison(data, s.dtype, idx);
       std::string why;
       if (poison) {
         ++read.poison;
@@ -207,28 +249,48 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
 
 }  // namespace
 
+void writeInputs(const OpSpec& s, const Pattern& p, int rank, std::byte* data) {
+  const std::size_t block_bytes = std::size_t(s.elems) * dtypeSize(s.dtype);
+  const auto refs = inputRefs(s, rank);
+  for (std::size_t b = 0; b < refs.size(); ++b) {
+    std::byte* at = data + b * block_bytes;
+    if (writeClosedForm(s, p, refs[b], at, s.elems)) continue;
+    for (int64_t i = 0; i < s.elems; ++i)
+      writeElement(at, s.dtype, std::size_t(i), patternValue(s, p, rank, int(b), i));
+  }
+}
+
 void fillInputs(StepResult& step, const Pattern& p) {
   const OpSpec& s = step.spec;
   for (int r = 0; r < s.ranks; ++r) {
     BufferView& in = step.ranks[r].input;
-    const int blocks = inputBlocks(s.op, s.ranks, r, s.root);
-    in.present = blocks > 0;
-    in.bytes.assign(inputBytes(s, r), std::byte{0});
-    for (int b = 0; b < blocks; ++b)
-      for (int64_t i = 0; i < s.elems; ++i)
-        writeElement(in.bytes.data(), s.dtype, std::size_t(b * s.elems + i),
-                     patternValue(s, p, r, b, i));
+    in = BufferView{};
+    in.present = inputBlocks(s.op, s.ranks, r, s.root) > 0;
+    in.bytes.resize(inputBytes(s, r));
+    writeInputs(s, p, r, in.bytes.data());
   }
 }
 
+StepBytes bytesOf(const StepResult& step) {
+  StepBytes b;
+  for (const RankResult& rr : step.ranks) {
+    b.in.push_back({rr.input.bytes.data(), rr.input.bytes.size()});
+    b.out.push_back({rr.output.bytes.data(), rr.output.bytes.size()});
+  }
+  return b;
+}
+
 std::vector<std::vector<double>> inputsAsDoubles(const StepResult& step) {
-  const OpSpec& s = step.spec;
+  return inputsAsDoubles(step.spec, bytesOf(step));
+}
+
+std::vector<std::vector<double>> inputsAsDoubles(const OpSpec& s, const StepBytes& bytes) {
   std::vector<std::vector<double>> out(s.ranks);
-  for (int r = 0; r < s.ranks; ++r) {
-    const BufferView& in = step.ranks[r].input;
-    const std::size_t n = in.present ? in.count(s.dtype) : 0;
+  for (int r = 0; r < s.ranks && r < int(bytes.in.size()); ++r) {
+    const ByteSpan& in = bytes.in[r];
+    const std::size_t n = in.data ? in.size / dtypeSize(s.dtype) : 0;
     out[r].resize(n);
-    for (std::size_t i = 0; i < n; ++i) out[r][i] = in.value(i, s.dtype);
+    for (std::size_t i = 0; i < n; ++i) out[r][i] = readElement(in.data, s.dtype, i);
   }
   return out;
 }
@@ -256,28 +318,53 @@ Provenance allGatherAfterReduceScatter(const OpSpec& rs) {
 }
 
 void labelAndVerify(StepResult& step, const Pattern& p, const Provenance& prov) {
+  labelAndVerify(step, p, prov, bytesOf(step), CheckControl{}, nullptr);
+}
+
+bool labelAndVerify(StepResult& step, const Pattern& p, const Provenance& prov,
+                    const StepBytes& bytes, const CheckControl& ctl, ClosedBlocks* closed) {
   const OpSpec& s = step.spec;
   const OpSpec& ps = prov.pattern_spec;
-  ExpectedCache cache(step);
+  ExpectedCache cache(s, bytes);
+  SourceCheck sources(ps, p, prov, bytes);
   Verification v;
   v.mode = p.describe();
+  double total = 0, done = 0;
+  for (int r = 0; r < s.ranks; ++r)
+    total += double(bytes.in[r].size) + double(bytes.out[r].size);
+  auto advance = [&](std::size_t n) {
+    done += double(n);
+    if (ctl.progress && total > 0) ctl.progress(done / total);
+    return !(ctl.stop && ctl.stop->load());
+  };
+  if (closed) {
+    closed->in.assign(std::size_t(s.ranks), {});
+    closed->out.assign(std::size_t(s.ranks), {});
+  }
   for (int r = 0; r < s.ranks; ++r) {
     RankResult& rr = step.ranks[r];
-    if (rr.input.present)
-      checkBuffer(ps, s, p, r, "input", rr.input, prov.in_refs[r], nullptr, nullptr);
+    if (rr.input.present) {
+      BufferCheck c = checkBuffer(ps, s, p, r, "input", rr.input, bytes.in[r].data,
+                                  prov.in_refs[r], nullptr, nullptr);
+      if (closed) closed->in[r] = std::move(c.closed);
+    }
+    if (!advance(bytes.in[r].size)) return false;
     if (!rr.output.present) continue;
     const auto value_refs = expectedOutputRefs(s, r);
-    BufferCheck c = checkBuffer(ps, s, p, r, "output", rr.output, prov.out_refs[r], &value_refs,
-                                &cache);
+    BufferCheck c = checkBuffer(ps, s, p, r, "output", rr.output, bytes.out[r].data,
+                                prov.out_refs[r], &value_refs, &cache, &sources);
+    if (closed) closed->out[r] = c.closed;
     v.wrong += c.wrong;
     v.mismatches += c.mismatches;
     v.undecodable += c.undecodable;
     v.unwritten += c.unwritten;
     if (v.first_problem.empty()) v.first_problem = c.first;
     v.bad_blocks.insert(v.bad_blocks.end(), c.bad_blocks.begin(), c.bad_blocks.end());
+    if (!advance(bytes.out[r].size)) return false;
   }
   v.verified = v.wrong == 0;
   step.verify = v;
+  return true;
 }
 
 }  // namespace collviz

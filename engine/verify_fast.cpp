@@ -211,6 +211,69 @@ std::vector<double> closedFormValues(const OpSpec& s, const Pattern& p, const Bl
   return out;
 }
 
+namespace {
+
+template <DType T>
+void writeRange(const ClosedForm& f, DType t, std::byte* data, int64_t elems) {
+  using U = typename Bits<T>::U;
+  std::vector<U> chunk(static_cast<std::size_t>(kChunk));
+  int64_t cm = f.first_code % f.modulus;
+  for (int64_t i = 0; i < elems;) {
+    const int64_t len = std::min({kChunk, elems - i, f.modulus - cm});
+    expected<T>(f, t, cm, len, chunk.data());
+    std::memcpy(data + std::size_t(i) * sizeof(U), chunk.data(), std::size_t(len) * sizeof(U));
+    i += len;
+    cm = (cm + len) % f.modulus;
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> closedFormExtremes(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                                        int64_t elems, int64_t from, int64_t to) {
+  std::vector<int64_t> out;
+  if (p.kind == Pattern::Kind::plain || s.ranks > 30 || ref.ranks == 0 || from >= to) return out;
+  const int64_t first = int64_t(ref.block) * elems;
+  if (p.kind == Pattern::Kind::prod_bits) {
+    // One value per rotation: the first N elements hold every one there is.
+    for (int64_t i = from; i < std::min(to, from + int64_t(s.ranks)); ++i) out.push_back(i);
+    return out;
+  }
+  const int64_t k = p.modulus;
+  const int64_t cm = (first + from) % k;
+  if (to - from >= k) {
+    // Every code mod K occurs: the smallest value is at code 0, the largest at K - 1.
+    const int64_t zero = from + (k - cm) % k;
+    out.push_back(zero);
+    out.push_back(zero == from ? from + k - 1 : zero - 1);
+    return out;
+  }
+  out.push_back(from);
+  out.push_back(to - 1);
+  const int64_t wrap = from + (k - cm) % k;  // the element whose code is 0 mod K
+  if (wrap > from && wrap < to) {
+    out.push_back(wrap - 1);
+    out.push_back(wrap);
+  }
+  return out;
+}
+
+bool writeClosedForm(const OpSpec& s, const Pattern& p, const BlockRef& ref, std::byte* data,
+                     int64_t elems) {
+  if (p.kind == Pattern::Kind::plain || s.ranks > 30 || ref.ranks == 0) return false;
+  const ClosedForm f = closedForm(s, p, ref, elems);
+  switch (s.dtype) {
+    case DType::f32: writeRange<DType::f32>(f, s.dtype, data, elems); return true;
+    case DType::f64: writeRange<DType::f64>(f, s.dtype, data, elems); return true;
+    case DType::f16: writeRange<DType::f16>(f, s.dtype, data, elems); return true;
+    case DType::bf16: writeRange<DType::bf16>(f, s.dtype, data, elems); return true;
+    case DType::i32: writeRange<DType::i32>(f, s.dtype, data, elems); return true;
+    case DType::i64: writeRange<DType::i64>(f, s.dtype, data, elems); return true;
+    case DType::u8: writeRange<DType::u8>(f, s.dtype, data, elems); return true;
+  }
+  return false;
+}
+
 bool rangeMatchesFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
                       const std::byte* data, int64_t elems, int64_t from, int64_t to) {
   if (p.kind == Pattern::Kind::plain || s.ranks > 30 || ref.ranks == 0) return false;

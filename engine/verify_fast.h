@@ -36,6 +36,19 @@ bool rangeMatchesFast(const OpSpec& s, const Pattern& p, const BlockRef& ref,
 std::vector<double> closedFormValues(const OpSpec& s, const Pattern& p, const BlockRef& ref,
                                      int64_t first, int64_t count);
 
+// The elements of [from, to) of a block equal to the closed form of `ref`
+// (`elems` elements) among which its smallest and largest values lie: the
+// closed form rises with the code between two wraps of the code (mod K), and
+// prod's depends on the code mod N only. Empty when there is no closed form.
+std::vector<int64_t> closedFormExtremes(const OpSpec& s, const Pattern& p, const BlockRef& ref,
+                                        int64_t elems, int64_t from, int64_t to);
+
+// Write block `ref` of the pattern's closed form: `elems` elements of s.dtype
+// at `data`, in chunks at memory speed (the pattern's inputs). False, and
+// nothing written, when the pattern has none (plain values).
+bool writeClosedForm(const OpSpec& s, const Pattern& p, const BlockRef& ref, std::byte* data,
+                     int64_t elems);
+
 // Off: every block goes element by element (tests compare the two paths,
 // benchmarks time them). On by default; process-wide.
 void useFastVerify(bool on);

@@ -98,6 +98,46 @@ TEST_F(CliValues, JsonParsesSummarisedAndWhole) {
   EXPECT_EQ(w["steps"][0]["ranks"][0]["output"].size(), 6000u);
 }
 
+// The engine keeps only the ends of big blocks unless asked: a summary shows
+// exactly the values at those places in the whole buffer, and a limit above
+// a buffer's size prints all of it (the run asks the engine to keep them).
+TEST_F(CliValues, SummaryIsTheWholeBuffersEnds) {
+  const int64_t e = 5000;
+  std::vector<std::string> args = {"run", "--op", "reduce_scatter", "--ranks", "2", "--elems",
+                                   std::to_string(e), "--backend", "gloo", "--json"};
+  Cli summary(args);
+  ASSERT_EQ(summary.wait(), 0) << summary.err;
+  args.insert(args.end(), {"--values", "all"});
+  Cli whole(args);
+  ASSERT_EQ(whole.wait(), 0) << whole.err;
+  const json s = json::parse(summary.out), w = json::parse(whole.out);
+  for (int r = 0; r < 2; ++r)
+    for (const char* side : {"input", "output"}) {
+      SCOPED_TRACE(std::string(side) + " of rank " + std::to_string(r));
+      const json& sum = s["steps"][0]["ranks"][r][side];
+      const json& all = w["steps"][0]["ranks"][r][side];
+      ASSERT_TRUE(all.is_array());
+      ASSERT_EQ(sum["elements"], all.size());
+      const std::size_t blocks = all.size() / std::size_t(e);
+      ASSERT_EQ(sum["blocks"].size(), blocks);
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const json& head = sum["blocks"][b][0];
+        const json& tail = sum["blocks"][b][1];
+        ASSERT_EQ(head.size(), 3u);
+        ASSERT_EQ(tail.size(), 3u);
+        for (std::size_t k = 0; k < 3; ++k) {
+          EXPECT_EQ(head[k], all[b * e + k]) << "block " << b << " head " << k;
+          EXPECT_EQ(tail[k], all[b * e + e - 3 + k]) << "block " << b << " tail " << k;
+        }
+      }
+    }
+  Cli big({"run", "--op", "reduce_scatter", "--ranks", "2", "--elems", std::to_string(e),
+           "--backend", "gloo", "--values", "20000"});
+  ASSERT_EQ(big.wait(), 0) << big.err;
+  EXPECT_EQ(printedValues(big.out), std::size_t(2 * (2 * e + e)));  // ranks x (in 2E + out E)
+  EXPECT_EQ(big.out.find("not printed"), std::string::npos);
+}
+
 TEST_F(CliValues, BadValuesIsUsage) {
   Cli c({"run", "--values", "some"});
   EXPECT_EQ(c.wait(), 2) << c.err;

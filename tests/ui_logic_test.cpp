@@ -7,8 +7,11 @@
 #include <fstream>
 #include <string>
 
+#include "app/view/diagram_model.h"
 #include "app/view/keys.h"
 #include "app/view/runs.h"
+#include "app/view/value_fetch.h"
+#include "engine/held_values.h"
 #include "app/view/shader_sources.h"
 #include "app/view/status_text.h"
 #include "app/view/text.h"
@@ -144,6 +147,123 @@ TEST(Runs, ReplacedRequestsAreForgotten) {
   EXPECT_FALSE(runs.busy());
   EXPECT_EQ(runs.find(a), nullptr);
   EXPECT_NE(runs.find(b), nullptr);
+}
+
+// A runner whose fetchValues answers from a table and counts the calls.
+class FetchRunner : public FakeRunner {
+ public:
+  FetchedValues fetchValues(uint64_t seq, int step, int rank, BufferSide side, int64_t first,
+                            int64_t count) const override {
+    ++calls;
+    FetchedValues f;
+    f.first = first;
+    if (seq != fresh_seq || step != 0 || side != BufferSide::output) {
+      f.status = FetchedValues::Status::stale;
+      return f;
+    }
+    f.status = FetchedValues::Status::ok;
+    for (int64_t i = first; i < first + count; ++i) {
+      const float v = float(1000 * rank + i);
+      const auto* p = reinterpret_cast<const std::byte*>(&v);
+      f.bytes.insert(f.bytes.end(), p, p + sizeof v);
+    }
+    return f;
+  }
+  mutable int calls = 0;
+  uint64_t fresh_seq = 0;
+};
+
+// A tooltip's exact values: held ones from the snapshot, others asked of the
+// engine once per snapshot and range, and "stale" said when the engine says so.
+TEST(ValueFetch, HeldValuesFirstThenTheEngineOnce) {
+  OpSpec spec;
+  spec.op = Op::all_reduce;
+  spec.ranks = 2;
+  spec.elems = 1000;
+  auto snap = std::make_shared<Snapshot>();
+  snap->seq = 9;
+  snap->spec = spec;
+  snap->verified = true;
+  StepResult step;
+  step.spec = spec;
+  std::vector<float> all(2000);
+  for (int r = 0; r < 2; ++r) {
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = float(1000 * r + int(i));
+    RankResult rr;
+    rr.rank = r;
+    for (BufferView* b : {&rr.input, &rr.output}) {
+      b->present = true;
+      holdValues(*b, reinterpret_cast<const std::byte*>(all.data()), all.size(), DType::f32,
+                 spec.elems, false);
+      b->labels.resize(2);
+    }
+    step.ranks.push_back(rr);
+  }
+  snap->steps.push_back(step);
+  const DiagramModel m = buildModel(Program::single, spec, snap);
+  ASSERT_TRUE(m.ran());
+  FetchRunner fake;
+  fake.fresh_seq = 9;
+  ValueFetcher values(fake);
+  // The first elements of block 1 of rank 1's output are held: no call.
+  EXPECT_EQ(values.line(m, 1, 1, 1, 0, 3), "elements 0–2 (exact): 2000, 2001, 2002");
+  EXPECT_EQ(fake.calls, 0);
+  // The middle is not: one call, then the same answer from the cache.
+  EXPECT_EQ(values.line(m, 1, 1, 0, 500, 2), "elements 500–501 (exact): 1500, 1501");
+  EXPECT_EQ(values.line(m, 1, 1, 0, 500, 2), "elements 500–501 (exact): 1500, 1501");
+  EXPECT_EQ(fake.calls, 1);
+  EXPECT_EQ(values.fetches(), 1);
+  // A newer run has used the memory: said so.
+  fake.fresh_seq = 10;
+  EXPECT_NE(values.line(m, 0, 0, 1, 400, 2).find("newer run"), std::string::npos);
+  EXPECT_EQ(fake.calls, 2);
+  // Past the block or the buffer: nothing; a range stops at its block's end.
+  EXPECT_EQ(values.line(m, 1, 0, 0, 1000, 2), "");
+  EXPECT_EQ(values.line(m, 1, 0, 2, 0, 2), "");
+  EXPECT_EQ(values.line(m, 1, 0, 0, 998, 5), "elements 998–999 (exact): 998, 999");
+  EXPECT_EQ(elementAt(1000, 0.0f), 0);
+  EXPECT_EQ(elementAt(1000, 0.5f), 500);
+  EXPECT_EQ(elementAt(1000, 1.0f), 999);
+}
+
+TEST(Progress, TextNamesThePhaseFractionAndStep) {
+  Progress p;
+  p.request = 3;
+  p.phase = Progress::Phase::op;
+  EXPECT_EQ(progressText(p, 1.25), "running the op · 1.2 s");
+  p.phase = Progress::Phase::verify;
+  p.fraction = 0.42;
+  p.step = 1;
+  p.steps = 3;
+  EXPECT_EQ(progressText(p, 12), "checking 42% · step 2 of 3 · 12.0 s");
+  Snapshot s;
+  EXPECT_EQ(cancelledNote(&s), "");
+  s.cancelled = true;
+  EXPECT_NE(cancelledNote(&s).find("cancelled"), std::string::npos);
+}
+
+// Runs::cancel reaches the runner with the pending request's id only.
+class CancelRunner : public FakeRunner {
+ public:
+  bool cancel(uint64_t id) override {
+    cancelled.push_back(id);
+    return true;
+  }
+  std::vector<uint64_t> cancelled;
+};
+
+TEST(Runs, CancelSendsThePendingRequest) {
+  CancelRunner fake;
+  Runs runs(fake);
+  RunKey a{Program::single, OpSpec{}, BackendKind::gloo, {}, "native"};
+  RunKey b = a;
+  b.spec.ranks = 3;
+  EXPECT_FALSE(runs.cancel(a));  // nothing in flight
+  runs.request(a);
+  runs.request(b);
+  EXPECT_EQ(runs.pendingId(b), 2u);
+  EXPECT_TRUE(runs.cancel(b));
+  EXPECT_EQ(fake.cancelled, std::vector<uint64_t>{2});
 }
 
 TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {

@@ -99,6 +99,54 @@ TEST(VerifyFast, AgreesWithElementByElementEveryOpDtypeRedop) {
       }
 }
 
+// The decomposition's all-gather step: its inputs are the reduce-scatter's
+// Σ blocks and its blocks copies of them. Whole blocks are checked at memory
+// speed against the pattern (and the source block with them); the labels,
+// counts and lines equal the element-by-element path's, also with a wrong
+// element in an output block or in a source block.
+TEST(VerifyFast, DecompositionsAllGatherAgreesWithElementByElement) {
+  for (int t = 0; t < kDTypeCount; ++t)
+    for (int r = 0; r < kRedOpCount; ++r) {
+      const OpSpec rs_spec = makeSpec(Op::reduce_scatter, 4, 777, DType(t), RedOp(r));
+      if (!validate(rs_spec)) continue;
+      SCOPED_TRACE(describe(rs_spec));
+      const Pattern p = choosePattern(rs_spec);
+      const StepResult rs = correctStep(rs_spec, p);
+      OpSpec ag_spec = rs_spec;
+      ag_spec.op = Op::all_gather;
+      StepResult ag;
+      ag.spec = ag_spec;
+      ag.ranks.resize(4);
+      for (int k = 0; k < 4; ++k) {
+        ag.ranks[k].rank = k;
+        ag.ranks[k].input = rs.ranks[k].output;
+        ag.ranks[k].output.present = true;
+        for (int j = 0; j < 4; ++j) {
+          const auto& src = rs.ranks[j].output.bytes;
+          ag.ranks[k].output.bytes.insert(ag.ranks[k].output.bytes.end(), src.begin(), src.end());
+        }
+      }
+      const Provenance prov = allGatherAfterReduceScatter(rs_spec);
+      auto check = [&](StepResult st, bool fast) {
+        useFastVerify(fast);
+        labelAndVerify(st, p, prov);
+        useFastVerify(true);
+        return st;
+      };
+      expectSame(check(ag, true), check(ag, false));
+      EXPECT_EQ(check(ag, true).verify.verified, check(ag, false).verify.verified);
+      StepResult bad_out = ag;
+      bad_out.ranks[1].output.bytes[(2 * 777 + 5) * dtypeSize(ag_spec.dtype)] ^= std::byte{1};
+      const StepResult f1 = check(bad_out, true);
+      expectSame(f1, check(bad_out, false));
+      EXPECT_FALSE(f1.verify.verified);
+      StepResult bad_src = ag;
+      bad_src.ranks[3].input.bytes[9 * dtypeSize(ag_spec.dtype)] ^= std::byte{1};
+      const StepResult f2 = check(bad_src, true);
+      expectSame(f2, check(bad_src, false));
+    }
+}
+
 TEST(VerifyFast, AgreesAtSizesThatUseEveryThread) {
   for (int r = 0; r < kRedOpCount; ++r)
     compareBothPaths(makeSpec(Op::all_reduce, 3, 300001, DType::f32, RedOp(r)));

@@ -8,6 +8,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "engine/held_values.h"
 #include "engine/memory_budget.h"
 #include "engine/report.h"
 #include "engine/value_summary.h"
@@ -45,12 +46,13 @@ std::string labelRow(const BufferView& b, RedOp r) {
 // Every value up to the limit, past it each block's first and last few with
 // "…" and how many were left out (elided counts the values not printed).
 // Straight to stdout: with --values all a big run's rows are hundreds of MB.
-void printValues(const BufferView& b, DType t, int64_t elems, const ValueLimit& limit,
+void printValues(const BufferView& b, DType t, int64_t elems, const ValueLimit& asked,
                  std::size_t* elided) {
   if (!b.present) {
     std::fputs("—", stdout);
     return;
   }
+  const ValueLimit limit = heldLimit(asked, b);  // only values the snapshot holds
   const std::size_t n = b.count(t);
   const std::size_t shown = forEachShown(
       limit, n, std::size_t(elems),
@@ -166,14 +168,21 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;
       const OpSpec& sp = parsed->spec;
       const double per_rank = 2.0 * sp.ranks * double(sp.elems) * double(dtypeSize(sp.dtype));
-      if (*json_out && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
+      // A JSON tree of every value only with --values all (else the ends of big blocks).
+      if (*json_out && limit->max < 0 && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
         if (Status st = checkRunMemory(sp, steps, true); !st)
           return fail("run", st.message(), kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
       Engine engine(eo);
-      const uint64_t id = engine.run(parsed->spec, parsed->program, parsed->backend);
+      Request req;
+      req.spec = parsed->spec;
+      req.program = parsed->program;
+      req.backend = parsed->backend;
+      // The snapshot keeps every value of the buffers this printout shows whole.
+      req.keep_values = limit->none ? 0 : limit->max;
+      const uint64_t id = engine.submit(req);
       auto snap = waitInterruptible(engine, id);
       if (!snap) return fail("run", "interrupted", interruptedExitCode());
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());

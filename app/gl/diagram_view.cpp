@@ -127,6 +127,7 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
   }
   // Reserve the space (scrolls when zoomed past the panel).
   ImGui::InvisibleButton("##diagram", ImVec2(std::max(scene_.width, in.size.x), std::max(scene_.height, in.size.y)));
+  values_ = in.values;
   if (ImGui::IsItemHovered()) {
     ImVec2 m = ImGui::GetMousePos();
     Vec2 local{m.x - o.x, m.y - o.y};
@@ -170,7 +171,7 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) 
       int64_t shown = std::min<int64_t>(e, 16);
       for (int64_t i = 0; i < shown; ++i) {
         size_t idx = size_t(hit.block * e + i);
-        if (idx >= b->count(spec.dtype)) break;
+        if (!b->holds(idx, spec.dtype)) break;
         char buf[32];
         std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", b->value(idx, spec.dtype));
         vals += buf;
@@ -179,7 +180,20 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) 
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
       ImGui::Text("%s", fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})).c_str());
       ImGui::PopTextWrapPos();
-      if (hit.block < int(b->overview.size())) drawBinTooltip(b->overview[hit.block], hit, local_x);
+      if (hit.block < int(b->overview.size())) {
+        drawBinTooltip(b->overview[hit.block], hit, local_x);
+        // The exact values where the mouse is (finer as the view zooms in),
+        // from the snapshot or the ranks' memory.
+        if (values_ && hit.rect.w > 0) {
+          const int64_t at = elementAt(e, (local_x - hit.rect.x) / hit.rect.w);
+          const std::string exact = values_->line(model_, hit.column, hit.row, hit.block, at, 8);
+          if (!exact.empty()) {
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+            ImGui::TextUnformatted(fonts.display(exact).c_str());
+            ImGui::PopTextWrapPos();
+          }
+        }
+      }
     }
   }
   ImGui::EndTooltip();

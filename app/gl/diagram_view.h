@@ -14,6 +14,7 @@
 
 #include "app/view/diagram_layout.h"
 #include "app/view/diagram_model.h"
+#include "app/view/value_fetch.h"
 #include "app/gl/diagram_renderer.h"
 #include "app/gl/fonts.h"
 
@@ -36,6 +37,8 @@ struct DiagramInputs {
   // blit when the scene fits, instead of drawing tiles, flows and text
   // again every frame.
   unsigned cached_framebuffer = 0;
+  // Exact values under the mouse in a big block's tooltip (null: none).
+  ValueFetcher* values = nullptr;
 };
 
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
@@ -78,6 +81,7 @@ class DiagramView {
 
   DiagramRenderer renderer_;
   DiagramModel model_;
+  ValueFetcher* values_ = nullptr;  // the last Draw's
   Scene scene_;
   Key key_;
   bool have_key_ = false;

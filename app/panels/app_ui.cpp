@@ -114,7 +114,11 @@ std::string AppUi::windowTitle() const {
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
   t += ")";
   // What is on screen, for the viewer and for tests that read the title.
-  if (!showingResult()) return t + " · not yet run";
+  if (!showingResult()) {
+    if (requested_any_ && runs_.waiting(requested_)) return t + " · running";
+    const auto last = requested_any_ ? runs_.find(requested_) : nullptr;
+    return t + (last && last->cancelled ? " · cancelled" : " · not yet run");
+  }
   const Snapshot& shown = *diagram_.model().snapshot;
   return t + (shown.verified ? " · verified" : " · NOT VERIFIED");
 }
@@ -172,6 +176,7 @@ void AppUi::handleKeys() {
   // A lecture takes the keys that move through it; the rest work as always.
   // After the typed characters: "G 1 2" then Enter may arrive in one frame.
   for (LectureKey k : keys) {
+    if (k == LectureKey::cancel && requested_any_) runs_.cancel(requested_);  // if in flight
     if (lecture_ && lecture_->key(k)) continue;
     rerun_ = applyLectureKey(state_, k) || rerun_;
   }
@@ -281,7 +286,11 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   }
 
   const std::string notice = fonts_.notice.empty() ? lang_notice_ : fonts_.notice;
-  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice};
+  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice, {}};
+  if (const uint64_t id = runs_.pendingId(key); id != 0) {
+    const Progress p = runner_.progress();
+    if (p.request == id) info.progress = p;
+  }
   const Snapshot* e = shown ? shown.get() : info.newest.get();
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
               (shown && !shown->backend.notes.empty()) + !notice.empty() +
@@ -297,6 +306,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   ImVec2 avail = ImGui::GetContentRegionAvail();
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
                    fonts_.scale * state_.view.zoom, {std::floor(avail.x), std::floor(avail.y)}};
+  in.values = &values_;
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
   // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
@@ -327,6 +337,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     lecture_panel_.DrawCaption(caption, hidden ? lecture::stepCounter(lecture_->index(), lecture_->count()) : "",
                                fonts_, theme);
   if (!hidden) status_bar_.Draw(info, fonts_);
+  if (!hidden && status_bar_.cancel_clicked) runs_.cancel(key);
   ImGui::EndChild();
   ImGui::End();
 }
@@ -345,7 +356,7 @@ void AppUi::drawHelp() {
       {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
       {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
       {"L", "next algorithm (native, ring, tree, …)"}, {"P", "play the rounds (algorithm view)"},
-      {"C", "compare two algorithms"},
+      {"C", "compare two algorithms"},                {"Esc", "cancel the run in flight"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

@@ -121,6 +121,7 @@ class AppUi {
   TraceBar trace_bar_;
   StatusBar status_bar_;
   DiagramView diagram_;
+  ValueFetcher values_{runner_};  // exact values in big blocks' tooltips
   BandwidthPanel bandwidth_;
   ComparePanel compare_;
   LecturePanel lecture_panel_;

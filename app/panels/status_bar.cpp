@@ -1,6 +1,7 @@
 #include "app/panels/status_bar.h"
 #include "app/lang/lang.h"
 
+#include <chrono>
 #include <cstdio>
 
 #include "app/view/status_text.h"
@@ -36,13 +37,25 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::TextDisabled("·");
     ImGui::SameLine();
   };
+  cancel_clicked = false;
   if (in.busy) {
     Spinner("busy");
     ImGui::SameLine();
   }
+  // A run of the shown op that takes a while: what it is doing, and Cancel.
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - in.progress.since).count();
+  const bool long_run = in.busy && in.progress.request != 0 && elapsed > 0.3;
+  if (long_run) {
+    ImGui::TextUnformatted(fonts.display(progressText(in.progress, elapsed)).c_str());
+    ImGui::SameLine();
+    cancel_clicked = ImGui::SmallButton(tr("Cancel (Esc)"));
+    ImGui::SameLine();
+  }
   const Snapshot* s = in.shown.get();
   if (!s) {
-    ImGui::TextDisabled("%s", tr(in.busy ? "running…" : "not yet run"));
+    if (!long_run) ImGui::TextDisabled("%s", tr(in.busy ? "running…" : "not yet run"));
+    else ImGui::NewLine();
   } else {
     const BackendInfo& b = s->backend;
     ImGui::PushFont(fonts.bold);
@@ -50,7 +63,8 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::PopFont();
     if (!b.devices.empty()) sep(), ImGui::TextUnformatted(b.devices.c_str());
     if (!b.transport.empty()) sep(), ImGui::TextUnformatted(b.transport.c_str());
-    std::string t = trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
+    std::string t = s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
+                                 : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
     if (s->verified) {
@@ -76,7 +90,9 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   if (const std::string note = oracleLabelNote(s); !note.empty())
     noteLine(fonts.display(note), ImGui::GetStyleColorVec4(ImGuiCol_Text));
   const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
-  if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + e->error), bad);
+  if (const std::string note = cancelledNote(e); !note.empty())
+    noteLine(fonts.display(note), ImVec4(0, 0, 0, 0));
+  else if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + e->error), bad);
   if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));
   if (s && !s->backend.notes.empty()) noteLine(fonts.display(s->backend.notes), ImVec4(0, 0, 0, 0));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/gl/fonts.h"
+#include "engine/engine.h"
 #include "engine/snapshot.h"
 
 namespace collviz::ui {
@@ -17,10 +18,13 @@ struct StatusInfo {
   bool busy = false;
   int bad_blocks = 0;
   std::string font_notice;
+  // The shown op's run in flight (request 0: none, or not the engine's current).
+  Progress progress;
 };
 
 struct StatusBar {
   void Draw(const StatusInfo& info, const Fonts& fonts);
+  bool cancel_clicked = false;  // the last Draw's Cancel button
 };
 
 

@@ -79,6 +79,9 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
     case LectureKey::play:
     case LectureKey::next_algo:
       break;  // a lecture's jump (lecture/player.h)
+    case LectureKey::cancel:
+      s.show_help = false;
+      break;  // the run itself is the app's (AppUi)
   }
   return false;
 }

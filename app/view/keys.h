@@ -17,6 +17,7 @@ enum class LectureKey : uint8_t {
   fullscreen, zoom_in, zoom_out, theme, help, bandwidth,
   first, last, hide_panels, go_to, confirm,
   play, next_algo,  // the algorithm view (app/view/round_play.h)
+  cancel,           // Esc: end the shown op's run in flight, close the help
 };
 
 // Apply a key; `rank` for trace_rank. Returns true when the op should run

@@ -47,8 +47,9 @@ void Runs::poll(const std::vector<RunKey>& prefetch) {
   }
 }
 
-// Other ops are run ahead only while small: at big sizes each costs seconds
-// and a copy of every buffer kept in the cache.
+// Other ops are run ahead only while small: at big sizes each costs seconds,
+// and its run would leave the shown result's values stale in the workers'
+// memory (Engine::fetchValues).
 bool Runs::prefetchable(const RunKey& k) {
   double bytes = 0;
   for (int r = 0; r < k.spec.ranks; ++r)
@@ -64,6 +65,20 @@ std::shared_ptr<const Snapshot> Runs::find(const RunKey& k) const {
 
 bool Runs::allCached(const std::vector<RunKey>& keys) const {
   return std::all_of(keys.begin(), keys.end(), [&](const RunKey& k) { return find(k) != nullptr; });
+}
+
+uint64_t Runs::pendingId(const RunKey& k) const {
+  uint64_t id = 0;
+  for (const Pending& p : pending_)
+    if (p.key == k) id = std::max(id, p.id);
+  return id;
+}
+
+bool Runs::cancel(const RunKey& k) {
+  bool any = false;
+  for (const Pending& p : pending_)
+    if (p.key == k) any = runner_.cancel(p.id) || any;
+  return any;
 }
 
 bool Runs::waiting(const RunKey& k) const {

@@ -32,6 +32,13 @@ class Runner {
   virtual uint64_t run(const RunKey& k) = 0;
   virtual std::shared_ptr<const Snapshot> latest() const = 0;
   virtual bool busy() const = 0;
+  // Engine::progress, Engine::cancel, Engine::fetchValues (a runner without
+  // them: idle, nothing to cancel, no values).
+  virtual Progress progress() const { return {}; }
+  virtual bool cancel(uint64_t) { return false; }
+  virtual FetchedValues fetchValues(uint64_t, int, int, BufferSide, int64_t, int64_t) const {
+    return {};
+  }
 };
 
 class EngineRunner : public Runner {
@@ -40,6 +47,12 @@ class EngineRunner : public Runner {
   uint64_t run(const RunKey& k) override;
   std::shared_ptr<const Snapshot> latest() const override { return engine_.latest(); }
   bool busy() const override { return engine_.busy(); }
+  Progress progress() const override { return engine_.progress(); }
+  bool cancel(uint64_t id) override { return engine_.cancel(id); }
+  FetchedValues fetchValues(uint64_t seq, int step, int rank, BufferSide side, int64_t first,
+                            int64_t count) const override {
+    return engine_.fetchValues(seq, step, rank, side, first, count);
+  }
 
  private:
   Engine& engine_;
@@ -61,10 +74,16 @@ class Runs {
   std::shared_ptr<const Snapshot> find(const RunKey& k) const;
   // Is a request for `k` sent and not yet answered?
   bool waiting(const RunKey& k) const;
+  // The id of the newest request for `k` not yet answered (0: none).
+  uint64_t pendingId(const RunKey& k) const;
+  // End the requests for `k` in flight (Engine::cancel); their answers say
+  // "cancelled". False when none was.
+  bool cancel(const RunKey& k);
   bool busy() const { return runner_.busy() || !pending_.empty(); }
   // The most recent snapshot of all (for engine-wide errors and notices).
   std::shared_ptr<const Snapshot> newest() const { return newest_; }
   uint64_t received() const { return received_; }
+  Runner& runner() const { return runner_; }
   // The background runs of other ops (the viewer's switch). Off, or once
   // every key asked for has a result, nothing more is sent.
   void setPrefetch(bool on) { prefetch_ = on; }

@@ -20,6 +20,34 @@ std::string formatMicros(double us) {
   return buf;
 }
 
+std::string progressText(const Progress& p, double elapsed_s) {
+  const char* phase = "";
+  switch (p.phase) {
+    case Progress::Phase::idle: phase = tr("waiting"); break;
+    case Progress::Phase::starting: phase = tr("starting the ranks"); break;
+    case Progress::Phase::inputs: phase = tr("writing the inputs"); break;
+    case Progress::Phase::op: phase = tr("running the op"); break;
+    case Progress::Phase::verify: phase = tr("checking"); break;
+    case Progress::Phase::copy: phase = tr("keeping values"); break;
+    case Progress::Phase::compare: phase = tr("comparing"); break;
+  }
+  std::string out = phase;
+  char buf[32];
+  if (p.fraction >= 0) {
+    std::snprintf(buf, sizeof buf, " %d%%", int(p.fraction * 100));
+    out += buf;
+  }
+  if (p.steps > 1)
+    out += " · " + trf("step {0} of {1}", {std::to_string(p.step + 1), std::to_string(p.steps)});
+  std::snprintf(buf, sizeof buf, "%.1f s", elapsed_s);
+  return out + " · " + buf;
+}
+
+std::string cancelledNote(const Snapshot* s) {
+  if (!s || !s->cancelled) return "";
+  return tr("cancelled: the run was stopped (Space runs it again)");
+}
+
 std::string oracleLabelNote(const Snapshot* s) {
   if (!s) return "";
   for (const StepResult& st : s->steps)

@@ -11,6 +11,7 @@
 #include "app/view/diagram_layout.h"
 #include "app/view/palette.h"
 #include "app/view/scene.h"
+#include "engine/engine.h"
 #include "engine/snapshot.h"
 
 namespace collviz::ui {
@@ -38,5 +39,12 @@ std::string oracleLabelNote(const Snapshot* s);
 
 // "12.3 µs", "4.56 ms", "1.20 s"
 std::string formatMicros(double us);
+
+// What a run in flight is doing, for the status bar: "checking 42% · step 2
+// of 3 · 3.2 s" (the phase's fraction where known).
+std::string progressText(const Progress& p, double elapsed_s);
+
+// The line for a run that Engine::cancel ended ("" when `s` was not).
+std::string cancelledNote(const Snapshot* s);
 
 }  // namespace collviz::ui

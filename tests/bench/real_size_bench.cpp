@@ -5,8 +5,9 @@
 //   overhead: Engine requests for all_reduce on Gloo at 1, 16 and 64 MiB per
 //             rank: (engine time - op time) / op time, the group warm and the
 //             inputs made (the second and later requests; medians);
-//   rss:      peak RSS of this process plus its workers for one run of
-//             --rss-ranks x --rss-mib (all_reduce, f32).
+//   rss:      peak memory of this process plus its workers for one run of
+//             --rss-ranks x --rss-mib (all_reduce, f32): summed PSS (each
+//             shared page once), and VmHWM for comparison.
 //
 //   build/bin/real_size_bench [--ranks 4] [--repeat 5] [--skip-verify]
 //       [--skip-overhead] [--rss-ranks 8 --rss-mib 256]
@@ -120,63 +121,91 @@ void verifyFigures(int ranks, int repeat) {
   }
 }
 
+// The engine's own work per request is engine - wait: wait runs from sending
+// the op to the last rank's reply (the warm-up call, the timed call and the
+// workers' poisoning of their outputs), everything else is inputs, poison,
+// decode, verify, overviews and the values kept. "own / op" is that against
+// the op's time; "(engine - op) / op" also counts the warm-up call.
 void overheadFigures(int ranks, int repeat) {
-  std::printf("overhead: all_reduce f32 sum on Gloo, N=%d, (engine - op) / op, median of %d warm requests\n",
-              ranks, repeat);
-  std::printf("  %-10s %10s %12s %10s\n", "per rank", "op ms", "engine ms", "ratio");
+  std::printf("overhead: all_reduce f32 sum on Gloo, N=%d, warm group and inputs, median of %d "
+              "requests\n", ranks, repeat);
+  std::printf("  %-10s %9s %9s %10s %9s %9s %17s\n", "per rank", "op ms", "wait ms", "engine ms",
+              "own ms", "own / op", "(engine - op)/op");
   Engine e;
   for (int mib : {1, 16, 64}) {
     const OpSpec s = allReduce(ranks, (int64_t(mib) << 20) / 4 / ranks, DType::f32);
-    std::vector<double> op, eng, ratio;
+    std::vector<double> op, wait, eng, own, ratio, old_ratio;
     for (int k = 0; k < repeat + 1; ++k) {
       auto snap = e.waitFor(e.run(s, Program::single, BackendKind::gloo), std::chrono::minutes(5));
       if (!snap || !snap->error.empty() || !snap->verified) {
         std::printf("  %d MiB: failed: %s\n", mib, snap ? snap->error.c_str() : "timeout");
         return;
       }
-      if (k == 0) continue;  // starts the workers and makes the inputs
+      if (k == 0) continue;  // starts the workers and writes the inputs
+      const double w = snap->steps[0].wait_us;
       op.push_back(snap->time_us / 1e3);
+      wait.push_back(w / 1e3);
       eng.push_back(snap->engine_us / 1e3);
-      ratio.push_back((snap->engine_us - snap->time_us) / snap->time_us);
+      own.push_back((snap->engine_us - w) / 1e3);
+      ratio.push_back((snap->engine_us - w) / snap->time_us);
+      old_ratio.push_back((snap->engine_us - snap->time_us) / snap->time_us);
     }
-    std::printf("  %4d MiB %10.1f %12.1f %10.2f\n", mib, median(op), median(eng), median(ratio));
+    std::printf("  %4d MiB %10.1f %9.1f %10.1f %9.1f %9.2f %17.2f\n", mib, median(op), median(wait),
+                median(eng), median(own), median(ratio), median(old_ratio));
   }
 }
 
-long rssKiB(pid_t pid, const char* field) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+long kibField(const std::string& file, const char* field) {
+  std::ifstream f(file);
   std::string line;
   while (std::getline(f, line))
     if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field));
   return 0;
 }
 
+long rssKiB(pid_t pid, const char* field) {
+  return kibField("/proc/" + std::to_string(pid) + "/status", field);
+}
+
+// Proportional set size: a page shared by k processes counts 1/k in each, so
+// the sum over collviz and its workers counts the shared memory once (RSS
+// counts it in collviz and again in the worker that maps it).
+long pssKiB(pid_t pid) {
+  return kibField("/proc/" + std::to_string(pid) + "/smaps_rollup", "Pss:");
+}
+
+// Peak of the summed PSS of this process and its workers, sampled every 20 ms
+// while a run of --rss-ranks x --rss-mib goes; VmHWM (RSS high-water marks,
+// shared pages counted in every process mapping them) next to it.
 void rssFigures(int ranks, int mib) {
   const OpSpec s = allReduce(ranks, (int64_t(mib) << 20) / 4 / ranks, DType::f32);
   std::size_t buffers = 0;
   for (int r = 0; r < ranks; ++r) buffers += inputBytes(s, r) + outputBytes(s, r);
-  long peak_workers = 0;
+  long peak_workers = 0, peak_pss = 0, peak_self_pss = 0;
   {
     Engine e;
     const uint64_t id = e.run(s, Program::single, BackendKind::gloo);
     std::shared_ptr<const Snapshot> snap;
-    // Sample the workers' peak while the request runs (they exit with the engine).
-    while (!(snap = e.waitFor(id, std::chrono::milliseconds(50)))) {
-      long sum = 0;
-      for (pid_t p : e.workerPids()) sum += rssKiB(p, "VmHWM:");
-      peak_workers = std::max(peak_workers, sum);
-    }
-    long sum = 0;
-    for (pid_t p : e.workerPids()) sum += rssKiB(p, "VmHWM:");
-    peak_workers = std::max(peak_workers, sum);
+    auto sample = [&] {
+      long hwm = 0, pss = pssKiB(getpid());
+      peak_self_pss = std::max(peak_self_pss, pss);
+      for (pid_t p : e.workerPids()) hwm += rssKiB(p, "VmHWM:"), pss += pssKiB(p);
+      peak_workers = std::max(peak_workers, hwm);
+      peak_pss = std::max(peak_pss, pss);
+    };
+    // Sample while the request runs (the workers exit with the engine).
+    while (!(snap = e.waitFor(id, std::chrono::milliseconds(20)))) sample();
+    sample();
     std::printf("rss: all_reduce f32 N=%d x %d MiB per rank on Gloo (%s)\n", ranks, mib,
                 snap->verified ? "verified" : snap->error.c_str());
   }
   const long self = rssKiB(getpid(), "VmHWM:");
-  std::printf("  buffers (inputs + outputs, all ranks) %.0f MiB; peak RSS collviz %.0f MiB + "
-              "workers %.0f MiB = %.0f MiB = %.2f x the buffers\n",
-              double(buffers) / (1 << 20), self / 1024.0, peak_workers / 1024.0,
-              (self + peak_workers) / 1024.0, (self + peak_workers) * 1024.0 / double(buffers));
+  const double mb = double(buffers) / (1 << 20);
+  std::printf("  buffers (inputs + outputs, all ranks) %.0f MiB\n", mb);
+  std::printf("  peak PSS collviz + workers %.0f MiB = %.2f x the buffers (collviz alone peaked at "
+              "%.0f MiB PSS)\n", peak_pss / 1024.0, peak_pss / 1024.0 / mb, peak_self_pss / 1024.0);
+  std::printf("  VmHWM collviz %.0f MiB + workers %.0f MiB = %.2f x (shared memory counted twice)\n",
+              self / 1024.0, peak_workers / 1024.0, (self + peak_workers) / 1024.0 / mb);
 }
 
 }  // namespace
