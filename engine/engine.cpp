@@ -470,7 +470,15 @@ void Engine::handle(const Request& r) {
   OpSpec first = snap->spec;
   if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
   Status fits = validate(first, bs->caps);
-  if (fits) fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1);
+  if (fits) {
+    // The snapshot copies every value when asked to keep buffers this big.
+    std::size_t largest = 0;
+    for (int q = 0; q < first.ranks; ++q)
+      largest = std::max({largest, inputBytes(first, q), outputBytes(snap->spec, q)});
+    const bool keep_all =
+        r.keep_values < 0 || double(r.keep_values) * double(dtypeSize(first.dtype)) >= double(largest);
+    fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
+  }
   if (fits && *backend == BackendKind::nccl) fits = checkGpuFits(r, first, *bs);
   if (!fits) {
     snap->error = fits.message();

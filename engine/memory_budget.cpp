@@ -50,15 +50,19 @@ std::optional<MemoryLimit> memoryLimit() {
   return best;
 }
 
-double runMemoryBytes(const OpSpec& s, int steps, bool json) {
+double runMemoryBytes(const OpSpec& s, int steps, bool json, bool keep_all) {
   double in = 0, out = 0;
   for (int r = 0; r < s.ranks; ++r) {
     in += double(inputBytes(s, r));
     out += double(outputBytes(s, r));
   }
-  // inputs: cache + the step's copy + shared memory; outputs: snapshot +
-  // shared memory + verification; then per extra step of the program.
-  double need = (3 * in + 3 * out) * std::max(1, steps);
+  const double program = (in + out) * std::max(1, steps);
+  // Shared memory: every op of the program has its own inputs and outputs,
+  // checked where the workers wrote them. The workers' own working copies
+  // (Gloo's scratch copy of an input, page-locked staging) take up to one
+  // more op's worth. The snapshot keeps the ends of big blocks, or, asked
+  // for every value (--values all), a copy of every buffer.
+  double need = program + (in + out) + (keep_all ? program : 0);
   // A JSON value is a 16-byte node plus its text, and freeing a tree needs
   // as much again.
   constexpr double kJsonBytesPerValue = 80;
@@ -66,16 +70,16 @@ double runMemoryBytes(const OpSpec& s, int steps, bool json) {
   return need;
 }
 
-Status checkRunMemory(const OpSpec& s, int steps, bool json) {
+Status checkRunMemory(const OpSpec& s, int steps, bool json, bool keep_all) {
   const auto limit = memoryLimit();
   if (!limit) return {};
-  const double need = runMemoryBytes(s, steps, json);
+  const double need = runMemoryBytes(s, steps, json, keep_all);
   // Leave room for the program itself and the workers' own buffers.
   const double room = double(limit->bytes) * 0.8;
   if (need <= room) return {};
   OpSpec one = s;
   one.elems = 1;
-  const double per_elem = runMemoryBytes(one, steps, json);
+  const double per_elem = runMemoryBytes(one, steps, json, keep_all);
   const long long fits = static_cast<long long>(std::floor(room / per_elem));
   return Error{"elems = " + std::to_string(s.elems) + " needs about " + gib(need) +
                " of memory (inputs, outputs, shared memory and checks" +

@@ -26,15 +26,16 @@ struct MemoryLimit {
 // under RLIMIT_AS; nullopt when neither can be read.
 std::optional<MemoryLimit> memoryLimit();
 
-// Bytes the engine process needs for one run of `s` (`steps` ops in the
-// program): the inputs and their cached copy, the outputs, the shared memory
-// mapped for every rank, and verification's working copies; with `json`, the
-// JSON report of every value too (a JSON tree cannot be freed safely once
-// memory has run out, so it must fit from the start).
-double runMemoryBytes(const OpSpec& s, int steps = 1, bool json = false);
+// Bytes one run of `s` (`steps` ops in the program) needs: the shared
+// memory of every op's inputs and outputs (checked in place), the workers'
+// working copies, with `keep_all` a snapshot copy of every value (`collviz
+// run --values all`), and with `json` the JSON report of every value too (a
+// JSON tree cannot be freed safely once memory has run out, so it must fit
+// from the start).
+double runMemoryBytes(const OpSpec& s, int steps = 1, bool json = false, bool keep_all = false);
 
 // Error naming the need, the limit and the largest --elems that fits.
-Status checkRunMemory(const OpSpec& s, int steps = 1, bool json = false);
+Status checkRunMemory(const OpSpec& s, int steps = 1, bool json = false, bool keep_all = false);
 
 // What one NCCL rank takes on its GPU besides its buffers: its CUDA context
 // and NCCL's own buffers. An estimate: both vary with the GPU, the driver

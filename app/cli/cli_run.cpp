@@ -170,7 +170,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       const double per_rank = 2.0 * sp.ranks * double(sp.elems) * double(dtypeSize(sp.dtype));
       // A JSON tree of every value only with --values all (else the ends of big blocks).
       if (*json_out && limit->max < 0 && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
-        if (Status st = checkRunMemory(sp, steps, true); !st)
+        if (Status st = checkRunMemory(sp, steps, true, true); !st)
           return fail("run", st.message(), kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
