@@ -5,6 +5,7 @@
 #include <random>
 
 #include "tests/engine_test_support.h"
+#include "tests/correct_step.h"
 #include "engine/held_values.h"
 #include "engine/overview.h"
 #include "engine/verify.h"
@@ -13,23 +14,6 @@
 namespace collviz::test {
 namespace {
 
-// Outputs as a correct backend returns them (the oracle's).
-StepResult correctStep(const OpSpec& s, const Pattern& p) {
-  StepResult step;
-  step.spec = s;
-  step.ranks.resize(s.ranks);
-  for (int r = 0; r < s.ranks; ++r) step.ranks[r].rank = r;
-  fillInputs(step, p);
-  const auto inputs = inputsAsDoubles(step);
-  for (int r = 0; r < s.ranks; ++r) {
-    BufferView& out = step.ranks[r].output;
-    const auto want = expectedOutput(s, r, inputs);
-    out.present = outputBlocks(s.op, s.ranks, r, s.root) > 0;
-    out.bytes.assign(want.size() * dtypeSize(s.dtype), std::byte{0});
-    for (std::size_t i = 0; i < want.size(); ++i) writeElement(out.bytes.data(), s.dtype, i, want[i]);
-  }
-  return step;
-}
 
 TEST(HeldValues, InputsFromTheClosedFormAreThePattern) {
   int checked = 0;
