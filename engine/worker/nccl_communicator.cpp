@@ -171,6 +171,7 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
   if (Status st = reserve(in_, in_bytes, "input"); !st) return st.error();
   if (Status st = reserve(out_, out_bytes, "output"); !st) return st.error();
   pin.pin(in, in_bytes, out, out_bytes);
+  queued_ = true;  // from here a failure may leave work on the streams
 
   // Copy in on the copy stream; the op stream waits for it.
   CUDA_TRY(cudaEventRecord(ev_[copy_in_begin], copy_stream_));

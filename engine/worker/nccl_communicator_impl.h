@@ -90,6 +90,7 @@ class NcclCommunicator final : public Communicator {
   std::array<cudaEvent_t, kEvents> ev_{};
   DeviceBuffer in_, out_;  // rounds: the input's copy and the working buffer
   DeviceBuffer scratch_;   // rounds: received data before it is combined
+  bool queued_ = false;    // the current call has queued work on a stream
   std::unique_ptr<Watchdog> watchdog_;
 };
 
@@ -102,6 +103,7 @@ Result<T> NcclCommunicator::guarded(const std::string& what, int reps, Body&& bo
   // rank reports (and aborts) before the engine gives up on it.
   const milliseconds budget(int64_t(timeout_ms_) * std::max(1, reps) * 9 / 10);
   HostPin pin;
+  queued_ = false;
   watchdog_->arm(Clock::now() + budget, what);
   Result<T> r = body(pin);
   const bool expired = watchdog_->disarm();
@@ -110,7 +112,10 @@ Result<T> NcclCommunicator::guarded(const std::string& what, int reps, Body&& bo
               " ms; the watchdog aborted the communicator"};
   else if (!r.ok())
     r = Error{what + ": " + r.error().message};
-  if (!r.ok()) {
+  // A failure before anything was queued (a cudaMalloc refused, a bad
+  // range) leaves the communicator and the streams as they were: the next
+  // request runs on them. Anything later aborts.
+  if (!r.ok() && (expired || queued_)) {
     std::lock_guard<std::mutex> lock(nccl_mu_);
     if (comm_) abortLocked(r.error().message);
     // Work may still be queued on the streams: leave the pages pinned rather

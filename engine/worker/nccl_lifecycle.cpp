@@ -84,8 +84,11 @@ void NcclCommunicator::teardown() {
     // gone (a peer that timed out has aborted already), and nothing is
     // outstanding here (PyTorch's process group does the same). Bounded by
     // the watchdog, which ends the process if it stays stuck.
+    // At least 5 s however short the op deadline: an abort joins NCCL's own
+    // threads, which can take a while on a busy or shared GPU.
     if (watchdog_)
-      watchdog_->arm(Clock::now() + milliseconds(std::min(timeout_ms_, 5000)), "teardown");
+      watchdog_->arm(Clock::now() + milliseconds(std::max(5000, std::min(timeout_ms_, 30000))),
+                     "teardown");
     {
       std::lock_guard<std::mutex> lock(nccl_mu_);
       if (comm_) {

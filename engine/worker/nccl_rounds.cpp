@@ -125,6 +125,7 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
   if (Status st = reserve(scratch_, runner.scratchBytes(), "round scratch"); !st)
     return st.error();
   pin.pin(in, in_bytes, work, work_bytes);
+  queued_ = true;  // from here a failure may leave work on the streams
   auto* w = static_cast<std::byte*>(out_.ptr);
   auto* scratch = static_cast<std::byte*>(scratch_.ptr);
   const auto* din = static_cast<const std::byte*>(in_.ptr);

@@ -16,7 +16,7 @@
 #   4. device_check.sh without a GPU stops at once: exit 77, "no GPU";
 #   5. device_check.sh with a stand-in nvidia-smi (still no usable GPU) goes
 #      through every step (the algorithm runs included: every pair of
-#      `collviz algos` at N = 4, 2, 3 and six other dtypes), writes at most 8 files into $OUT and a
+#      `collviz algos` at N = 4, six other dtypes, then N = 3 and 2), writes at most 8 files into $OUT and a
 #      summary ending in RESULT: FAIL, exit 1: the script's plumbing, not NCCL.
 # Exit 77 (skipped) with the reason when this build has no NCCL backend, when
 # patchelf is missing, or when a private mount namespace is not permitted.
