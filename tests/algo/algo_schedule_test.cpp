@@ -38,6 +38,13 @@ TEST(Schedules, EveryAlgorithmComputesItsOpForEveryNAndRoot) {
           const Status st = matchesOracle(*sch, ref);
           EXPECT_TRUE(st) << st.message();
           EXPECT_EQ(ref.rounds.size(), sch->rounds.size());
+          // Every message goes to another rank (NCCL would wait forever on
+          // half of a send-to-self pair), and none is empty.
+          for (const Round& rd : sch->rounds)
+            for (const Move& m : rd.moves) {
+              EXPECT_NE(m.from, m.to) << rd.name();
+              EXPECT_FALSE(m.src.empty()) << rd.name();
+            }
           const Figures f = figuresFor(a.name, s);
           EXPECT_EQ(int(sch->rounds.size()), f.rounds) << f.text;
           uint64_t busiest = 0;
