@@ -15,7 +15,7 @@
 
 namespace collviz {
 
-// One GPU's memory as the probe read it (cudaMemGetInfo).
+// One GPU's memory as the probe read it (NVML, else cudaMemGetInfo).
 struct GpuMemory {
   int gpu = 0;  // CUDA device index
   std::string name;

@@ -21,7 +21,8 @@
 // "version","devices","transport","notes","gpus","dtypes":[..],"redops":[..],
 // "max_ranks","max_rank_bytes"}]} and exits. NCCL's object adds
 // "version_code", "cuda_runtime" and "gpu_memory":[{"gpu","name","total",
-// "free" (bytes, cudaMemGetInfo) or "error"}], one per visible GPU.
+// "free" (bytes) or "error", "source" ("nvml", or "cuda (why not NVML)")}],
+// one per visible GPU.
 #pragma once
 
 #include <string>

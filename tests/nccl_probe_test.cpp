@@ -11,6 +11,7 @@
 
 #include "engine/devices.h"
 #include "engine/worker/nccl_communicator.h"
+#include "engine/worker/nccl_nvml.h"
 
 namespace collviz {
 namespace {
@@ -47,6 +48,10 @@ TEST(NcclProbe, ReportsEveryFieldOfTheProbeFormat) {
   for (const auto& m : b.at("gpu_memory")) {
     EXPECT_TRUE(m.at("total").is_number_unsigned()) << m.dump();
     EXPECT_TRUE(m.contains("free") != m.contains("error")) << m.dump();
+    EXPECT_TRUE(m.at("source").is_string()) << m.dump();  // "nvml" or "cuda (why)"
+    if (m.contains("free")) {
+      EXPECT_LE(m.at("free").get<std::size_t>(), m.at("total").get<std::size_t>());
+    }
   }
   EXPECT_GT(b.at("version_code").get<int>(), 0) << "ncclGetVersion works without a GPU";
   EXPECT_NE(b.at("version").get<std::string>(), "unknown");
@@ -56,6 +61,20 @@ TEST(NcclProbe, ReportsEveryFieldOfTheProbeFormat) {
   if (b.at("version_code").get<int>() >= 21000) {
     EXPECT_EQ(dtypes, (std::set<std::string>{"f32", "f64", "f16", "bf16", "i32", "i64", "u8"}));
     EXPECT_EQ(redops, (std::set<std::string>{"sum", "prod", "min", "max", "avg"}));
+  }
+}
+
+// NVML answers with a plausible record, or says why it cannot (here: no
+// driver, so no libnvidia-ml); never a crash or a silent zero.
+TEST(NcclProbe, NvmlAnswersOrSaysWhy) {
+  std::string why;
+  const auto m = nccl_detail::nvmlMemory(0, &why);
+  if (m) {
+    EXPECT_GT(m->total, std::size_t(0));
+    EXPECT_LE(m->free, m->total);
+  } else {
+    EXPECT_FALSE(why.empty());
+    std::printf("NVML not used here: %s\n", why.c_str());
   }
 }
 

@@ -88,6 +88,7 @@ set(COLLVIZ_NCCL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/nccl_host_pin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_watchdog.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/nccl_nvml.cpp
   ${CMAKE_CURRENT_LIST_DIR}/nccl_rounds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/round_runner.cpp
   ${_nccl_kernel_obj})

@@ -64,14 +64,15 @@ struct GpuList {
 // Never fails hard: without a driver, `error` says why.
 GpuList listGpus();
 
-// Free memory of one GPU (cudaMemGetInfo), or why it could not be read.
+// Free memory of one GPU (NVML, else cudaMemGetInfo), or why it could not be read.
 struct GpuFree {
   std::size_t free = 0, total = 0;
   std::string error;
+  std::string source;  // "nvml", or "cuda (why NVML could not answer)"
 };
-// Per GPU of `g`. cudaMemGetInfo needs a context on each device, so only the
-// probe (a process of its own) calls this; the free memory it reads leaves
-// out the probe's own context, about what one rank's context takes.
+// Per GPU of `g`: NVML where the driver's libnvidia-ml answers (no CUDA
+// context), else cudaMemGetInfo, which creates a context on each device it
+// asks, so only the probe (a process of its own) calls this.
 std::vector<GpuFree> freeMemory(const GpuList& g);
 std::string describeGpus(const GpuList& g);  // "1 x NVIDIA H200 (140 GiB)"
 

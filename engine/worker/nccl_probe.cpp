@@ -10,6 +10,7 @@
 
 #include "engine/placement.h"
 #include "engine/worker/nccl_common.h"
+#include "engine/worker/nccl_nvml.h"
 #include "engine/worker/nccl_communicator.h"
 
 namespace collviz {
@@ -118,14 +119,23 @@ GpuList listGpus() {
 
 std::vector<GpuFree> freeMemory(const GpuList& g) {
   std::vector<GpuFree> out(g.names.size());
+  // NVML first: it needs no CUDA context, which cudaMemGetInfo creates on
+  // every device it asks (a fraction of a second and some memory each).
+  std::vector<std::size_t> ask_cuda;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::string why;
+    if (auto m = nvmlMemory(int(i), &why)) out[i] = GpuFree{m->free, m->total, "", "nvml"};
+    else ask_cuda.push_back(i), out[i].source = "cuda (" + why + ")";
+  }
+  if (ask_cuda.empty()) return out;
   int current = 0;
   const bool restore = cudaGetDevice(&current) == cudaSuccess;
-  for (std::size_t i = 0; i < out.size(); ++i) {
+  for (std::size_t i : ask_cuda) {
     cudaError_t e = cudaSetDevice(int(i));
     if (e == cudaSuccess) e = cudaMemGetInfo(&out[i].free, &out[i].total);
     if (e != cudaSuccess) {
       cudaGetLastError();
-      out[i] = GpuFree{0, g.bytes[i], "cudaMemGetInfo: " + cudaText(e)};
+      out[i] = GpuFree{0, g.bytes[i], "cudaMemGetInfo: " + cudaText(e), out[i].source};
     }
   }
   if (restore) cudaSetDevice(current);
@@ -181,6 +191,7 @@ nlohmann::json probeNccl() {
     nlohmann::json m = {{"gpu", int(i)}, {"name", g.names[i]}, {"total", mem[i].total}};
     if (mem[i].error.empty()) m["free"] = mem[i].free;
     else m["error"] = mem[i].error;
+    m["source"] = mem[i].source;  // "nvml", or "cuda (why not NVML)"
     memory.push_back(m);
   }
   std::string reason = g.error;

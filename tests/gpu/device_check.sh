@@ -171,6 +171,13 @@ NCCL_OK=$(probe_field available)
 say "probe: runtime NCCL $(probe_field version) (ncclGetVersion), CUDA runtime $(probe_field cuda_runtime) (cudaRuntimeGetVersion)"
 if [ "$NCCL_OK" = "True" ] || [ "$NCCL_OK" = "true" ]; then
   say "probe: NCCL available on $(probe_field devices)"
+  # Where the size check's free memory came from (NVML needs no context).
+  [ -n "$PY" ] && while IFS= read -r l; do say "  $l"; done < <("$PY" -c 'import json, sys
+b = [x for x in json.load(open(sys.argv[1]))["backends"] if x["name"] == "nccl"][0]
+for m in b.get("gpu_memory", []):
+    err = m.get("error")
+    print("GPU %s: free %s of %s bytes, from %s%s" % (m.get("gpu"), m.get("free", "?"), m.get("total"),
+                                                      m.get("source"), "; " + err if err else ""))' "$W/probe.json" 2>&1 | head -8)
 else
   bad "probe: NCCL unavailable: $(probe_field reason)"
 fi
