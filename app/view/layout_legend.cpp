@@ -68,7 +68,10 @@ void layoutLegend(Builder& b, float& y) {
     const int shown = std::clamp(spec.ranks, 1, 4);
     const float kw = 30 * b.u, kh = 22 * b.u, plus = 16 * b.u;
     const std::string glyph = reduceGlyph(spec.redop), sub = shards ? "₀" : "";
-    wrapIfNeeded(shown * (kw + plus) + kw + plus + 40 * b.u);
+    const std::string phrase = reducePhrase(spec.redop, shards);
+    const float phrase_w = b.measure(phrase, TextStyle::regular, 13 * b.u);
+    // The key and its phrase move to a new line together when they do not fit.
+    wrapIfNeeded(shown * (kw + plus) + kw + plus + 10 * b.u + phrase_w);
     uint32_t all = 0;
     for (int i = 0; i < shown; ++i) {
       Rect r{lx, ly - kh / 2, kw, kh};
@@ -92,8 +95,8 @@ void layoutLegend(Builder& b, float& y) {
     b.text({r.center().x, r.center().y - 2 * b.u}, result, b.th.text, 14 * b.u,
            TextStyle::regular, 0.5f, 0.5f);
     lx += rw + 10 * b.u;
-    b.text({lx, ly}, reducePhrase(spec.redop, shards), b.th.muted_text,
-           13 * b.u, TextStyle::regular, 0, 0.5f);
+    wrapIfNeeded(phrase_w);  // still too long beside the key: a line of its own
+    b.text({lx, ly}, phrase, b.th.muted_text, 13 * b.u, TextStyle::regular, 0, 0.5f);
   }
   float bottom = ly + line_h / 2;
   b.s.tiles[box_index].rect.h = bottom - y;

@@ -44,6 +44,7 @@ CellDiff compareCells(const Png& a, const Png& b) {
 struct Golden {
   const char* name;  // tests/golden/<name>.png and <name>.txt
   const char* args;
+  const char* lang = "en";  // --lang (zh: the PNG must draw its Chinese, not "?")
 };
 // Small on purpose. Regenerate deliberately and look at the results:
 //   COLLVIZ_UPDATE_GOLDEN=1 build/bin/export_test --gtest_filter=Golden.*
@@ -51,6 +52,7 @@ const Golden kGoldens[] = {
     {"all_reduce_light", "--op all_reduce --size 640x400"},
     {"all_to_all_trace2_dark", "--op all_to_all --trace 2 --theme dark --size 640x400"},
     {"decomposed_step1_light", "--op all_reduce_decomposed --step 1 --size 1200x560"},
+    {"all_reduce_zh_light", "--op all_reduce --size 640x400", "zh"},
 };
 
 TEST(Golden, MatchesReferenceImagesAndText) {
@@ -59,7 +61,8 @@ TEST(Golden, MatchesReferenceImagesAndText) {
   for (const Golden& g : kGoldens) {
     SCOPED_TRACE(g.name);
     const std::string out = dir + "/" + g.name, ref = std::string(GOLDEN_DIR) + "/" + g.name;
-    const std::string common = std::string("export ") + g.args + " --ranks 4 --backend gloo --no-status -o ";
+    const std::string common = std::string("--lang ") + g.lang + " export " + g.args +
+                               " --ranks 4 --backend gloo --no-status -o ";
     RunResult r = collviz(common + out + ".png");
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_EQ(r.out.find("cut off"), std::string::npos) << r.out;

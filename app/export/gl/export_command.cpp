@@ -15,6 +15,8 @@
 #include "app/cli/cli_input.h"
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
+#include "app/gl/fonts.h"
+#include "app/lang/lang.h"
 #include "app/export/export_set.h"
 #include "app/export/gif_writer.h"
 #include "app/view/round_layout.h"
@@ -284,8 +286,11 @@ int runExport(const ExportArgs& a) {
       runs.push_back({it.program, it.spec, algo, snap});
       if (!first) first = snap;
     }
+    // In Chinese the font atlas must hold the UI's Chinese text (the PNG and
+    // GIF draw with it; without it every character is a "?").
     ui::ExportView v{it.program, it.spec, snap, it.view, plan.theme, plan.width, plan.height,
-                     plan.scale, 0, plan.status, plan.status_time, {}, {}};
+                     plan.scale, 0, plan.status, plan.status_time, {},
+                     language() == Lang::zh ? ui::uiChineseText() : std::string()};
     Status written;
     if (plan.svg) {
       written = ui::writeFileAtomic(it.file, image.renderSvg(v));
