@@ -39,8 +39,18 @@ for _ in $(seq 1 20); do
 done
 [ -n "$D" ] || { echo "FAIL: Xvfb did not start"; cat "$OUT/xvfb.log"; exit 1; }
 export DISPLAY=":$D"
-for _ in $(seq 1 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
-fail() { echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"; exit 1; }
+for _ in $(seq 1 100); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+xdotool getmouselocation >/dev/null 2>&1 ||
+  { echo "FAIL: Xvfb :$D takes no client after 10 s: $(xdotool getmouselocation 2>&1 | head -1)"; exit 1; }
+fail() {
+  echo "FAIL: $*"; echo "--- app log"; cat "$OUT/app.log"
+  # What the X server looked like then, to tell a test-harness fault from the app's.
+  echo "--- Xvfb :$D (pid $XVFB): $(kill -0 "$XVFB" 2>/dev/null && echo running || echo gone);" \
+       "socket $(ls -l "/tmp/.X11-unix/X$D" 2>&1);" \
+       "a client now: $(xdotool getmouselocation 2>&1 | head -1)"
+  cat "$OUT/xvfb.log"
+  exit 1
+}
 wait_window() {
   WID=""
   for _ in $(seq 1 100); do
