@@ -4,10 +4,11 @@
 #   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() and
 #          wait_window (sets WID to the collviz window, up to 20 s)
 # The number is drawn at random from 200..999, not left to -displayfd (which
-# hands out the lowest free one): a display that another test's server has
-# just released can be taken while that server is still shutting down, and
-# its exit then unlinks the new server's socket (the app fails with "cannot
-# open display"). A number already in use makes Xvfb exit; the next is tried.
+# hands out the lowest free one), so that tests starting and stopping
+# servers side by side do not reuse a number a server is still releasing. A
+# number already in use makes Xvfb exit; the next is tried. The server must
+# then take a client (xdotool) before the test goes on, and a failure prints
+# the server's state, so a fault of this harness reads apart from the app's.
 for tool in Xvfb xdotool $TOOLS; do
   if ! command -v "$tool" >/dev/null; then
     echo "SKIP: $tool not found (needs the xvfb, xdotool and imagemagick packages)"
