@@ -28,7 +28,10 @@ for _ in $(seq 1 20); do
   [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] && continue
   # -displayfd with a number given: written once the server accepts clients.
   rm -f "$OUT/display"
-  Xvfb ":$n" -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
+  # -noreset: by default the server resets when its last client leaves (the
+  # xdotool check below), and a client that connects during that reset (the
+  # app, a moment later) is turned away.
+  Xvfb ":$n" -displayfd 3 -noreset -screen 0 1600x1000x24 -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
   XVFB=$!
   for _ in $(seq 1 100); do
     [ -s "$OUT/display" ] && break
