@@ -146,6 +146,23 @@ Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* ou
 // The device output is reused from run to run: poison it on the op stream
 // before the call whose result is copied out, so a call that does not write
 // shows the poison, never an earlier run's result (engine/poison.h).
+// After op_end is recorded: copy `bytes` of the device output (out_) back to
+// `host` on the copy stream once the op stream is done, wait under the
+// watchdog, and read the op, copy-in and copy-out times off the events.
+Result<NcclCommunicator::EventTimes> NcclCommunicator::copyBackAndTime(void* host,
+                                                                        std::size_t bytes) {
+  CUDA_TRY(cudaStreamWaitEvent(copy_stream_, ev_[op_end], 0));
+  CUDA_TRY(cudaEventRecord(ev_[copy_out_begin], copy_stream_));
+  if (bytes) CUDA_TRY(cudaMemcpyAsync(host, out_.ptr, bytes, cudaMemcpyDeviceToHost, copy_stream_));
+  CUDA_TRY(cudaEventRecord(ev_[copy_out_end], copy_stream_));
+  if (Status st = waitFor(ev_[copy_out_end]); !st) return st.error();
+  EventTimes t;
+  CUDA_TRY(cudaEventElapsedTime(&t.op_ms, ev_[op_begin], ev_[op_end]));
+  CUDA_TRY(cudaEventElapsedTime(&t.in_ms, ev_[copy_in_begin], ev_[copy_in_end]));
+  CUDA_TRY(cudaEventElapsedTime(&t.out_ms, ev_[copy_out_begin], ev_[copy_out_end]));
+  return t;
+}
+
 Status NcclCommunicator::poison(const OpSpec& s, std::size_t out_bytes) {
   if (out_bytes == 0) return {};
   CUDA_TRY(cudaMemsetAsync(out_.ptr, poisonByte(s.dtype), out_bytes, op_stream_));
@@ -194,18 +211,10 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
     if (Status st = launch(s); !st) return st.error();
   }
   CUDA_TRY(cudaEventRecord(ev_[op_end], op_stream_));
-  // Copy out on the copy stream once the last iteration is done.
-  CUDA_TRY(cudaStreamWaitEvent(copy_stream_, ev_[op_end], 0));
-  CUDA_TRY(cudaEventRecord(ev_[copy_out_begin], copy_stream_));
-  if (out_bytes)
-    CUDA_TRY(cudaMemcpyAsync(out, out_.ptr, out_bytes, cudaMemcpyDeviceToHost, copy_stream_));
-  CUDA_TRY(cudaEventRecord(ev_[copy_out_end], copy_stream_));
-  if (Status st = waitFor(ev_[copy_out_end]); !st) return st.error();
-
-  float op_ms = 0, in_ms = 0, out_ms = 0;
-  CUDA_TRY(cudaEventElapsedTime(&op_ms, ev_[op_begin], ev_[op_end]));
-  CUDA_TRY(cudaEventElapsedTime(&in_ms, ev_[copy_in_begin], ev_[copy_in_end]));
-  CUDA_TRY(cudaEventElapsedTime(&out_ms, ev_[copy_out_begin], ev_[copy_out_end]));
+  auto times = copyBackAndTime(out, out_bytes);
+  if (!times) return times.error();
+  float op_ms = times->op_ms;
+  const float in_ms = times->in_ms, out_ms = times->out_ms;
   if (iters > 1) {
     float poison_ms = 0;
     CUDA_TRY(cudaEventElapsedTime(&poison_ms, ev_[poison_begin], ev_[poison_end]));

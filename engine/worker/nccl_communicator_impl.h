@@ -64,6 +64,10 @@ class NcclCommunicator final : public Communicator {
   ncclResult_t sendRecv(Op op, const void* send, void* recv, std::size_t count,
                         ncclDataType_t t, std::size_t esize, int root);
   Status waitFor(cudaEvent_t done);
+  struct EventTimes {
+    float op_ms = 0, in_ms = 0, out_ms = 0;
+  };
+  Result<EventTimes> copyBackAndTime(void* host, std::size_t bytes);
   void expire(const std::string& what);       // the watchdog's, on its thread
   void abortLocked(const std::string& why);  // nccl_mu_ held
   void teardown();

@@ -158,20 +158,11 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
     if (Status st = repetition(); !st) return st.error();
   CUDA_TRY(cudaEventRecord(ev_[op_end], op_stream_));
   // The working buffer back to shared memory once the last round is done.
-  CUDA_TRY(cudaStreamWaitEvent(copy_stream_, ev_[op_end], 0));
-  CUDA_TRY(cudaEventRecord(ev_[copy_out_begin], copy_stream_));
-  if (work_bytes)
-    CUDA_TRY(cudaMemcpyAsync(work, out_.ptr, work_bytes, cudaMemcpyDeviceToHost, copy_stream_));
-  CUDA_TRY(cudaEventRecord(ev_[copy_out_end], copy_stream_));
-  if (Status st = waitFor(ev_[copy_out_end]); !st) return st.error();
-
-  float op_ms = 0, in_ms = 0, out_ms = 0;
-  CUDA_TRY(cudaEventElapsedTime(&op_ms, ev_[op_begin], ev_[op_end]));
-  CUDA_TRY(cudaEventElapsedTime(&in_ms, ev_[copy_in_begin], ev_[copy_in_end]));
-  CUDA_TRY(cudaEventElapsedTime(&out_ms, ev_[copy_out_begin], ev_[copy_out_end]));
+  auto times = copyBackAndTime(work, work_bytes);
+  if (!times) return times.error();
   RoundsTiming t;
-  t.op_us = 1000.0 * op_ms / iters;
-  t.copy_us = 1000.0 * (in_ms + out_ms);
+  t.op_us = 1000.0 * times->op_ms / iters;
+  t.copy_us = 1000.0 * (times->in_ms + times->out_ms);
   t.sent = counts.sent;
   t.received = counts.received;
   return t;
