@@ -200,7 +200,8 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     }
     const int to = rounds ? k + 1 : 0;
     if (Status st = group_->runRounds(sch, inputs, k, to, RunOptions{}, replies, &work); !st)
-      return failed(st, rounds ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) +
+      return failed(st, rounds ? (sch.messageRounds() == rounds ? "round " : "step ") +
+                                     std::to_string(k + 1) + "/" + std::to_string(rounds) +
                                      " (" + sch.rounds[std::size_t(k)].name() + ")"
                                : "start");
     const double slowest = count();
