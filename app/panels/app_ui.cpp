@@ -235,6 +235,7 @@ void AppUi::Draw() {
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);
+  else compare_.sweep.reset();  // closed: the sweep stops, its workers end
   if (state_.show_bandwidth) bandwidth_.Draw(tr("Bandwidth###bandwidth"), &state_.show_bandwidth, state_);
 }
 
