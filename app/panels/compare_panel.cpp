@@ -49,7 +49,7 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   waiting = false;
   const OpSpec spec = s.runSpec();
   const std::vector<std::string> choices = compareChoices(spec.op);
-  ImGui::SetNextWindowSize(ImVec2(820 * fonts.scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(820 * fonts.scale, 760 * fonts.scale), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin(tr("Compare###compare"), &s.show_compare, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
@@ -131,8 +131,9 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
     ImGui::TableNextRow();
     cell(fonts, tr("α–β model at this size"));
     for (int i = 0; i < 2; ++i)
-      cell(fonts, fit.fitted() && rows[i].error.empty() ? usText(modelUs(fit, rows[i].rounds, rows[i].model_bytes))
-                                                         : tr("not determined"));
+      cell(fonts, fit.alpha_ok && fit.beta_ok && rows[i].error.empty()
+                      ? usText(modelUs(fit, rows[i].rounds, rows[i].model_bytes))
+                      : tr("not determined"));
     ImGui::EndTable();
   }
   for (const CompareRow& r : rows) {

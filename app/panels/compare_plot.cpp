@@ -31,7 +31,7 @@ void drawComparePlot(const std::vector<SweepSeries>& series, const AlphaBeta& fi
     for (const SizePoint& p : s.sizes) {
       x_lo = std::min(x_lo, p.block_bytes);
       x_hi = std::max(x_hi, p.block_bytes);
-      for (double y : {p.median_us, fit.fitted() ? modelUs(fit, s.messages, p.model_bytes) : -1.0})
+      for (double y : {p.median_us, fit.alpha_ok && fit.beta_ok ? modelUs(fit, s.messages, p.model_bytes) : -1.0})
         if (y > 0) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
     }
   if (!(x_hi > x_lo) || !(y_hi > 0)) return;
@@ -39,12 +39,12 @@ void drawComparePlot(const std::vector<SweepSeries>& series, const AlphaBeta& fi
   const double ly0 = std::floor(std::log10(y_lo)), ly1 = std::max(ly0 + 1, std::ceil(std::log10(y_hi)));
 
   const float left = 64 * u, bottom = 36 * u, w = std::max(200 * u, ImGui::GetContentRegionAvail().x);
-  const float h = 230 * u;
+  const float h = 250 * u;
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(w, h));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 axis = ImGui::GetColorU32(ImGuiCol_TextDisabled), text = ImGui::GetColorU32(ImGuiCol_Text);
-  const ImVec2 p0{o.x + left, o.y + 8 * u}, p1{o.x + w - 150 * u, o.y + h - bottom};
+  const ImVec2 p0{o.x + left, o.y + 26 * u}, p1{o.x + w - 150 * u, o.y + h - bottom};
   auto X = [&](double b) { return p0.x + float((std::log10(b) - lx0) / std::max(1e-9, lx1 - lx0)) * (p1.x - p0.x); };
   auto Y = [&](double us) { return p1.y - float((std::log10(us) - ly0) / (ly1 - ly0)) * (p1.y - p0.y); };
   dl->AddRect(p0, p1, axis);
@@ -64,13 +64,13 @@ void drawComparePlot(const std::vector<SweepSeries>& series, const AlphaBeta& fi
   }
   const std::string xl = fonts.display(tr("block size (log)")), yl = fonts.display(tr("time (log)"));
   dl->AddText({p1.x - ImGui::CalcTextSize(xl.c_str()).x, p1.y + 20 * u}, axis, xl.c_str());
-  dl->AddText({o.x, p0.y - 2 * u}, axis, yl.c_str());
+  dl->AddText({o.x, o.y}, axis, yl.c_str());
 
-  float ly = p0.y;
+  float ly = p0.y;  // the legend, right of the plot
   for (std::size_t i = 0; i < series.size(); ++i) {
     const SweepSeries& s = series[i];
     const ImU32 c = packAbgr(letterColor(int(i)));
-    if (fit.fitted()) {  // the model, a line through many sizes (a curve on log axes)
+    if (fit.alpha_ok && fit.beta_ok) {  // the model, a line through many sizes (a curve on log axes)
       const double per_byte = s.sizes.back().block_bytes > 0 ? s.sizes.back().model_bytes / s.sizes.back().block_bytes : 0;
       std::vector<ImVec2> line;
       for (int k = 0; k <= 40; ++k) {
@@ -86,8 +86,10 @@ void drawComparePlot(const std::vector<SweepSeries>& series, const AlphaBeta& fi
     const float lx = p1.x + 12 * u;
     dl->AddCircleFilled({lx + 6 * u, ly + 7 * u}, 4 * u, c);
     dl->AddText({lx + 16 * u, ly}, text, fonts.display(s.algo + " " + tr("measured")).c_str());
-    dl->AddLine({lx, ly + 25 * u}, {lx + 12 * u, ly + 25 * u}, c, 2 * u);
-    dl->AddText({lx + 16 * u, ly + 18 * u}, text, fonts.display(s.algo + " " + tr("model")).c_str());
+    if (fit.alpha_ok && fit.beta_ok) {
+      dl->AddLine({lx, ly + 25 * u}, {lx + 12 * u, ly + 25 * u}, c, 2 * u);
+      dl->AddText({lx + 16 * u, ly + 18 * u}, text, fonts.display(s.algo + " " + tr("model")).c_str());
+    }
     ly += 44 * u;
   }
 }

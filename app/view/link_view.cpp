@@ -27,6 +27,12 @@ std::string byteText(double bytes) {
 namespace layout {
 namespace {
 
+// "16 B" with a no-break space, so a wrap keeps the figure and its unit together.
+std::string nbsp(std::string s) {
+  for (std::size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 2)) s.replace(i, 1, "\u00a0");
+  return s;
+}
+
 // Words of `text` in lines no wider than `width` at `size` (a word longer
 // than the width gets a line of its own).
 std::vector<std::string> wrapWords(Builder& b, const std::string& text, float size, float width) {
@@ -133,7 +139,7 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
     for (const std::string& line :
          wrapWords(b, trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
                           "what the formula says the busiest rank sends in the whole run.",
-                          {byteText(rm.formula.bytes)}),
+                          {nbsp(byteText(rm.formula.bytes))}),
                    11.5f * u, area.w)) {
       b.text({area.x, y}, line, b.th.muted_text, 11.5f * u);
       y += 15 * u;
