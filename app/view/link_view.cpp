@@ -74,11 +74,10 @@ void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
   b.s.triangles.push_back({tip, {p3.x + n.x * half, p3.y + n.y * half}, {p3.x - n.x * half, p3.y - n.y * half}, c});
 }
 
-float linkView(Builder& b, const RoundModel& rm, Rect area) {
+float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
   const float u = b.u;
   const int n = rm.spec.ranks;
   b.text({area.x, area.y}, tr("links this round (thickness = bytes)"), b.th.muted_text, 13.5f * u, TextStyle::bold);
-  const float size = std::min(area.w, 210 * u);
   const Vec2 centre{area.x + area.w / 2, area.y + 22 * u + size / 2};
   const float node_r = std::clamp(size / (2.6f * std::max(n, 3)), 7 * u, 14 * u);
   const float radius = size / 2 - node_r;
@@ -206,9 +205,22 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
 }  // namespace
 
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
-  float y = linkView(b, rm, area);
-  y = traffic(b, rm, area, y);
-  return roundTimes(b, rm, area, y);
+  // Laid out once at full size; when it runs into the room the figure's
+  // footer needs, again with the circle of ranks smaller by the overflow.
+  const std::size_t marks[] = {b.s.tiles.size(), b.s.curves.size(), b.s.triangles.size(), b.s.texts.size()};
+  auto draw = [&](float size) {
+    float y = linkView(b, rm, area, size);
+    y = traffic(b, rm, area, y);
+    return roundTimes(b, rm, area, y);
+  };
+  const float full = std::min(area.w, 210 * b.u), limit = area.y + area.h - 70 * b.u;
+  const float y = draw(full);
+  if (y <= limit || full <= 110 * b.u) return y;
+  b.s.tiles.resize(marks[0]);
+  b.s.curves.resize(marks[1]);
+  b.s.triangles.resize(marks[2]);
+  b.s.texts.resize(marks[3]);
+  return draw(std::max(110 * b.u, full - (y - limit)));
 }
 
 }  // namespace layout
