@@ -84,7 +84,9 @@ namespace {
 std::vector<LocalCopy> realCopies(const std::vector<LocalCopy>& copies) {
   std::vector<LocalCopy> out;
   for (const LocalCopy& c : copies) {
-    LocalCopy k{c.rank, {}, {}};
+    LocalCopy k = c;  // every field kept (a later one, such as a local reduce, included)
+    k.src.clear();
+    k.dst.clear();
     for (std::size_t i = 0; i < c.src.size() && i < c.dst.size(); ++i)
       if (c.src[i] != c.dst[i]) k.src.push_back(c.src[i]), k.dst.push_back(c.dst[i]);
     if (!k.src.empty()) out.push_back(std::move(k));
