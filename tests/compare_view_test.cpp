@@ -123,6 +123,8 @@ TEST(CompareModel, MedianAndSizes) {
   EXPECT_EQ(e.front(), 4);                // the spec's own size
   EXPECT_EQ(e.back(), (1 << 20) / 4);     // 1 MiB blocks: bandwidth-bound
   EXPECT_TRUE(std::is_sorted(e.begin(), e.end()));
+  EXPECT_EQ(sweepElems(spec(Op::all_reduce, 16, 4)).back(), (512 << 10) / 4);
+  EXPECT_EQ(sweepElems(spec(Op::all_reduce, 32, 4)).back(), (128 << 10) / 4);
 }
 
 TEST(CompareModel, DefaultPair) {

@@ -140,7 +140,12 @@ double modelUs(const AlphaBeta& ab, double messages, double bytes) {
 std::vector<int64_t> sweepElems(const OpSpec& spec) {
   const int64_t es = int64_t(dtypeSize(spec.dtype));
   std::vector<int64_t> out{spec.elems};
-  for (int64_t bytes : {int64_t(64), int64_t(8) << 10, int64_t(128) << 10, int64_t(1) << 20})
+  // The largest block keeps every rank's buffers (up to 2N slots, pairwise)
+  // within about 128 MiB in all: 1 MiB up to N = 11, 128 KiB at N = 32.
+  const int64_t n = std::max(1, spec.ranks);
+  int64_t top = int64_t(1) << 20;
+  while (top > (int64_t(128) << 10) && top * n * n > (int64_t(128) << 20)) top /= 2;
+  for (int64_t bytes : {int64_t(64), int64_t(8) << 10, int64_t(128) << 10, top})
     out.push_back(std::max<int64_t>(1, bytes / es));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

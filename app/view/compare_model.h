@@ -76,7 +76,8 @@ std::string fitText(const AlphaBeta& f);
 // One algorithm's counts for `spec`.
 CompareRow compareRow(const OpSpec& spec, const std::string& algo);
 // The block sizes (elements) a sweep runs for `spec`: about 64 B, 8 KiB,
-// 128 KiB and 1 MiB per block, and the spec's own size; ascending.
+// 128 KiB and 1 MiB per block (less at large N, down to 128 KiB at N = 32,
+// so all ranks' buffers stay near 128 MiB), and the spec's own size; ascending.
 std::vector<int64_t> sweepElems(const OpSpec& spec);
 // Every measured (algorithm, size) of the series as fit points.
 std::vector<ModelPoint> modelPoints(const std::vector<SweepSeries>& series);
