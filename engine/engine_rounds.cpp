@@ -38,7 +38,41 @@ std::vector<Transfer> transfersOf(const algo::Schedule& s, const algo::Round& ro
   std::vector<Transfer> out;
   for (const algo::Move& m : round.moves)
     out.push_back({m.from, m.to, m.src.size() * s.slotBytes(), m.src.empty() ? 0 : m.src[0],
-                   int(m.src.size()), m.reduce});
+                   int(m.src.size()), m.reduce, m.src, m.dst.empty() ? m.src : m.dst});
+  return out;
+}
+
+std::vector<LocalMove> localMovesOf(const algo::Round& round) {
+  std::vector<LocalMove> out;
+  for (const auto* list : {&round.before, &round.after})
+    for (const algo::LocalCopy& c : *list) out.push_back({c.rank, c.src, c.dst});
+  return out;
+}
+
+// The working buffers before the first round, labelled from their bytes:
+// each rank's input blocks where the schedule's init places them.
+std::vector<std::vector<BlockLabel>> startLabels(const algo::Schedule& s, const StepResult& inputs,
+                                                 const Pattern& p, const algo::Reference& ref,
+                                                 algo::ExpectedSlots& expected) {
+  StepResult start;
+  start.spec = s.spec;
+  const std::size_t slot = s.slotBytes();
+  for (int r = 0; r < s.spec.ranks; ++r) {
+    RankResult rr;
+    rr.rank = r;
+    rr.output.present = true;
+    rr.output.bytes.assign(s.workBytes(), std::byte{0});
+    const auto& in = inputs.ranks[std::size_t(r)].input.bytes;
+    for (int k = 0; k < s.slots; ++k) {
+      const int b = s.init[std::size_t(r)][std::size_t(k)];
+      if (b >= 0 && (std::size_t(b) + 1) * slot <= in.size())
+        std::memcpy(rr.output.bytes.data() + std::size_t(k) * slot, in.data() + std::size_t(b) * slot, slot);
+    }
+    start.ranks.push_back(std::move(rr));
+  }
+  algo::checkRound(start, p, ref.start, expected);
+  std::vector<std::vector<BlockLabel>> out;
+  for (const RankResult& rr : start.ranks) out.push_back(rr.output.labels);
   return out;
 }
 
@@ -149,6 +183,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   }
 
   algo::ExpectedSlots expected(s, inputsAsDoubles(inputs));
+  if (r.verify) snap.start_labels = startLabels(sch, inputs, pattern, ref, expected);
   bool all_ok = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -165,7 +200,8 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     }
     const int to = rounds ? k + 1 : 0;
     if (Status st = group_->runRounds(sch, inputs, k, to, RunOptions{}, replies, &work); !st)
-      return failed(st, rounds ? "round " + std::to_string(k + 1) + "/" + std::to_string(rounds) +
+      return failed(st, rounds ? (sch.messageRounds() == rounds ? "round " : "step ") +
+                                     std::to_string(k + 1) + "/" + std::to_string(rounds) +
                                      " (" + sch.rounds[std::size_t(k)].name() + ")"
                                : "start");
     const double slowest = count();
@@ -175,6 +211,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     step.name = sch.rounds[std::size_t(k)].name();
     step.phase = sch.rounds[std::size_t(k)].phase;
     step.transfers = transfersOf(sch, sch.rounds[std::size_t(k)]);
+    step.local = localMovesOf(sch.rounds[std::size_t(k)]);
     step.time_us = slowest;
     step.ranks.resize(std::size_t(n));
     for (int q = 0; q < n; ++q) {

@@ -64,9 +64,17 @@ json transfers(const std::vector<Transfer>& ts) {
   json out = json::array();
   for (const Transfer& t : ts)
     out.push_back({{"from", t.from}, {"to", t.to}, {"bytes", t.bytes}, {"block", t.block},
-                   {"blocks", t.blocks}, {"kind", t.reduce ? "reduce" : "copy"}});
+                   {"blocks", t.blocks}, {"src_slots", t.src_slots}, {"dst_slots", t.dst_slots},
+                   {"kind", t.reduce ? "reduce" : "copy"}});
   return out;
 }
+
+json localMoves(const std::vector<LocalMove>& ms) {
+  json out = json::array();
+  for (const LocalMove& m : ms) out.push_back({{"rank", m.rank}, {"from_slots", m.from}, {"to_slots", m.to}});
+  return out;
+}
+
 
 // An algorithm run: traffic, the textbook figures, the final comparison.
 void addAlgorithm(json& j, const Snapshot& s, const ValueLimit& limit) {
@@ -86,6 +94,15 @@ void addAlgorithm(json& j, const Snapshot& s, const ValueLimit& limit) {
                    {"output_labels", labels(r.output, s.spec.redop)},
                    {"output_contributors", contributors(r.output)}});
   j["final"] = fin;
+  // The working buffers before the first step, so every step replays from here.
+  json start = json::array();
+  for (std::size_t r = 0; r < s.start_labels.size(); ++r) {
+    BufferView b;
+    b.present = true;
+    b.labels = s.start_labels[r];
+    start.push_back({{"rank", r}, {"labels", labels(b, s.spec.redop)}, {"contributors", contributors(b)}});
+  }
+  j["start"] = start;
 }
 
 }  // namespace
@@ -122,6 +139,7 @@ json toJson(const Snapshot& s, const ValueLimit& limit) {
     if (!st.name.empty()) {
       step["phase"] = st.phase;
       step["transfers"] = transfers(st.transfers);
+      step["local"] = localMoves(st.local);
     }
     step["ranks"] = json::array();
     for (const auto& r : st.ranks) {

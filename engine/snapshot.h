@@ -101,6 +101,14 @@ struct Transfer {
   int block = 0;        // first working-buffer slot sent
   int blocks = 1;       // slots sent
   bool reduce = false;  // the receiver combines instead of overwriting
+  std::vector<int> src_slots, dst_slots;  // sender's slots read, receiver's written (in order)
+};
+
+// A rank's local copy in an algorithm's step: slot from[i] to slot to[i]
+// of its working buffer, every source read before any destination written.
+struct LocalMove {
+  int rank = 0;
+  std::vector<int> from, to;
 };
 
 struct StepResult {
@@ -113,6 +121,7 @@ struct StepResult {
   std::string name;   // "reduce-scatter 2/3"; empty for a whole op
   std::string phase;  // "reduce-scatter"
   std::vector<Transfer> transfers;
+  std::vector<LocalMove> local;  // a local step's copies (a step has these or transfers)
 };
 
 // An algorithm's textbook figures next to what was counted.
@@ -156,6 +165,9 @@ struct Snapshot {
   std::vector<uint64_t> bytes_sent, bytes_received;  // per rank, counted by the workers
   AlgoFormula formula;
   std::vector<RankResult> final_ranks;  // the output buffers after the last round
+  // Every rank's working buffer before the first round ([rank][slot]),
+  // decoded from its bytes (the inputs placed as the schedule's init says).
+  std::vector<std::vector<BlockLabel>> start_labels;
   bool final_compared = false;  // compared byte for byte with the backend's own op
   int64_t final_diffs = 0;      // elements that differ
 };

@@ -1,12 +1,16 @@
-// The compare view's model without GL: two algorithms' rounds and bytes from
-// the schedules and formulas, the α–β fit, and two real runs side by side.
+// The compare view's model without GL: two algorithms' message rounds and
+// bytes from the schedules and formulas; the α–β fit on synthetic times
+// (recovered within 5 %) and on degenerate points ("not determined"); and a
+// real size sweep of ring against tree.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <thread>
 
 #include "app/view/compare_model.h"
+#include "app/view/compare_sweep.h"
 #include "engine/engine.h"
 
 namespace collviz::ui {
@@ -22,9 +26,8 @@ OpSpec spec(Op op, int n, int64_t elems = 4) {
 
 TEST(CompareModel, RingAgainstTreeAllReduceAtEightFromTheFormulas) {
   const OpSpec s = spec(Op::all_reduce, 8, 16);
-  const Comparison c = buildComparison(s, "ring", nullptr, "tree", nullptr);
-  const CompareRow& ring = c.rows[0];
-  const CompareRow& tree = c.rows[1];
+  const CompareRow ring = compareRow(s, "ring");
+  const CompareRow tree = compareRow(s, "tree");
   ASSERT_TRUE(ring.error.empty()) << ring.error;
   ASSERT_TRUE(tree.error.empty()) << tree.error;
   EXPECT_EQ(ring.rounds, 14);  // 2(N-1)
@@ -37,57 +40,91 @@ TEST(CompareModel, RingAgainstTreeAllReduceAtEightFromTheFormulas) {
   EXPECT_EQ(ring.round_bytes.size(), 14u);
   EXPECT_EQ(tree.round_bytes.size(), 6u);
   for (double b : ring.round_bytes) EXPECT_DOUBLE_EQ(b, S / 8);  // one block per round
+  EXPECT_DOUBLE_EQ(ring.model_bytes, 14 * S / 8);
   EXPECT_GT(tree.bytes, 0);
-  EXPECT_FALSE(ring.ran);
-  EXPECT_FALSE(tree.ran);
-  EXPECT_FALSE(c.fit.fitted);
-  EXPECT_LT(ring.estimate_us, 0);  // nothing measured, nothing to fit
+}
+
+TEST(CompareModel, LocalStepsAreNotMessageRounds) {
+  const CompareRow bruck = compareRow(spec(Op::all_to_all, 4), "bruck");
+  EXPECT_EQ(bruck.rounds, 2);  // the two rotations are local steps
+  EXPECT_EQ(bruck.formula_rounds, 2);
+  EXPECT_EQ(bruck.round_bytes.size(), 2u);
 }
 
 TEST(CompareModel, NativeAndUnservedAlgorithmsSayWhy) {
-  const CompareRow native = compareRow(spec(Op::all_reduce, 4), "native", nullptr);
-  EXPECT_FALSE(native.error.empty());
-  const CompareRow nope = compareRow(spec(Op::all_to_all, 4), "tree", nullptr);
-  EXPECT_FALSE(nope.error.empty());
+  EXPECT_FALSE(compareRow(spec(Op::all_reduce, 4), "native").error.empty());
+  EXPECT_FALSE(compareRow(spec(Op::all_to_all, 4), "tree").error.empty());
 }
 
-TEST(CompareModel, FitRecoversAlphaAndBeta) {
-  // t = 5 µs + 0.01 µs/byte · bytes
-  std::vector<std::pair<double, double>> pts;
-  for (double b : {100.0, 400.0, 1000.0, 4000.0}) pts.emplace_back(b, 5 + 0.01 * b);
+// Synthetic times of two algorithms over a size sweep, α = 40 µs per message
+// round and β = 0.8 ns/B, with ±4 % noise: the fit recovers both within 5 %.
+TEST(CompareModel, FitRecoversAlphaAndBetaWithinFivePercent) {
+  const double alpha = 40, beta = 0.8e-3;
+  std::vector<ModelPoint> pts;
+  const double noise[] = {0.04, -0.03, 0.01, -0.04, 0.02, 0.03, -0.02, -0.01, 0.04, -0.03};
+  int i = 0;
+  for (auto [rounds, per_block] : {std::pair{14.0, 14.0}, std::pair{6.0, 24.0}})
+    for (double block : {64.0, 8192.0, 131072.0, 1048576.0, 16.0}) {
+      const double bytes = per_block * block;
+      pts.push_back({rounds, bytes, (alpha * rounds + beta * bytes) * (1 + noise[i++])});
+    }
   const AlphaBeta ab = fitAlphaBeta(pts);
-  ASSERT_TRUE(ab.fitted);
-  EXPECT_EQ(ab.points, 4);
-  EXPECT_NEAR(ab.alpha_us, 5, 1e-9);
-  EXPECT_NEAR(ab.beta_us_per_byte, 0.01, 1e-12);
-  // Same size everywhere: latency only.
-  const AlphaBeta flat = fitAlphaBeta({{64, 3}, {64, 5}});
-  EXPECT_NEAR(flat.alpha_us, 4, 1e-12);
-  EXPECT_EQ(flat.beta_us_per_byte, 0);
-  // Times falling with size: no negative β.
-  const AlphaBeta neg = fitAlphaBeta({{10, 9}, {100, 1}});
-  EXPECT_GE(neg.beta_us_per_byte, 0);
-  EXPECT_GE(neg.alpha_us, 0);
-  EXPECT_FALSE(fitAlphaBeta({}).fitted);
+  ASSERT_TRUE(ab.alpha_ok);
+  ASSERT_TRUE(ab.beta_ok);
+  EXPECT_EQ(ab.points, 10);
+  EXPECT_NEAR(ab.alpha_us, alpha, 0.05 * alpha);
+  EXPECT_NEAR(ab.beta_us_per_byte, beta, 0.05 * beta);
+  EXPECT_GT(ab.rms_rel_error, 0.005);
+  EXPECT_LT(ab.rms_rel_error, 0.05);
+  EXPECT_NEAR(modelUs(ab, 10, 1000), ab.alpha_us * 10 + ab.beta_us_per_byte * 1000, 1e-9);
+  // Exact points: exact values, no error.
+  std::vector<ModelPoint> exact;
+  for (const ModelPoint& p : pts) exact.push_back({p.messages, p.bytes, alpha * p.messages + beta * p.bytes});
+  const AlphaBeta ex = fitAlphaBeta(exact);
+  EXPECT_NEAR(ex.alpha_us, alpha, 1e-9 * alpha);
+  EXPECT_NEAR(ex.beta_us_per_byte, beta, 1e-9 * beta);
+  EXPECT_LT(ex.rms_rel_error, 1e-9);
 }
 
-TEST(CompareModel, EstimateSumsAlphaPlusBetaBytesOverRounds) {
-  CompareRow r;
-  r.round_bytes = {100, 200, 300};
-  AlphaBeta ab;
-  ab.alpha_us = 2;
-  ab.beta_us_per_byte = 0.5;
-  ab.fitted = true;
-  EXPECT_DOUBLE_EQ(estimateUs(r, ab), 3 * 2 + 0.5 * 600);
+TEST(CompareModel, DegenerateFitsSayNotDetermined) {
+  // One algorithm at one size, repeated: messages and bytes in one ratio.
+  const AlphaBeta one = fitAlphaBeta({{14, 1000, 500}, {14, 1000, 520}, {14, 1000, 490}});
+  EXPECT_FALSE(one.alpha_ok);
+  EXPECT_FALSE(one.beta_ok);
+  EXPECT_FALSE(one.fitted());
+  EXPECT_NE(fitText(one).find("α not determined"), std::string::npos) << fitText(one);
+  EXPECT_NE(fitText(one).find("β not determined"), std::string::npos) << fitText(one);
+  // Tiny sizes only: the bytes' share is lost in the noise, β is not
+  // determined, α is (fitted alone).
+  std::vector<ModelPoint> tiny;
+  const double noise[] = {0.05, -0.04, 0.03, -0.05, 0.02, -0.03};
+  int i = 0;
+  for (auto [rounds, per_block] : {std::pair{14.0, 14.0}, std::pair{6.0, 24.0}})
+    for (double block : {8.0, 16.0, 32.0}) {
+      const double bytes = per_block * block;
+      tiny.push_back({rounds, bytes, (40 * rounds + 1e-6 * bytes) * (1 + noise[i++])});
+    }
+  const AlphaBeta t = fitAlphaBeta(tiny);
+  EXPECT_FALSE(t.beta_ok);
+  EXPECT_TRUE(t.alpha_ok);
+  EXPECT_NEAR(t.alpha_us, 40, 0.05 * 40);
+  EXPECT_NE(fitText(t).find("β not determined"), std::string::npos) << fitText(t);
+  EXPECT_EQ(fitText(t).find("α not determined"), std::string::npos) << fitText(t);
+  EXPECT_FALSE(fitAlphaBeta({}).fitted());
+  EXPECT_FALSE(fitAlphaBeta({{1, 1, 1}}).fitted());
 }
 
-TEST(CompareModel, SnapshotOfAnotherAlgorithmIsNotUsed) {
-  auto snap = std::make_shared<Snapshot>();
-  snap->algo = "tree";
-  snap->spec = spec(Op::all_reduce, 8);
-  const CompareRow r = compareRow(spec(Op::all_reduce, 8), "ring", snap);
-  EXPECT_FALSE(r.ran);
-  EXPECT_EQ(r.rounds, 14);
+TEST(CompareModel, MedianAndSizes) {
+  EXPECT_EQ(medianOf({5, 1, 3}), 3);
+  EXPECT_EQ(medianOf({4, 1, 3, 2}), 2.5);
+  EXPECT_LT(medianOf({}), 0);
+  const std::vector<int64_t> e = sweepElems(spec(Op::all_reduce, 8, 4));
+  ASSERT_GE(e.size(), 3u);
+  EXPECT_EQ(e.front(), 4);                // the spec's own size
+  EXPECT_EQ(e.back(), (1 << 20) / 4);     // 1 MiB blocks: bandwidth-bound
+  EXPECT_TRUE(std::is_sorted(e.begin(), e.end()));
+  EXPECT_EQ(sweepElems(spec(Op::all_reduce, 16, 4)).back(), (512 << 10) / 4);
+  EXPECT_EQ(sweepElems(spec(Op::all_reduce, 32, 4)).back(), (128 << 10) / 4);
 }
 
 TEST(CompareModel, DefaultPair) {
@@ -101,45 +138,37 @@ TEST(CompareModel, DefaultPair) {
   for (const std::string& x : compareChoices(Op::all_reduce)) EXPECT_NE(x, "native");
 }
 
-// With real rank workers: ring and tree all_reduce at N=8 run, their counted
-// rounds and bytes are the formulas', the times are the rounds' sum, and the
-// estimate comes from a fit over both.
-TEST(CompareModelEngine, RingAgainstTreeRuns) {
-  Engine engine;
-  const OpSpec s = spec(Op::all_reduce, 8, 64);
-  std::shared_ptr<const Snapshot> snaps[2];
-  const char* algos[2] = {"ring", "tree"};
-  for (int i = 0; i < 2; ++i) {
-    Request r;
-    r.spec = s;
-    r.backend = BackendKind::gloo;
-    r.algo = algos[i];
-    snaps[i] = engine.waitFor(engine.submit(r), std::chrono::seconds(60));
-    ASSERT_TRUE(snaps[i]);
-    ASSERT_TRUE(snaps[i]->error.empty()) << snaps[i]->error;
-  }
-  const Comparison c = buildComparison(s, "ring", snaps[0], "tree", snaps[1]);
-  for (int i = 0; i < 2; ++i) {
-    const CompareRow& row = c.rows[std::size_t(i)];
-    ASSERT_TRUE(row.ran) << row.algo;
-    EXPECT_EQ(row.rounds, row.formula_rounds) << row.algo;
-    EXPECT_EQ(row.round_us.size(), std::size_t(row.rounds));
-    double sum = 0;
-    for (const StepResult& st : snaps[i]->steps) sum += st.time_us;
-    EXPECT_DOUBLE_EQ(row.measured_us, sum);
-    EXPECT_GT(row.measured_us, 0);
-    EXPECT_GE(row.estimate_us, 0);
-  }
-  EXPECT_DOUBLE_EQ(c.rows[0].bytes, c.rows[0].formula_bytes);
-  EXPECT_EQ(c.fit.points, 14 + 6);
-  EXPECT_TRUE(c.fit.fitted);
-  // An unclamped least-squares line through the points: the estimates add up
-  // to the measured total over both algorithms.
-  if (c.fit.alpha_us > 0 && c.fit.beta_us_per_byte > 0) {
-    EXPECT_NEAR(c.rows[0].estimate_us + c.rows[1].estimate_us,
-              c.rows[0].measured_us + c.rows[1].measured_us,
-              1e-6 * (c.rows[0].measured_us + c.rows[1].measured_us) + 1e-9);
-  }
+// With real rank workers: a small sweep of ring against tree all_reduce at
+// N = 8 measures every (algorithm, size) as the median of its repetitions,
+// and the points it gives are what the fit takes.
+TEST(CompareSweepEngine, RingAgainstTreeSweep) {
+  CompareSweepConfig c;
+  c.spec = spec(Op::all_reduce, 8, 4);
+  c.a = "ring";
+  c.b = "tree";
+  c.backend = BackendKind::gloo;
+  c.reps = 3;
+  c.elems = {4, 256, 16384};
+  CompareSweep sweep(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!sweep.state().finished && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(150))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const CompareSweep::State st = sweep.state();
+  ASSERT_TRUE(st.finished);
+  EXPECT_EQ(st.error, "");
+  EXPECT_EQ(st.done, st.total);
+  EXPECT_EQ(st.total, 2 * 3 * 3);
+  ASSERT_EQ(st.series.size(), 2u);
+  EXPECT_EQ(st.series[0].messages, 14);
+  EXPECT_EQ(st.series[1].messages, 6);
+  for (const SweepSeries& s : st.series)
+    for (const SizePoint& p : s.sizes) {
+      ASSERT_EQ(p.reps_us.size(), 3u) << s.algo << " " << p.elems;
+      EXPECT_EQ(p.median_us, medianOf(p.reps_us));
+      EXPECT_GT(p.median_us, 0);
+      EXPECT_GT(p.model_bytes, 0);
+    }
+  EXPECT_EQ(modelPoints(st.series).size(), 6u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -111,7 +112,11 @@ TEST(RoundModel, BarAndNames) {
   // One phase through every round: no bar, and the name without a counter.
   const RoundModel bruck = buildRoundModel(spec(Op::all_to_all, 4), "bruck", 2, nullptr);
   EXPECT_EQ(bruck.bar, "");
-  EXPECT_EQ(bruck.name, "bruck");
+  EXPECT_EQ(bruck.name, "");  // the phase is the algorithm's name: said once
+  EXPECT_EQ(bruck.title, "bruck · step 2/4 · round 1/2");
+  EXPECT_EQ(buildRoundModel(s, "ring", 3, nullptr).title, "ring · round 3/6 · reduce-scatter 3/3");
+  EXPECT_EQ(buildRoundModel(spec(Op::all_to_all, 3), "pairwise", 1, nullptr).title,
+            "pairwise · step 1/3 · local: own block");
   EXPECT_FALSE(buildRoundModel(spec(Op::all_to_all, 4), "ring", 1, nullptr).error.empty());
   EXPECT_EQ(algoRounds("native", s), 0);
   EXPECT_TRUE(isRoundView(Program::single, Op::all_reduce, roundView("ring", 0)));
@@ -218,15 +223,27 @@ TEST(RoundModelEngine, ArrowsMatchTheEngineTransfers) {
       const RoundModel rm = buildRoundModel(r.spec, c.algo, k, snap);
       ASSERT_TRUE(rm.ran()) << c.algo << " N=" << c.n;
       const auto& tr = snap->steps[std::size_t(k - 1)].transfers;
-      ASSERT_EQ(rm.arrows.size(), tr.size()) << c.algo << " N=" << c.n << " round " << k;
+      const auto& local = snap->steps[std::size_t(k - 1)].local;
+      std::vector<RoundArrow> msgs, copies;
+      for (const RoundArrow& a : rm.arrows) (a.local ? copies : msgs).push_back(a);
+      EXPECT_EQ(rm.local, tr.empty());
+      ASSERT_EQ(msgs.size(), tr.size()) << c.algo << " N=" << c.n << " round " << k;
       for (std::size_t i = 0; i < tr.size(); ++i) {
-        const RoundArrow& a = rm.arrows[i];
+        const RoundArrow& a = msgs[i];
         EXPECT_EQ(a.from, tr[i].from);
         EXPECT_EQ(a.to, tr[i].to);
         EXPECT_EQ(a.src.front(), tr[i].block);
         EXPECT_EQ(int(a.src.size()), tr[i].blocks);
+        EXPECT_EQ(a.src, tr[i].src_slots);
+        EXPECT_EQ(a.dst, tr[i].dst_slots);
         EXPECT_EQ(a.reduce, tr[i].reduce);
         EXPECT_EQ(a.bytes, tr[i].bytes);
+      }
+      ASSERT_EQ(copies.size(), local.size());
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        EXPECT_EQ(copies[i].from, local[i].rank);
+        EXPECT_EQ(copies[i].src, local[i].from);
+        EXPECT_EQ(copies[i].dst, local[i].to);
       }
       for (int q = 0; q < c.n; ++q)
         for (int j = 0; j < rm.slots; ++j)
@@ -234,6 +251,65 @@ TEST(RoundModelEngine, ArrowsMatchTheEngineTransfers) {
                     snap->steps[std::size_t(k - 1)].ranks[std::size_t(q)].output.labels[std::size_t(j)].text(RedOp::sum));
     }
   }
+}
+
+// Is the tile at `h` outlined (a transparent tile 2 px larger all round)?
+bool outlined(const Scene& sc, const HitBox& h) {
+  for (const TileInstance& t : sc.tiles)
+    if (t.fill.a == 0 && t.border_width > 2 && std::abs(t.rect.x - (h.rect.x - 2)) < 0.01f &&
+        std::abs(t.rect.y - (h.rect.y - 2)) < 0.01f && std::abs(t.rect.w - (h.rect.w + 4)) < 0.01f)
+      return true;
+  return false;
+}
+
+// Bruck N = 4, message round 1 (step 2, after the local rotation): the
+// slots outlined in every rank's "before" column are exactly its transfer's
+// src_slots, and their labels are what the receiver shows at dst_slots after.
+TEST(RoundModelEngine, BruckN4Round1OutlinesAreTheSentSlots) {
+  Engine engine;
+  Request r;
+  r.spec = spec(Op::all_to_all, 4);
+  r.backend = BackendKind::gloo;
+  r.algo = "bruck";
+  auto snap = engine.waitFor(engine.submit(r), std::chrono::seconds(60));
+  ASSERT_TRUE(snap);
+  ASSERT_TRUE(snap->error.empty()) << snap->error;
+  ASSERT_EQ(snap->steps.size(), 4u);  // rotate, 2 rounds, rotate back
+  EXPECT_FALSE(snap->steps[0].local.empty());
+  const RoundModel rm = buildRoundModel(r.spec, "bruck", 2, snap);
+  ASSERT_TRUE(rm.ran());
+  EXPECT_FALSE(rm.local);
+  EXPECT_EQ(rm.title, "bruck · step 2/4 · round 1/2");
+  // The rotation is drawn: R1's buffer before the round is B₁ B₂ B₃ B₀.
+  std::string r1;
+  for (const BlockLabel& l : rm.before[1]) r1 += l.text(RedOp::sum) + " ";
+  EXPECT_EQ(r1, "B₁ B₂ B₃ B₀ ");
+  const Scene sc = layout(rm, roundView("bruck", 2));
+  const StepResult& step = snap->steps[1];
+  ASSERT_EQ(step.transfers.size(), 4u);
+  for (const Transfer& t : step.transfers) {
+    SCOPED_TRACE("R" + std::to_string(t.from));
+    std::vector<int> drawn;
+    for (int k = 0; k < rm.slots; ++k) {
+      const HitBox* h = hit(sc, 0, t.from, k);
+      ASSERT_TRUE(h);
+      if (outlined(sc, *h)) drawn.push_back(k);
+    }
+    EXPECT_EQ(drawn, t.src_slots);
+    EXPECT_EQ(t.src_slots, (std::vector<int>{1, 3}));
+    for (std::size_t i = 0; i < t.src_slots.size(); ++i)
+      EXPECT_EQ(rm.before[std::size_t(t.from)][std::size_t(t.src_slots[i])].text(RedOp::sum),
+                step.ranks[std::size_t(t.to)].output.labels[std::size_t(t.dst_slots[i])].text(RedOp::sum));
+  }
+  // The local step before it: its moved slots are outlined, the after column
+  // badges name the source slot, and it sends nothing.
+  const RoundModel rot = buildRoundModel(r.spec, "bruck", 1, snap);
+  EXPECT_TRUE(rot.local);
+  EXPECT_EQ(rot.title, "bruck · step 1/4 · local: rotate by r");
+  const Scene rs = layout(rot, roundView("bruck", 1));
+  bool badge = false;
+  for (const TextItem& t : rs.texts) badge = badge || t.text == "←1";
+  EXPECT_TRUE(badge);
 }
 
 }  // namespace

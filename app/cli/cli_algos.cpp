@@ -36,15 +36,25 @@ void printRounds(const Snapshot& s) {
               s.backend.devices.c_str(), s.backend.transport.c_str());
   if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
   std::printf("formula: %s\n", s.formula.text.c_str());
+  // With local steps (no message) the steps are counted apart from rounds.
+  std::size_t messages = 0;
+  for (const StepResult& st : s.steps) messages += !st.transfers.empty() || st.local.empty();
+  const char* unit = messages == s.steps.size() ? "round" : "step";
+  auto slots = [](const std::vector<int>& v) {
+    std::string out;
+    for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+    return out;
+  };
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
-    std::printf("\nround %zu/%zu: %s  (%.1f us, slowest rank)\n", k + 1, s.steps.size(),
-                st.name.c_str(), st.time_us);
+    std::printf("\n%s %zu/%zu: %s%s  (%.1f us, slowest rank)\n", unit, k + 1, s.steps.size(),
+                st.transfers.empty() && !st.local.empty() ? "local: " : "", st.name.c_str(), st.time_us);
     for (const Transfer& t : st.transfers)
-      std::printf("  R%d → R%d  %s %d%s (%zu B, %s)\n", t.from, t.to,
-                  t.blocks > 1 ? "slots" : "slot", t.block,
-                  t.blocks > 1 ? ("+" + std::to_string(t.blocks - 1)).c_str() : "", t.bytes,
-                  t.reduce ? "reduce" : "copy");
+      std::printf("  R%d → R%d  %s %s → %s (%zu B, %s)\n", t.from, t.to,
+                  t.src_slots.size() > 1 ? "slots" : "slot", slots(t.src_slots).c_str(),
+                  slots(t.dst_slots).c_str(), t.bytes, t.reduce ? "reduce" : "copy");
+    for (const LocalMove& m : st.local)
+      std::printf("  R%d local  slots %s → %s\n", m.rank, slots(m.from).c_str(), slots(m.to).c_str());
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
     std::printf("  %s: %lld mismatches, %lld undecodable\n",
@@ -54,7 +64,7 @@ void printRounds(const Snapshot& s) {
     if (!st.verify.first_problem.empty())
       std::printf("  first problem: %s\n", st.verify.first_problem.c_str());
   }
-  std::printf("\noutput after %zu rounds:\n", s.steps.size());
+  std::printf("\noutput after %zu %ss:\n", s.steps.size(), unit);
   for (const auto& r : s.final_ranks)
     std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
   if (s.final_compared)
@@ -67,12 +77,12 @@ void printRounds(const Snapshot& s) {
     std::printf(" R%zu %llu", r, static_cast<unsigned long long>(s.bytes_sent[r]));
     busiest = std::max(busiest, s.bytes_sent[r]);
   }
-  std::printf("\nformula: %d rounds, %s from the busiest rank%s; counted: %zu rounds, %s\n",
+  std::printf("\nformula: %d rounds, %s from the busiest rank%s; counted: %zu message rounds, %s\n",
               s.formula.rounds, bytesText(s.formula.bytes).c_str(),
-              s.formula.exact ? "" : " (textbook, power-of-two N)", s.steps.size(),
+              s.formula.exact ? "" : " (textbook, power-of-two N)", messages,
               bytesText(double(busiest)).c_str());
-  std::printf("\n%s · %zu rounds · op time %.1f us · engine %.1f us\n",
-              s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), s.time_us, s.engine_us);
+  std::printf("\n%s · %zu %ss · op time %.1f us · engine %.1f us\n",
+              s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), unit, s.time_us, s.engine_us);
 }
 
 void printAlgos(int ranks, bool as_json) {

@@ -108,7 +108,8 @@ std::string AppUi::windowTitle() const {
   const OpSpec s = state_.runSpec();
   if (state_.rounds > 0)
     t += " · " + state_.view.algo + " · " +
-         trf("round {0}/{1}", {std::to_string(state_.view.round), std::to_string(state_.rounds)}) +
+         trf(round_steps_ ? "step {0}" : "round {0}",
+             {std::to_string(state_.view.round) + "/" + std::to_string(state_.rounds)}) +
          (round_bar_.empty() ? "" : " · " + round_bar_);
   t += " (N=" + std::to_string(s.ranks) + ", " + std::string(name(s.dtype));
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
@@ -147,8 +148,11 @@ void AppUi::updateRounds() {
   }
   advancePlay(state_, ImGui::GetIO().DeltaTime);
   key.round = state_.view.round;
-  if (!(key == rounds_key_))
-    round_bar_ = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr).bar;
+  if (!(key == rounds_key_)) {
+    const RoundModel rm = buildRoundModel(spec, state_.view.algo, state_.view.round, nullptr);
+    round_bar_ = rm.bar;
+    round_steps_ = rm.message_rounds != rm.rounds;
+  }
   rounds_key_ = key;
 }
 
@@ -235,6 +239,7 @@ void AppUi::Draw() {
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);
+  else compare_.sweep.reset();  // closed: the sweep stops, its workers end
   if (state_.show_bandwidth) bandwidth_.Draw(tr("Bandwidth###bandwidth"), &state_.show_bandwidth, state_);
 }
 

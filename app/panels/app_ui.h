@@ -105,6 +105,7 @@ class AppUi {
   OpListPanel op_list_;
   AlgoPanel algo_panel_;
   std::string round_bar_;  // the algorithm view's round bar, for the panel and title
+  bool round_steps_ = false;  // the schedule has local steps: counted as "step k/n"
   // What round_bar_ and the round count were made for: the schedule is built
   // again only when these change, not every frame.
   struct RoundsKey {

@@ -9,6 +9,7 @@
 
 #include "app/gl/style.h"
 #include "app/lang/lang.h"
+#include "app/panels/compare_plot.h"
 #include "app/view/compare_model.h"
 #include "app/view/link_view.h"
 
@@ -34,21 +35,27 @@ void algoCombo(const char* id, std::string& value, const std::vector<std::string
 
 void cell(const Fonts& fonts, const std::string& text) {
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted(fonts.display(text).c_str());
+  ImGui::TextWrapped("%s", fonts.display(text).c_str());
+}
+
+bool sameConfig(const CompareSweepConfig& c, const OpSpec& s, const std::string& a, const std::string& b,
+                BackendKind backend) {
+  return c.spec == s && c.a == a && c.b == b && c.backend == backend;
 }
 
 }  // namespace
 
-void ComparePanel::Draw(AppState& s, Runs& runs, const Fonts& fonts) {
+void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   waiting = false;
   const OpSpec spec = s.runSpec();
   const std::vector<std::string> choices = compareChoices(spec.op);
-  ImGui::SetNextWindowSize(ImVec2(780 * fonts.scale, 0), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(820 * fonts.scale, 760 * fonts.scale), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin(tr("Compare###compare"), &s.show_compare, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
     return;
   }
   if (s.program() != Program::single || choices.size() < 2) {
+    sweep.reset();
     ImGui::TextWrapped("%s", tr("This op has fewer than two algorithms to compare."));
     ImGui::End();
     return;
@@ -70,27 +77,35 @@ void ComparePanel::Draw(AppState& s, Runs& runs, const Fonts& fonts) {
   ImGui::SameLine();
   ImGui::TextDisabled("%s N=%d", std::string(name(spec.op)).c_str(), spec.ranks);
 
-  // Both runs through the shared cache, one request at a time (a newer
-  // request replaces a queued one in the engine).
-  const RunKey keys[2] = {{s.program(), spec, s.backend, s.fault, a}, {s.program(), spec, s.backend, s.fault, b}};
-  std::shared_ptr<const Snapshot> snaps[2];
-  const bool sent = runs.waiting(keys[0]) || runs.waiting(keys[1]);
-  bool asked = false;
-  for (int i = 0; i < 2; ++i) {
-    snaps[i] = runs.find(keys[i]);
-    if (snaps[i]) continue;
-    waiting = true;
-    if (!sent && !asked) {
-      runs.request(keys[i]);
-      asked = true;
-    }
+  // The sweep for this pair and spec: started when the window opens or they change.
+  if (!sweep || !sameConfig(sweep->config(), spec, a, b, s.backend)) {
+    CompareSweepConfig c;
+    c.spec = spec;
+    c.a = a;
+    c.b = b;
+    c.backend = s.backend;
+    sweep = std::make_unique<CompareSweep>(c);
   }
-  const Comparison c = buildComparison(spec, a, snaps[0], b, snaps[1]);
+  const CompareSweep::State st = sweep->state();
+  waiting = !st.finished;
   if (waiting) {
     Spinner("compare_running");
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("running…"));
+    const std::string what = trf("measuring {0} sizes × {1} repetitions: {2}",
+                                 {std::to_string(sweep->config().elems.size()),
+                                  std::to_string(sweep->config().reps), st.current});
+    ImGui::ProgressBar(st.total ? float(st.done) / float(st.total) : 0.f, ImVec2(-1, 0),
+                       fonts.display(what).c_str());
   }
+  const std::vector<ModelPoint> points = modelPoints(st.series);
+  const AlphaBeta fit = fitAlphaBeta(points);
+  const CompareRow rows[2] = {compareRow(spec, a), compareRow(spec, b)};
+  auto atSpec = [&](int i) -> const SizePoint* {
+    if (i >= int(st.series.size())) return nullptr;
+    for (const SizePoint& p : st.series[std::size_t(i)].sizes)
+      if (p.elems == spec.elems) return &p;
+    return nullptr;
+  };
 
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("compare_table", 3, flags)) {
@@ -99,53 +114,51 @@ void ComparePanel::Draw(AppState& s, Runs& runs, const Fonts& fonts) {
     ImGui::TableSetupColumn((b + "##b").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
     ImGui::TableNextRow();
-    cell(fonts, tr("rounds (counted / formula)"));
-    for (const CompareRow& r : c.rows)
+    cell(fonts, tr("message rounds (counted / formula)"));
+    for (const CompareRow& r : rows)
       cell(fonts, r.error.empty() ? std::to_string(r.rounds) + " / " + std::to_string(r.formula_rounds) : "—");
     ImGui::TableNextRow();
     cell(fonts, tr("busiest rank sends (counted / formula)"));
-    for (const CompareRow& r : c.rows)
+    for (const CompareRow& r : rows)
       cell(fonts, r.error.empty() ? byteText(r.bytes) + " / " + byteText(r.formula_bytes) : "—");
     ImGui::TableNextRow();
-    cell(fonts, tr("measured time (Σ rounds, slowest rank)"));
-    for (const CompareRow& r : c.rows)
-      cell(fonts, r.ran ? usText(r.measured_us) : !r.run_error.empty() ? tr("failed") : tr("not yet run"));
+    cell(fonts, trf("measured at this size (median of {0}, all rounds, slowest rank)",
+                    {std::to_string(sweep->config().reps)}));
+    for (int i = 0; i < 2; ++i) {
+      const SizePoint* p = atSpec(i);
+      cell(fonts, !p ? "—" : !p->error.empty() ? tr("failed") : p->median_us < 0 ? tr("not yet run") : usText(p->median_us));
+    }
     ImGui::TableNextRow();
-    cell(fonts, tr("α–β estimate"));
-    for (const CompareRow& r : c.rows) cell(fonts, usText(r.estimate_us));
+    cell(fonts, tr("α–β model at this size"));
+    for (int i = 0; i < 2; ++i)
+      cell(fonts, fit.alpha_ok && fit.beta_ok && rows[i].error.empty()
+                      ? usText(modelUs(fit, rows[i].rounds, rows[i].model_bytes))
+                      : tr("not determined"));
     ImGui::EndTable();
   }
-  for (const CompareRow& r : c.rows) {
-    const std::string why = !r.error.empty() ? r.error : r.run_error;
-    if (!why.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s: %s", r.algo.c_str(), why.c_str());
-    else if (!r.formula_text.empty())
-      ImGui::TextWrapped("%s", fonts.display(r.algo + ": " + r.formula_text).c_str());
+  for (const CompareRow& r : rows) {
+    if (!r.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s: %s", r.algo.c_str(), r.error.c_str());
+    else if (!r.formula_text.empty()) ImGui::TextWrapped("%s", fonts.display(r.algo + ": " + r.formula_text).c_str());
   }
+  if (!st.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", fonts.display(st.error).c_str());
 
-  if (c.fit.fitted) {
-    char fit[160];
-    std::snprintf(fit, sizeof fit, "α = %.1f µs, β = %.3f µs/KiB", c.fit.alpha_us,
-                  c.fit.beta_us_per_byte * 1024);
-    ImGui::TextWrapped("%s", fonts.display(trf("{0}, fitted to the {1} measured rounds of both (time ≈ α + β·bytes "
-                                               "of the round's busiest sender)",
-                                               {fit, std::to_string(c.fit.points)}))
-                                 .c_str());
-    // Two bars per algorithm on one scale: measured, then the estimate.
-    double top = 0;
-    for (const CompareRow& r : c.rows) top = std::max({top, r.measured_us, r.estimate_us});
-    const float w = 220 * fonts.scale;
-    for (const CompareRow& r : c.rows) {
-      ImGui::TextUnformatted(r.algo.c_str());
-      const double vals[2] = {r.ran ? r.measured_us : 0, std::max(0.0, r.estimate_us)};
-      const char* what[2] = {tr("measured"), tr("estimate")};
-      for (int k = 0; k < 2; ++k) {
-        ImGui::SameLine(120 * fonts.scale + float(k) * (w + 20 * fonts.scale));
-        const std::string label = std::string(what[k]) + " " + usText(vals[k]);
-        ImGui::ProgressBar(top > 0 ? float(vals[k] / top) : 0.f, ImVec2(w, 0), fonts.display(label).c_str());
-      }
-    }
+  ImGui::Separator();
+  ImGui::TextWrapped("%s", fonts.display(tr("Model: time ≈ α · message rounds + β · Σ over rounds of the busiest "
+                                            "sender's bytes, fitted to every measured size of both algorithms "
+                                            "(least squares on relative error)."))
+                               .c_str());
+  if (points.size() < 2) {
+    ImGui::TextWrapped("%s", tr("The fit appears once the sweep has measured two sizes."));
   } else {
-    ImGui::TextWrapped("%s", tr("The α–β estimate appears once a run has measured its rounds."));
+    ImGui::TextWrapped("%s", fonts.display(fitText(fit)).c_str());
+    if (fit.fitted()) {
+      char err[64];
+      std::snprintf(err, sizeof err, "%.1f %%", fit.rms_rel_error * 100);
+      ImGui::TextWrapped("%s", fonts.display(trf("fit error: {0} (RMS of model vs measured) over {1} points",
+                                                 {err, std::to_string(fit.points)}))
+                                   .c_str());
+    }
+    drawComparePlot(st.series, fit, fonts);
   }
   ImGui::End();
 }

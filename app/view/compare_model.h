@@ -1,19 +1,21 @@
 // The compare view's model: two algorithms for the same op and spec side by
-// side. Per algorithm: rounds and the busiest rank's bytes sent, counted and
-// by the textbook formula; the measured time (sum of the rounds' times, each
-// the slowest rank's); and the α–β estimate, Σ over rounds (α + β·bytes of
-// the round's busiest sender), with α and β fitted by least squares to the
-// measured rounds of both algorithms. Before a run the counts come from the
-// schedules and nothing is measured. Pure.
+// side. Per algorithm: message rounds and the busiest rank's bytes sent,
+// counted from the schedule and by the textbook formula. Measured times
+// come from a size sweep of both (compare_sweep.h): every size is a few
+// repetitions of the whole schedule back to back, and its time is their
+// median. The α–β model says an algorithm's time is
+//   t = α · (message rounds) + β · Σ over its rounds of the busiest sender's bytes,
+// and α, β are fitted to every (algorithm, size) point of both by least
+// squares on relative error (sizes span orders of magnitude). Where the
+// points do not determine α or β the fit says so instead of a number. Pure.
 #pragma once
 
 #include <array>
-#include <memory>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "engine/snapshot.h"
 #include "engine/spec.h"
 
 namespace collviz::ui {
@@ -21,43 +23,64 @@ namespace collviz::ui {
 struct CompareRow {
   std::string algo;
   std::string error;            // the algorithm cannot run this spec
-  int rounds = 0;               // counted (the run's rounds, else the schedule's)
+  int rounds = 0;               // message rounds of the schedule (local steps not counted)
   int formula_rounds = 0;
   double bytes = 0;             // busiest rank's bytes sent, counted
   double formula_bytes = 0;     // by the formula
   std::string formula_text;     // "2(N-1) rounds; 2(N-1)/N·S sent per rank"
-  std::vector<double> round_bytes;  // per round: the busiest sender's bytes
-  std::vector<double> round_us;     // per round, measured (empty before a run)
-  bool ran = false;             // a run of this algorithm without error
-  std::string run_error;        // the run failed
-  double measured_us = 0;       // Σ round_us
-  double estimate_us = -1;      // α–β estimate; < 0 when there is no fit
+  std::vector<double> round_bytes;  // per message round: the busiest sender's bytes
+  double model_bytes = 0;       // Σ round_bytes: what β multiplies
 };
 
-// Round time ≈ alpha_us + beta_us_per_byte · bytes.
+// One (algorithm, size) of the sweep.
+struct SizePoint {
+  int64_t elems = 0;         // elements per block
+  double block_bytes = 0;    // elems · dtype size
+  double model_bytes = 0;    // Σ over message rounds of the busiest sender's bytes
+  std::vector<double> reps_us;  // each repetition's time (slowest rank, all rounds)
+  double median_us = -1;     // < 0: not measured (yet)
+  std::string error;         // the run failed
+};
+
+struct SweepSeries {
+  std::string algo;
+  int messages = 0;          // message rounds (what α multiplies)
+  std::vector<SizePoint> sizes;
+};
+
+// t ≈ alpha_us · messages + beta_us_per_byte · bytes.
 struct AlphaBeta {
-  double alpha_us = 0;
-  double beta_us_per_byte = 0;
-  int points = 0;     // measured rounds fitted
-  bool fitted = false;
+  double alpha_us = 0, beta_us_per_byte = 0;
+  double alpha_se = 0, beta_se = 0;  // standard errors (same units)
+  bool alpha_ok = false, beta_ok = false;  // determined by the points
+  double rms_rel_error = 0;  // √(mean of ((model − measured) / measured)²)
+  int points = 0;
+  bool fitted() const { return alpha_ok || beta_ok; }
 };
 
-struct Comparison {
-  OpSpec spec;
-  std::array<CompareRow, 2> rows;
-  AlphaBeta fit;
+struct ModelPoint {
+  double messages = 0, bytes = 0, us = 0;
 };
 
-// One algorithm's row; `snap` is used when it is this algorithm's run of `spec`.
-CompareRow compareRow(const OpSpec& spec, const std::string& algo,
-                      const std::shared_ptr<const Snapshot>& snap);
-// Least squares of (bytes, us) over the points; α, β kept non-negative.
-AlphaBeta fitAlphaBeta(const std::vector<std::pair<double, double>>& points);
-// Σ over the row's rounds of α + β·bytes.
-double estimateUs(const CompareRow& row, const AlphaBeta& ab);
-Comparison buildComparison(const OpSpec& spec, const std::string& a,
-                           std::shared_ptr<const Snapshot> snap_a, const std::string& b,
-                           std::shared_ptr<const Snapshot> snap_b);
+// The fit. α (or β) is "not determined" when the points cannot tell it from
+// the other term (collinear), when it comes out negative, or when its
+// standard error is larger than half of it; the other is then refitted alone.
+AlphaBeta fitAlphaBeta(const std::vector<ModelPoint>& points);
+// α·messages + β·bytes with the terms the fit determined.
+double modelUs(const AlphaBeta& ab, double messages, double bytes);
+double medianOf(std::vector<double> v);
+// "α = 35.2 ± 3.1 µs per message round; β = 1.02 ± 0.05 ns/B (0.98 GB/s)",
+// with "not determined" for a term the points do not determine.
+std::string fitText(const AlphaBeta& f);
+
+// One algorithm's counts for `spec`.
+CompareRow compareRow(const OpSpec& spec, const std::string& algo);
+// The block sizes (elements) a sweep runs for `spec`: about 64 B, 8 KiB,
+// 128 KiB and 1 MiB per block (less at large N, down to 128 KiB at N = 32,
+// so all ranks' buffers stay near 128 MiB), and the spec's own size; ascending.
+std::vector<int64_t> sweepElems(const OpSpec& spec);
+// Every measured (algorithm, size) of the series as fit points.
+std::vector<ModelPoint> modelPoints(const std::vector<SweepSeries>& series);
 
 // The engine algorithms that run `op` round by round (no native).
 std::vector<std::string> compareChoices(Op op);

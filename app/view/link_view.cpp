@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/lang/lang.h"
 #include "app/view/round_layout.h"
@@ -25,6 +27,37 @@ std::string byteText(double bytes) {
 namespace layout {
 namespace {
 
+// "16 B" with a no-break space, so a wrap keeps the figure and its unit together.
+std::string nbsp(std::string s) {
+  for (std::size_t i = s.find(' '); i != std::string::npos; i = s.find(' ', i + 2)) s.replace(i, 1, "\u00a0");
+  return s;
+}
+
+// Words of `text` in lines no wider than `width` at `size` (a word longer
+// than the width gets a line of its own).
+std::vector<std::string> wrapWords(Builder& b, const std::string& text, float size, float width) {
+  std::vector<std::string> lines;
+  std::string line, word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    const std::string joined = line.empty() ? word : line + " " + word;
+    if (!line.empty() && b.measure(joined, TextStyle::regular, size) > width) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = joined;
+    }
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ') flush();
+    else word += c;
+  }
+  flush();
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 // One message on the circle: a curve bent to its right (so a→b and b→a
 // stay apart), from node edge to node edge, with its arrowhead.
 void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
@@ -41,11 +74,10 @@ void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
   b.s.triangles.push_back({tip, {p3.x + n.x * half, p3.y + n.y * half}, {p3.x - n.x * half, p3.y - n.y * half}, c});
 }
 
-float linkView(Builder& b, const RoundModel& rm, Rect area) {
+float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
   const float u = b.u;
   const int n = rm.spec.ranks;
   b.text({area.x, area.y}, tr("links this round (thickness = bytes)"), b.th.muted_text, 13.5f * u, TextStyle::bold);
-  const float size = std::min(area.w, 210 * u);
   const Vec2 centre{area.x + area.w / 2, area.y + 22 * u + size / 2};
   const float node_r = std::clamp(size / (2.6f * std::max(n, 3)), 7 * u, 14 * u);
   const float radius = size / 2 - node_r;
@@ -58,6 +90,8 @@ float linkView(Builder& b, const RoundModel& rm, Rect area) {
     linkArrow(b, linkNodePosition(centre, radius, a.from, n), linkNodePosition(centre, radius, a.to, n),
               node_r, c, w);
   }
+  if (rm.local)
+    b.text({centre.x, centre.y}, tr("local step: no message"), b.th.muted_text, 12 * u, TextStyle::regular, 0.5f, 0.5f);
   for (int r = 0; r < n; ++r) {
     const Vec2 p = linkNodePosition(centre, radius, r, n);
     b.tile({p.x - node_r, p.y - node_r, 2 * node_r, 2 * node_r}, b.th.row_box, b.th.row_border, node_r, 1.2f * u);
@@ -73,12 +107,12 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   const int n = rm.spec.ranks;
   b.text({area.x, y}, tr("bytes sent / received so far"), b.th.muted_text, 13.5f * u, TextStyle::bold);
   y += 19 * u;
-  const std::string formula = trf("formula: {0}", {rm.formula.text});
-  float fs = 12 * u;  // the textbook line shrinks to the panel, down to 8 px per unit
-  const float fw = b.measure(formula, TextStyle::regular, fs);
-  if (fw > area.w) fs = std::max(8 * u, fs * area.w / fw);
-  b.text({area.x, y}, formula, b.th.muted_text, fs);
-  y += 17 * u;
+  // The textbook line at the panel's text size, wrapped to its width.
+  for (const std::string& line : wrapWords(b, trf("formula: {0}", {rm.formula.text}), 12 * u, area.w)) {
+    b.text({area.x, y}, line, b.th.muted_text, 12 * u);
+    y += 16 * u;
+  }
+  y += 3 * u;
   double scale = std::max(1.0, rm.formula.bytes);
   for (uint64_t t : rm.sent_total) scale = std::max(scale, double(t));
   for (uint64_t t : rm.received) scale = std::max(scale, double(t));
@@ -100,10 +134,15 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
     y += line;
   }
   if (rm.formula.bytes > 0) {
-    b.text({area.x, y + 2 * u},
-           trf("track = {0}, the formula's bytes for the busiest rank", {byteText(rm.formula.bytes)}),
-           b.th.muted_text, 11.5f * u);
-    y += 18 * u;
+    y += 4 * u;
+    for (const std::string& line :
+         wrapWords(b, trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
+                          "what the formula says the busiest rank sends in the whole run.",
+                          {nbsp(byteText(rm.formula.bytes))}),
+                   11.5f * u, area.w)) {
+      b.text({area.x, y}, line, b.th.muted_text, 11.5f * u);
+      y += 15 * u;
+    }
   }
   return y + 8 * u;
 }
@@ -124,28 +163,64 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
   } else if (!rm.ran()) {
     head += " · " + std::string(tr("not yet run"));
   }
-  b.text({area.x, y}, head, b.th.muted_text, 12.5f * u, TextStyle::bold);
-  y += 18 * u;
+  for (const std::string& line : wrapWords(b, head, 12.5f * u, area.w)) {
+    b.text({area.x, y}, line, b.th.muted_text, 12.5f * u, TextStyle::bold);
+    y += 17 * u;
+  }
+  y += 4 * u;
   if (rm.round_us.empty()) return y;
-  const float h = 36 * u, gap = 2 * u;
+  // A scale on the left (0 and the slowest round), a value over each bar
+  // where they fit, else over this round's; the step's number under it.
+  const float scale_w = 52 * u, h = 44 * u, gap = 2 * u, vs = 10.5f * u;
   const int k = int(rm.round_us.size());
-  const float w = std::max(2 * u, (area.w - gap * float(k - 1)) / float(k));
+  const float x0 = area.x + scale_w, bw = area.w - scale_w;
+  const float w = std::max(2 * u, (bw - gap * float(k - 1)) / float(k));
   const double most = std::max(1e-9, *std::max_element(rm.round_us.begin(), rm.round_us.end()));
+  auto us = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v >= 1000 ? "%.2f ms" : "%.0f µs", v >= 1000 ? v / 1000 : v);
+    return std::string(buf);
+  };
+  const float top = y + vs + 4 * u;
+  b.tile({x0 - 3 * u, top, 1 * u, h}, b.th.muted_text, b.th.muted_text, 0, 0);
+  b.text({x0 - 6 * u, top}, us(most), b.th.muted_text, vs, TextStyle::regular, 1.0f, 0.5f);
+  b.text({x0 - 6 * u, top + h}, "0", b.th.muted_text, vs, TextStyle::regular, 1.0f, 0.5f);
+  bool every = true;
+  for (int i = 0; i < k; ++i) every = every && b.measure(us(rm.round_us[std::size_t(i)]), TextStyle::regular, vs) <= w + gap;
   for (int i = 0; i < k; ++i) {
-    const float bh = std::max(1.5f * u, h * float(rm.round_us[std::size_t(i)] / most));
+    const double v = rm.round_us[std::size_t(i)];
+    const float bh = std::max(1.5f * u, h * float(v / most));
     const bool current = i + 1 == rm.round;
     const Rgba c = current ? b.th.text : withAlpha(b.th.muted_text, 0.45f);
-    b.tile({area.x + i * (w + gap), y + h - bh, w, bh}, c, c, 1 * u, 0);
+    const float x = x0 + i * (w + gap);
+    b.tile({x, top + h - bh, w, bh}, c, c, 1 * u, 0);
+    if (every || current) b.text({x + w / 2, top + h - bh - 2 * u}, us(v), current ? b.th.text : b.th.muted_text, vs,
+                                 TextStyle::regular, 0.5f, 1.0f);
+    if (k <= 24 || current) b.text({x + w / 2, top + h + 2 * u}, std::to_string(i + 1), b.th.muted_text, vs,
+                                   TextStyle::regular, 0.5f, 0.0f);
   }
-  return y + h + 8 * u;
+  return top + h + vs + 10 * u;
 }
 
 }  // namespace
 
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
-  float y = linkView(b, rm, area);
-  y = traffic(b, rm, area, y);
-  return roundTimes(b, rm, area, y);
+  // Laid out once at full size; when it runs into the room the figure's
+  // footer needs, again with the circle of ranks smaller by the overflow.
+  const std::size_t marks[] = {b.s.tiles.size(), b.s.curves.size(), b.s.triangles.size(), b.s.texts.size()};
+  auto draw = [&](float size) {
+    float y = linkView(b, rm, area, size);
+    y = traffic(b, rm, area, y);
+    return roundTimes(b, rm, area, y);
+  };
+  const float full = std::min(area.w, 210 * b.u), limit = area.y + area.h - 70 * b.u;
+  const float y = draw(full);
+  if (y <= limit || full <= 110 * b.u) return y;
+  b.s.tiles.resize(marks[0]);
+  b.s.curves.resize(marks[1]);
+  b.s.triangles.resize(marks[2]);
+  b.s.texts.resize(marks[3]);
+  return draw(std::max(110 * b.u, full - (y - limit)));
 }
 
 }  // namespace layout

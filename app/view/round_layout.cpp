@@ -26,6 +26,8 @@ DiagramModel roundDiagramModel(const RoundModel& rm) {
     ColumnModel col;
     const int k = c == 0 ? std::max(0, rm.round - 1) : rm.round;
     col.title = start ? (c == 0 ? tr("input") : tr("start"))
+                : rm.message_rounds != rm.rounds  // local steps: counted as steps
+                      ? trf(c == 0 ? "before step {0}" : "after step {0}", {std::to_string(rm.round)})
                       : trf(c == 0 ? "before round {0}" : "after round {0}", {std::to_string(rm.round)});
     col.subtitle = rm.ran() ? "" : tr("not yet run");
     col.expected = !rm.ran() || k == 0;  // the start has no snapshot of its own
@@ -103,14 +105,17 @@ RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y) {
   return rg;
 }
 
+// The heading line says each thing once (RoundModel::title); a local step
+// says what its marks mean.
 void roundLine(Builder& b, const RoundModel& rm, float& y) {
   const float u = b.u, x = 18 * u;
-  const std::string head = rm.algo + " · " + trf("round {0}/{1}", {std::to_string(rm.round),
-                                                                   std::to_string(rm.rounds)}) +
-                           (rm.round > 0 ? ": " + rm.name : "");
-  b.text({x, y}, head, b.th.text, 17 * u, TextStyle::bold);
-  const float w = b.measure(head, TextStyle::bold, 17 * u);
-  b.text({x + w + 18 * u, y + 2 * u}, rm.bar, b.th.muted_text, 15 * u);
+  b.text({x, y}, rm.title, b.th.text, 17 * u, TextStyle::bold);
+  if (rm.local) {
+    const float w = b.measure(rm.title, TextStyle::bold, 17 * u);
+    b.text({x + w + 18 * u, y + 2 * u},
+           tr("no message: each marked slot is copied from the slot number on its badge"),
+           b.th.muted_text, 14 * u);
+  }
   y += 30 * u;
 }
 
@@ -142,6 +147,12 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
     if (!col.subtitle.empty())
       b.text({hx, g.y_head + 21 * u}, col.subtitle, b.th.muted_text, 13.5f * u, TextStyle::regular, 0.5f, 0);
     const auto& state = c == 0 ? rm.before : rm.now;
+    // Slot numbers over the first row (a local step's badges name them).
+    for (int k = 0; k < rm.slots; ++k) {
+      const Rect t = rg.tile(c, 0, k);
+      b.text({t.x + t.w / 2, g.rowY(0) - 2 * u}, std::to_string(k), withAlpha(b.th.muted_text, ca),
+             std::min(11 * u, g.tile_w * 0.6f), TextStyle::regular, 0.5f, 1.0f);
+    }
     for (int r = 0; r < rm.spec.ranks; ++r) {
       const Rect box{g.cols[std::size_t(c)].x, g.rowY(r), g.cols[std::size_t(c)].box_w, g.row_h};
       b.tile(box, withAlpha(b.th.row_box, ca), withAlpha(b.th.row_border, ca), 8 * u, 1 * u);
@@ -163,6 +174,13 @@ void outline(Builder& b, Rect t, Rgba c, const char* badge) {
   const float u = b.u;
   b.tile({t.x - 2 * u, t.y - 2 * u, t.w + 4 * u, t.h + 4 * u}, withAlpha(c, 0), c, 7 * u, 2.4f * u);
   if (!badge) return;
+  if (std::string(badge).size() > 1 && std::string(badge) != "→") {  // a slot number: wider
+    const float d = 13 * u, w = std::max(d, b.measure(badge, TextStyle::bold, 11 * u) + 6 * u);
+    const Rect r{t.x + t.w - w * 0.6f, t.y - d * 0.4f, w, d};
+    b.tile(r, c, c, d / 2, 1 * u);
+    b.text(r.center(), badge, b.th.background, 11 * u, TextStyle::bold, 0.5f, 0.5f);
+    return;
+  }
   const float d = 13 * u;
   const Rect r{t.x + t.w - d * 0.6f, t.y - d * 0.4f, d, d};
   b.tile(r, c, c, d / 2, 1 * u);
@@ -187,6 +205,19 @@ void arrows(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
   const float x0 = g.cols[0].x + g.cols[0].box_w + 3 * u, x1 = g.cols[1].x - 3 * u;
   for (const RoundArrow& a : rm.arrows) {
     const bool lit = roundArrowLit(rm, b.view, a);
+    if (a.local) {  // within the rank's row: each moved slot, its source slot on the badge
+      const Rgba c = withAlpha(b.th.flow_neutral, lit ? 0.9f : 0.1f);
+      b.flow({x0, g.rowMid(a.from)}, {x1, g.rowMid(a.to)}, c, 1.6f * u, true);
+      if (!lit) continue;
+      for (std::size_t i = 0; i < a.src.size() && i < a.dst.size(); ++i) {
+        const BlockLabel& l = rm.before[std::size_t(a.from)][std::size_t(a.src[i])];
+        const Rgba sc = l.kind == BlockLabel::Kind::source && l.letter >= 0 ? letterColor(l.letter) : c;
+        outline(b, rg.tile(0, a.from, a.src[i]), sc, nullptr);
+        const std::string from = "←" + std::to_string(a.src[i]);
+        outline(b, rg.tile(1, a.to, a.dst[i]), sc, from.c_str());
+      }
+      continue;
+    }
     const Rgba c = withAlpha(arrowColor(b.th, rm, a), lit ? 0.9f : 0.1f);
     const float oy = (out_i[std::size_t(a.from)]++ - (out_count[std::size_t(a.from)] - 1) / 2.0f) * spread;
     const float iy = (in_i[std::size_t(a.to)]++ - (in_count[std::size_t(a.to)] - 1) / 2.0f) * spread;

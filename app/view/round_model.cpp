@@ -70,7 +70,7 @@ std::string barText(const algo::Schedule& s, int round) {
   std::vector<std::string> seen;
   for (int k = 0; k < int(s.rounds.size()); ++k) {
     const algo::Round& r = s.rounds[std::size_t(k)];
-    if (std::find(seen.begin(), seen.end(), r.phase) != seen.end()) continue;
+    if (r.local() || std::find(seen.begin(), seen.end(), r.phase) != seen.end()) continue;
     seen.push_back(r.phase);
     int done = 0;
     for (int j = 0; j < round; ++j) done += s.rounds[std::size_t(j)].phase == r.phase;
@@ -79,6 +79,22 @@ std::string barText(const algo::Schedule& s, int round) {
   }
   // One phase: the round counter already says how far it is.
   return seen.size() > 1 ? bar : std::string();
+}
+
+// "ring · round 3/6 · reduce-scatter 3/3"; with local steps the steps are
+// counted apart from the message rounds: "bruck · step 1/4 · local: rotate by r",
+// "bruck · step 2/4 · round 1/2".
+std::string titleText(const RoundModel& m, bool has_local) {
+  std::string t = m.algo + " · ";
+  auto count = [](int a, int b) { return std::to_string(a) + "/" + std::to_string(b); };
+  if (!has_local) {
+    t += trf("round {0}", {count(m.round, m.rounds)});
+  } else {
+    t += trf("step {0}", {count(m.round, m.rounds)});
+    if (m.round > 0 && !m.local) t += " · " + trf("round {0}", {count(m.message_round, m.message_rounds)});
+  }
+  if (m.round > 0 && !m.name.empty()) t += " · " + m.name;
+  return t;
 }
 
 }  // namespace
@@ -106,26 +122,47 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
   auto stateAt = [&](int k) {
     auto labels = labelsOf(spec, k == 0 ? ref.start : ref.rounds[std::size_t(k - 1)]);
     if (m.snapshot) snapshotLabels(*m.snapshot, k, labels);
+    if (m.snapshot && k == 0 && m.snapshot->start_labels.size() == labels.size()) {
+      bool fits = true;  // the start as decoded from the bytes, where the run has it
+      for (std::size_t r = 0; r < labels.size(); ++r)
+        fits = fits && m.snapshot->start_labels[r].size() == labels[r].size();
+      if (fits) labels = m.snapshot->start_labels;
+    }
     return labels;
   };
   m.now = stateAt(m.round);
   m.before = m.round > 0 ? stateAt(m.round - 1) : m.now;
   m.marks.assign(std::size_t(spec.ranks), std::vector<SlotMark>(std::size_t(s.slots), SlotMark::none));
+  m.message_rounds = s.messageRounds();
+  bool has_local = false;
+  for (int k = 0; k < m.rounds; ++k) {
+    has_local = has_local || s.rounds[std::size_t(k)].local();
+    if (k < m.round) m.message_round += !s.rounds[std::size_t(k)].local();
+  }
   if (m.round > 0) {
     const algo::Round& r = s.rounds[std::size_t(m.round - 1)];
+    m.local = r.local();
     for (const algo::Move& mv : r.moves) {
       const std::vector<int>& dst = mv.dst.empty() ? mv.src : mv.dst;
-      m.arrows.push_back({mv.from, mv.to, mv.src, dst, mv.reduce, mv.src.size() * s.slotBytes()});
+      m.arrows.push_back({mv.from, mv.to, mv.src, dst, mv.reduce, false, mv.src.size() * s.slotBytes()});
       for (int d : dst)
         m.marks[std::size_t(mv.to)][std::size_t(d)] = mv.reduce ? SlotMark::reduced : SlotMark::received;
     }
-    // "reduce-scatter 2/3"; one phase through every round: its name alone.
-    m.name = r.steps == m.rounds ? tr(r.phase)
-                                 : tr(r.phase) + " " + std::to_string(r.step) + "/" + std::to_string(r.steps);
+    for (const auto* list : {&r.before, &r.after})
+      for (const algo::LocalCopy& c : *list) {
+        m.arrows.push_back({c.rank, c.rank, c.src, c.dst, false, true, 0});
+        for (int d : c.dst) m.marks[std::size_t(c.rank)][std::size_t(d)] = SlotMark::moved;
+      }
+    // "reduce-scatter 2/3"; one phase through every message round: its name
+    // alone, and nothing when that is the algorithm's name.
+    if (m.local) m.name = trf("local: {0}", {tr(r.phase)});
+    else if (r.steps == m.message_rounds) m.name = r.phase == algo_name ? "" : tr(r.phase);
+    else m.name = tr(r.phase) + " " + std::to_string(r.step) + "/" + std::to_string(r.steps);
   } else {
     m.name = tr("start");
   }
   m.bar = barText(s, m.round);
+  m.title = titleText(m, has_local);
 
   m.sent.assign(std::size_t(spec.ranks), 0);
   m.received = m.sent_total = m.sent;

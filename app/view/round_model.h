@@ -18,15 +18,18 @@ namespace collviz::ui {
 
 // One message of the shown round: slots `src` of `from` land in slots `dst`
 // of `to` (the schedule's Move; the engine ran the same schedule).
+// A local step's copies are arrows too, from == to and `local` set: slot
+// src[i] of the rank's buffer before the step lands in its slot dst[i].
 struct RoundArrow {
   int from = 0, to = 0;
   std::vector<int> src, dst;
   bool reduce = false;
+  bool local = false;  // a copy inside one rank, no message (bytes = 0)
   uint64_t bytes = 0;
 };
 
 // What a slot became in the shown round.
-enum class SlotMark : uint8_t { none, received, reduced };
+enum class SlotMark : uint8_t { none, received, reduced, moved };
 
 struct RoundModel {
   OpSpec spec;
@@ -40,8 +43,13 @@ struct RoundModel {
   std::vector<std::vector<BlockLabel>> before;  // [rank][slot] before it
   std::vector<RoundArrow> arrows;               // round `round`'s messages (none at 0)
   std::vector<std::vector<SlotMark>> marks;     // [rank][slot]
-  std::string name;  // "reduce-scatter 2/3", "start"
-  std::string bar;   // "reduce-scatter 2/3 · all-gather 0/3"
+  bool local = false;  // the shown step is local copies only (no messages)
+  int message_rounds = 0;  // steps that send messages
+  int message_round = 0;   // of them, done up to and including the shown step
+  std::string name;   // "reduce-scatter 2/3", "local: rotate by r", "start"; "" for a
+                      // single phase named as the algorithm (bruck)
+  std::string title;  // the heading line: "ring · round 3/6 · reduce-scatter 3/3", each thing once
+  std::string bar;    // "reduce-scatter 2/3 · all-gather 0/3" (two or more message phases)
   // Traffic: bytes each rank sent / received in rounds 1..round, and in all.
   std::vector<uint64_t> sent, received, sent_total;
   algo::Figures formula;

@@ -58,6 +58,8 @@ std::string asciiFallback(std::string_view s) {
       case 0x00f7: out += "/"; break;                // ÷
       case 0x03b1: out += "a"; break;                // α (latency)
       case 0x03b2: out += "b"; break;                // β (time per byte)
+      case 0x00b1: out += "+/-"; break;              // ± (a fit's standard error)
+      case 0x00a0: out += " "; break;                // no-break space
       default: out += '?';
     }
   }

@@ -85,7 +85,9 @@ Result<Schedule> buildSchedule(std::string_view algo, const OpSpec& s) {
   if (Status st = checkAlgorithm(algo, s); !st) return st.error();
   const Algorithm* a = findAlgorithm(algo);
   if (!a->build) return Error{"algo native has no schedule: it is the backend's own call"};
-  return a->build(s);
+  Schedule sch = a->build(s);
+  separateLocalSteps(sch);  // local work as steps of its own (schedule.h)
+  return sch;
 }
 
 Figures figuresFor(std::string_view algo, const OpSpec& s) {

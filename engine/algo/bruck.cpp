@@ -1,8 +1,8 @@
-// Bruck all_to_all: rotate the blocks up by r (slot i holds the block meant
-// for rank r+i), then in round k send every slot whose index has bit k set
+// Bruck all_to_all: a local step rotates the blocks up by r (slot i holds
+// the block meant for rank r+i), then in round k send every slot whose index has bit k set
 // to rank r+2^k, which stores it in the same slot; after ceil(log2 N) rounds
 // slot i holds the block rank r-i meant for r, and a last local rotation
-// puts rank j's block in slot j.
+// step ("rotate back") puts rank j's block in slot j.
 #include "engine/algo/algorithms.h"
 
 namespace collviz::algo {
@@ -11,25 +11,29 @@ Schedule buildBruck(const OpSpec& sp) {
   const int n = sp.ranks, rounds = ceilLog2(n);
   Schedule s = emptySchedule(sp, "bruck", n);
   initFromInput(s);
+  if (rounds == 0) {
+    outputFrom(s);
+    return s;
+  }
+  Round& rotate = addLocalRound(s, "rotate by r");
+  for (int r = 0; r < n; ++r) {
+    LocalCopy c{r, {}, {}};
+    for (int i = 0; i < n; ++i) c.src.push_back((i + r) % n), c.dst.push_back(i);
+    rotate.before.push_back(c);
+  }
   for (int k = 0; k < rounds; ++k) {
     Round& round = addRound(s, "bruck", k + 1, rounds);
     const int bit = 1 << k;
     std::vector<int> slots;
     for (int i = 0; i < n; ++i)
       if (i & bit) slots.push_back(i);
-    for (int r = 0; r < n; ++r) {
-      if (k == 0) {
-        LocalCopy c{r, {}, {}};
-        for (int i = 0; i < n; ++i) c.src.push_back((i + r) % n), c.dst.push_back(i);
-        round.before.push_back(c);
-      }
-      addMove(round, r, (r + bit) % n, slots, false);
-      if (k == rounds - 1) {
-        LocalCopy c{r, {}, {}};
-        for (int j = 0; j < n; ++j) c.src.push_back((r - j + n) % n), c.dst.push_back(j);
-        round.after.push_back(c);
-      }
-    }
+    for (int r = 0; r < n; ++r) addMove(round, r, (r + bit) % n, slots, false);
+  }
+  Round& back = addLocalRound(s, "rotate back");
+  for (int r = 0; r < n; ++r) {
+    LocalCopy c{r, {}, {}};
+    for (int j = 0; j < n; ++j) c.src.push_back((r - j + n) % n), c.dst.push_back(j);
+    back.before.push_back(c);
   }
   outputFrom(s);
   return s;

@@ -1,7 +1,8 @@
 // Pairwise all_to_all: N-1 rounds; in round s rank r sends the block meant
 // for r+s and receives the block rank r-s meant for it. The working buffer
 // holds the input blocks (slots 0..N-1) and the output blocks (slots
-// N..2N-1, the own block copied in at the start).
+// N..2N-1); a first local step copies the rank's own block from slot r to
+// slot N+r.
 #include "engine/algo/algorithms.h"
 
 namespace collviz::algo {
@@ -10,7 +11,8 @@ Schedule buildPairwise(const OpSpec& sp) {
   const int n = sp.ranks;
   Schedule s = emptySchedule(sp, "pairwise", 2 * n);
   initFromInput(s);
-  for (int r = 0; r < n; ++r) s.init[std::size_t(r)][std::size_t(n + r)] = r;
+  Round& own = addLocalRound(s, "own block");
+  for (int r = 0; r < n; ++r) own.before.push_back({r, {r}, {n + r}});
   for (int k = 1; k < n; ++k) {
     Round& round = addRound(s, "exchange", k, n - 1);
     for (int r = 0; r < n; ++r) {

@@ -3,6 +3,7 @@
 namespace collviz::algo {
 
 std::string Round::name() const {
+  if (local()) return phase;
   return phase + " " + std::to_string(step) + "/" + std::to_string(steps);
 }
 
@@ -25,6 +26,12 @@ uint64_t Schedule::bytesSent(int rank, int round) const {
 }
 uint64_t Schedule::bytesReceived(int rank, int round) const {
   return countBytes(*this, rank, round, false);
+}
+
+int Schedule::messageRounds() const {
+  int k = 0;
+  for (const Round& r : rounds) k += !r.local();
+  return k;
 }
 
 Schedule emptySchedule(const OpSpec& s, const std::string& algo, int slots) {
@@ -65,6 +72,56 @@ Round& addRound(Schedule& s, const std::string& phase, int step, int steps) {
   r.steps = steps;
   s.rounds.push_back(std::move(r));
   return s.rounds.back();
+}
+
+Round& addLocalRound(Schedule& s, const std::string& phase) {
+  return addRound(s, phase, 1, 1);
+}
+
+namespace {
+
+// The copies without their slot-onto-itself pairs; ranks left with none dropped.
+std::vector<LocalCopy> realCopies(const std::vector<LocalCopy>& copies) {
+  std::vector<LocalCopy> out;
+  for (const LocalCopy& c : copies) {
+    LocalCopy k = c;  // every field kept (a later one, such as a local reduce, included)
+    k.src.clear();
+    k.dst.clear();
+    for (std::size_t i = 0; i < c.src.size() && i < c.dst.size(); ++i)
+      if (c.src[i] != c.dst[i]) k.src.push_back(c.src[i]), k.dst.push_back(c.dst[i]);
+    if (!k.src.empty()) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace
+
+void separateLocalSteps(Schedule& s) {
+  std::vector<Round> out;
+  for (Round& r : s.rounds) {
+    const bool sends = !r.moves.empty();
+    std::vector<LocalCopy> before = realCopies(r.before), after = realCopies(r.after);
+    const std::string name = sends ? r.name() : r.phase;
+    auto local = [&](std::vector<LocalCopy> copies, const std::string& what) {
+      if (copies.empty()) return;
+      Round l;
+      l.phase = sends ? what + " (" + name + ")" : name;
+      l.before = std::move(copies);
+      out.push_back(std::move(l));
+    };
+    if (!sends) {  // already local: its copies as steps of their own, in order
+      local(std::move(before), "");
+      local(std::move(after), "");
+      continue;
+    }
+    local(std::move(before), "local copies before");
+    Round m = std::move(r);
+    m.before.clear();
+    m.after.clear();
+    out.push_back(std::move(m));
+    local(std::move(after), "local copies after");
+  }
+  s.rounds = std::move(out);
 }
 
 void addMove(Round& round, int from, int to, std::vector<int> src, bool reduce,

@@ -34,6 +34,11 @@ struct LocalCopy {
   std::vector<int> src, dst;
 };
 
+// Local work is a step of its own: buildSchedule hands out schedules whose
+// rounds either send messages or copy locally (a "local" round: no moves,
+// its copies in `before`), never both, so the buffer shown before a message
+// round is exactly what its sends read (separateLocalSteps).
+
 struct Round {
   std::string phase;  // "reduce-scatter", "all-gather", "broadcast", ...
   int step = 1;       // 1-based place within the phase
@@ -41,7 +46,8 @@ struct Round {
   std::vector<Move> moves;
   std::vector<LocalCopy> before;  // local copies before the messages
   std::vector<LocalCopy> after;   // and after them
-  std::string name() const;       // "reduce-scatter 2/3"
+  std::string name() const;       // "reduce-scatter 2/3"; a local round: its phase
+  bool local() const { return moves.empty() && (!before.empty() || !after.empty()); }
 };
 
 struct Schedule {
@@ -58,6 +64,7 @@ struct Schedule {
   // Bytes rank `rank` sends / receives in round `round` (or in every round, -1).
   uint64_t bytesSent(int rank, int round = -1) const;
   uint64_t bytesReceived(int rank, int round = -1) const;
+  int messageRounds() const;  // rounds that send messages (local rounds not counted)
 };
 
 // Builder helpers shared by the algorithm files.
@@ -70,6 +77,12 @@ void outputFrom(Schedule& s, int first = 0);
 std::vector<int> slotRange(int first, int count);
 // Append a round of `phase` (step/steps) and return it.
 Round& addRound(Schedule& s, const std::string& phase, int step, int steps);
+// Append a local round (copies only) named `phase` and return it.
+Round& addLocalRound(Schedule& s, const std::string& phase);
+// Every round that both copies locally and sends becomes up to three rounds
+// (its `before` copies, its messages, its `after` copies); copies of a slot
+// onto itself are dropped, and so are local rounds left with nothing to do.
+void separateLocalSteps(Schedule& s);
 // Append a move to `round`; dst = src when omitted.
 void addMove(Round& round, int from, int to, std::vector<int> src, bool reduce,
              std::vector<int> dst = {});

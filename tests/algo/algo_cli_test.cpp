@@ -35,8 +35,10 @@ TEST(AlgoCli, TextPrintsTransfers) {
   Cli c("algo_cli_", {"run", "--op", "all_to_all", "--algo", "bruck", "-N", "4", "-E", "1",
                       "--backend", "gloo"});
   ASSERT_EQ(c.wait(), 0) << c.err;
-  EXPECT_NE(c.out.find("round 2/2: bruck 2/2"), std::string::npos) << c.out;
-  EXPECT_NE(c.out.find("R0 → R2"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("step 1/4: local: rotate by r"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("R1 local  slots 1,2,3,0 → 0,1,2,3"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("step 3/4: bruck 2/2"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("R0 → R2  slots 2,3 → 2,3"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("equals the native all_to_all"), std::string::npos) << c.out;
 }
 

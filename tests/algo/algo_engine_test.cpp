@@ -157,7 +157,7 @@ TEST(AlgoFaults, StoppedMidScheduleNamesTheRound) {
   auto snap = runAlgo(engine, s, "pairwise");
   hook = nullptr;
   ASSERT_TRUE(snap);
-  EXPECT_THAT(snap->error, AllOf(HasSubstr("round 2/3"), HasSubstr("rank(s) 1"),
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("step 2/4 (exchange 1/3)"), HasSubstr("rank(s) 1"),
                                  HasSubstr("hung")));
   auto next = runAlgo(engine, s, "pairwise");
   ASSERT_TRUE(next);

@@ -46,7 +46,7 @@ TEST(Schedules, EveryAlgorithmComputesItsOpForEveryNAndRoot) {
               EXPECT_FALSE(m.src.empty()) << rd.name();
             }
           const Figures f = figuresFor(a.name, s);
-          EXPECT_EQ(int(sch->rounds.size()), f.rounds) << f.text;
+          EXPECT_EQ(sch->messageRounds(), f.rounds) << f.text;
           uint64_t busiest = 0;
           for (int r = 0; r < n; ++r) busiest = std::max(busiest, sch->bytesSent(r));
           if (f.exact) {
@@ -87,6 +87,36 @@ TEST(Schedules, RingAllReduceInvariants) {
     // Rank r ends the first phase owning block r, fully reduced.
     for (int r = 0; r < n; ++r)
       EXPECT_EQ(ref.rounds[std::size_t(n - 2)][std::size_t(r)][std::size_t(r)].ranks, (1u << n) - 1);
+  }
+}
+
+// A round that copies locally and sends becomes up to three steps, in
+// order; a slot copied onto itself is no move; a round left with nothing
+// is dropped. Every built schedule is already split.
+TEST(Schedules, LocalCopiesBecomeStepsOfTheirOwn) {
+  Schedule s = emptySchedule(spec(Op::all_to_all, 2), "test", 2);
+  Round& r = addRound(s, "swap", 1, 1);
+  r.before = {{0, {0, 1}, {1, 0}}, {1, {0, 1}, {0, 1}}};  // rank 1: identity
+  addMove(r, 0, 1, {0}, false);
+  r.after = {{1, {1}, {1}}};  // identity only: nothing left
+  separateLocalSteps(s);
+  ASSERT_EQ(s.rounds.size(), 2u);
+  EXPECT_TRUE(s.rounds[0].local());
+  ASSERT_EQ(s.rounds[0].before.size(), 1u);
+  EXPECT_EQ(s.rounds[0].before[0].rank, 0);
+  EXPECT_EQ(s.rounds[0].name(), "local copies before (swap 1/1)");
+  EXPECT_FALSE(s.rounds[1].local());
+  EXPECT_TRUE(s.rounds[1].before.empty() && s.rounds[1].after.empty());
+  EXPECT_EQ(s.messageRounds(), 1);
+  for (const Algorithm& a : algorithms()) {
+    if (!a.build) continue;
+    for (Op op : a.ops)
+      for (int n : {1, 3, 4, 7}) {
+        auto sch = buildSchedule(a.name, spec(op, n));
+        ASSERT_TRUE(sch);
+        for (const Round& rd : sch->rounds)
+          EXPECT_TRUE(rd.moves.empty() || (rd.before.empty() && rd.after.empty())) << a.name << " " << rd.name();
+      }
   }
 }
 
