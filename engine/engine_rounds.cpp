@@ -38,7 +38,7 @@ std::vector<Transfer> transfersOf(const algo::Schedule& s, const algo::Round& ro
   std::vector<Transfer> out;
   for (const algo::Move& m : round.moves)
     out.push_back({m.from, m.to, m.src.size() * s.slotBytes(), m.src.empty() ? 0 : m.src[0],
-                   int(m.src.size()), m.reduce});
+                   int(m.src.size()), m.reduce, m.attrs});
   return out;
 }
 
@@ -185,7 +185,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
       rr.output.bytes = std::move(work[std::size_t(q)]);
     }
     setPhase(Progress::Phase::verify);
-    if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected);
+    if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
     // The output is read from the last round's buffers, whole.
     if (k + 1 == rounds)
       for (int q = 0; q < n; ++q) last[std::size_t(q)] = step.ranks[std::size_t(q)].output.bytes;

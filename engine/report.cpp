@@ -62,9 +62,11 @@ json contributors(const BufferView& b) {
 
 json transfers(const std::vector<Transfer>& ts) {
   json out = json::array();
-  for (const Transfer& t : ts)
+  for (const Transfer& t : ts) {
     out.push_back({{"from", t.from}, {"to", t.to}, {"bytes", t.bytes}, {"block", t.block},
                    {"blocks", t.blocks}, {"kind", t.reduce ? "reduce" : "copy"}});
+    if (!t.attrs.empty()) out.back()["attrs"] = t.attrs;
+  }
   return out;
 }
 

@@ -101,6 +101,7 @@ struct Transfer {
   int block = 0;        // first working-buffer slot sent
   int blocks = 1;       // slots sent
   bool reduce = false;  // the receiver combines instead of overwriting
+  std::string attrs;    // an MSCCL message's channel, tbs, protocol (algo::Move::attrs)
 };
 
 struct StepResult {

@@ -41,10 +41,10 @@ void printRounds(const Snapshot& s) {
     std::printf("\nround %zu/%zu: %s  (%.1f us, slowest rank)\n", k + 1, s.steps.size(),
                 st.name.c_str(), st.time_us);
     for (const Transfer& t : st.transfers)
-      std::printf("  R%d → R%d  %s %d%s (%zu B, %s)\n", t.from, t.to,
+      std::printf("  R%d → R%d  %s %d%s (%zu B, %s)%s%s\n", t.from, t.to,
                   t.blocks > 1 ? "slots" : "slot", t.block,
                   t.blocks > 1 ? ("+" + std::to_string(t.blocks - 1)).c_str() : "", t.bytes,
-                  t.reduce ? "reduce" : "copy");
+                  t.reduce ? "reduce" : "copy", t.attrs.empty() ? "" : " · ", t.attrs.c_str());
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
     std::printf("  %s: %lld mismatches, %lld undecodable\n",
