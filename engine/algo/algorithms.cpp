@@ -102,8 +102,7 @@ Figures figuresFor(std::string_view algo, const OpSpec& s) {
     Figures out;
     out.rounds = int(sch->rounds.size());
     for (int r = 0; r < s.ranks; ++r) out.bytes = std::max(out.bytes, double(sch->bytesSent(r)));
-    out.text = "from " + f->path + ": " + std::to_string(out.rounds) +
-               " rounds; the busiest rank sends what its steps send";
+    out.text = "MSCCL file: " + std::to_string(out.rounds) + " rounds; bytes as its steps send";
     return out;
   }
   const Algorithm* a = findAlgorithm(algo);

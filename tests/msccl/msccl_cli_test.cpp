@@ -68,5 +68,13 @@ TEST(MscclCli, OptionsThatDisagreeWithTheFileExit2) {
   }
 }
 
+TEST(MscclCli, ExportRefusesABrokenFileBeforeDrawing) {
+  const std::string bad = std::string(COLLVIZ_MSCCL_DIR) + "/bad/cnt_mismatch.xml";
+  Cli c("msccl_cli_", {"export", "--algo-file", bad, "--step", "1", "-o", "x.png"});
+  EXPECT_EQ(c.wait(), 2) << c.err;
+  EXPECT_NE(c.err.find(bad + ":5: "), std::string::npos) << c.err;
+  EXPECT_FALSE(std::filesystem::exists("x.png"));
+}
+
 }  // namespace
 }  // namespace collviz::test
