@@ -51,6 +51,50 @@ std::vector<int> slotsOf(const MscclLayout& l, char buf, int off, int cnt) {
   return slotRange(slotOf(l, buf, off), cnt);
 }
 
+// Lockstep rounds: a message carries what its sender holds at the start of
+// its round; MSCCL's send carries what the chunk held when the send was
+// posted (its `round` in the graph). A sender that writes the chunk in
+// between would send different data here: refuse such a file.
+Status checkInFlight(const MscclAlgo& a, const MscclGraph& gr, const Schedule& sch) {
+  const std::size_t n = std::size_t(sch.spec.ranks), slots = std::size_t(sch.slots);
+  // written[k][rank * slots + slot]: written during round k+1, or by the
+  // local copies before round k+2 (read before its messages).
+  std::vector<std::vector<char>> written(sch.rounds.size(), std::vector<char>(n * slots, 0));
+  for (std::size_t k = 0; k < sch.rounds.size(); ++k) {
+    const Round& r = sch.rounds[k];
+    auto mark = [&](std::size_t round, int rank, const std::vector<int>& dst) {
+      for (int d : dst) written[round][std::size_t(rank) * slots + std::size_t(d)] = 1;
+    };
+    for (const Move& m : r.moves) mark(k, m.to, m.dst);
+    for (const LocalCopy& c : r.after) mark(k, c.rank, c.dst);
+    if (k > 0)
+      for (const LocalCopy& c : r.before) mark(k - 1, c.rank, c.dst);
+  }
+  for (const MscclMessage& m : gr.messages) {
+    const MscclNode& sn = gr.nodes[std::size_t(m.send_node)];
+    const int posted = sn.round, sent = gr.nodes[std::size_t(m.recv_node)].round;
+    if (sent <= posted) continue;
+    const MscclTb& tb = a.gpus[std::size_t(sn.gpu)].tbs[std::size_t(sn.tb)];
+    const MscclStep& x = tb.steps[std::size_t(sn.step)];
+    const MscclLayout l = mscclLayout(a, m.from);
+    const std::vector<int> src = x.type == MscclType::s ? slotsOf(l, x.srcbuf, x.srcoff, x.cnt)
+                                                        : slotsOf(l, x.dstbuf, x.dstoff, x.cnt);
+    for (int k = posted; k < sent; ++k)
+      for (int slot : src)
+        if (written[std::size_t(k - 1)][std::size_t(m.from) * slots + std::size_t(slot)])
+          return Error{a.path + ":" + std::to_string(x.line) + ": gpu " + std::to_string(m.from) +
+                       " tb " + std::to_string(tb.id) + " step " + std::to_string(x.s) +
+                       " is posted in round " + std::to_string(posted) + " but gpu " +
+                       std::to_string(m.to) + " can receive it only in round " +
+                       std::to_string(sent) + ", and gpu " + std::to_string(m.from) +
+                       " overwrites what it sends in round " + std::to_string(k) +
+                       ": collviz's lockstep rounds would send the new data where MSCCL's "
+                       "buffered send carries the old; order the overwrite after the receive "
+                       "(depid/deps)"};
+  }
+  return {};
+}
+
 }  // namespace
 
 Status checkMscclRun(const MscclAlgo& a, const OpSpec& s) {
@@ -160,6 +204,7 @@ Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
     // dst, then src is combined into it.
     if (reduces && mine != dst) round.after.push_back({m.to, mine, dst, true});
   }
+  if (Status st = checkInFlight(a, gr, sch); !st) return st.error();
   return sch;
 }
 

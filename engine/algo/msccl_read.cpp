@@ -185,6 +185,14 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
       });
       !st)
     return st.error();
+  // The lowering's own check (data in flight across rounds), at reading
+  // time, so a file that cannot run is refused before anything runs.
+  OpSpec s;
+  s.op = read->op;
+  s.ranks = read->ngpus;
+  s.elems = read->parts;
+  s.root = read->root;
+  if (auto lowered = lowerMscclFile(*read, s); !lowered) return lowered.error();
   return read;
 }
 

@@ -266,7 +266,40 @@ def bad_files():
     sub("cycle.xml", '<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1"',
         '<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="0" deps="11"',
         "dependency cycle")
+    out.append(in_flight())
     return out
+
+
+def in_flight():
+    """gpu 0 posts chunk i0 to gpu 1 in round 1 and overwrites it in round 1
+    (a receive on channel 1), but gpu 1 can take it only in round 2 (its
+    receive waits, through a local step, on another receive)."""
+    a = Algo("in_flight", "allreduce", 2, True, nchannels=3)
+    g0 = a.gpu(0, 2, 2)
+    t = Tb(0, 1, -1, 0)
+    t.step("s", "i", 0, "i", 0)
+    g0.append(t)
+    t = Tb(1, -1, 1, 1)
+    t.step("r", "i", 1, "i", 0)
+    g0.append(t)
+    t = Tb(2, 1, -1, 2)
+    t.step("s", "i", 1, "s", 0)
+    g0.append(t)
+    g1 = a.gpu(1, 2, 2, 2)
+    late = Tb(0, -1, 0, 0)
+    late.step("r", "i", 0, "s", 1, depid=2, deps=0)
+    g1.append(late)
+    t = Tb(1, 0, -1, 1)
+    t.step("s", "i", 1, "i", 0)
+    g1.append(t)
+    t = Tb(2)
+    t.step("cpy", "s", 0, "s", 0, depid=3, deps=0)
+    g1.append(t)
+    t = Tb(3, -1, 0, 2)
+    t.step("r", "i", 1, "s", 0)
+    g1.append(t)
+    text = a.xml()
+    return ("in_flight.xml", text, line_of(text, '<step s="0" type="s"'), "lockstep rounds")
 
 
 # The benchmark's files: 8 ranks x 16 chunks per block = 128 chunks per loop,
