@@ -22,7 +22,7 @@ esac
 #    at build time). CUDA/NCCL are optional: found under /usr/local/cuda when
 #    present, else collviz builds without the NCCL backend.
 pkgs=(build-essential cmake ninja-build pkg-config git
-      libgloo-dev nlohmann-json3-dev libcli11-dev
+      libgloo-dev nlohmann-json3-dev libcli11-dev libpugixml-dev
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev libtomlplusplus-dev libgif-dev
       fonts-dejavu-core fonts-noto-cjk xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps

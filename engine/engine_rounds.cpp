@@ -38,14 +38,14 @@ std::vector<Transfer> transfersOf(const algo::Schedule& s, const algo::Round& ro
   std::vector<Transfer> out;
   for (const algo::Move& m : round.moves)
     out.push_back({m.from, m.to, m.src.size() * s.slotBytes(), m.src.empty() ? 0 : m.src[0],
-                   int(m.src.size()), m.reduce, m.src, m.dst.empty() ? m.src : m.dst});
+                   int(m.src.size()), m.reduce, m.src, m.dst.empty() ? m.src : m.dst, m.attrs});
   return out;
 }
 
 std::vector<LocalMove> localMovesOf(const algo::Round& round) {
   std::vector<LocalMove> out;
   for (const auto* list : {&round.before, &round.after})
-    for (const algo::LocalCopy& c : *list) out.push_back({c.rank, c.src, c.dst});
+    for (const algo::LocalCopy& c : *list) out.push_back({c.rank, c.src, c.dst, c.reduce});
   return out;
 }
 
@@ -222,7 +222,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
       rr.output.bytes = std::move(work[std::size_t(q)]);
     }
     setPhase(Progress::Phase::verify);
-    if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected);
+    if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
     // The output is read from the last round's buffers, whole.
     if (k + 1 == rounds)
       for (int q = 0; q < n; ++q) last[std::size_t(q)] = step.ranks[std::size_t(q)].output.bytes;

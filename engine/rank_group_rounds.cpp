@@ -38,8 +38,16 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
                      {"redop", name(sp.redop)}, {"root", sp.root},  {"in_offset", 0},
                      {"from", from},      {"to", to},               {"warmup", opts.warmup},
                      {"iters", opts.iters}};
+  json with_file = base;
+  if (!s.file_text.empty()) {  // an MSCCL file: the workers lower the same text
+    with_file["from_file"] = true;
+    if (from == 0) {
+      with_file["algo_file"] = s.file;
+      with_file["algo_file_text"] = s.file_text;
+    }
+  }
   for (int r = 0; r < n; ++r) {
-    json m = base;
+    json m = with_file;
     m["work_offset"] = work_off[std::size_t(r)];
     if (!workers_[std::size_t(r)].ch.send(m.dump())) {
       healthy_ = false;

@@ -62,16 +62,19 @@ json contributors(const BufferView& b) {
 
 json transfers(const std::vector<Transfer>& ts) {
   json out = json::array();
-  for (const Transfer& t : ts)
+  for (const Transfer& t : ts) {
     out.push_back({{"from", t.from}, {"to", t.to}, {"bytes", t.bytes}, {"block", t.block},
                    {"blocks", t.blocks}, {"src_slots", t.src_slots}, {"dst_slots", t.dst_slots},
                    {"kind", t.reduce ? "reduce" : "copy"}});
+    if (!t.attrs.empty()) out.back()["attrs"] = t.attrs;
+  }
   return out;
 }
 
 json localMoves(const std::vector<LocalMove>& ms) {
   json out = json::array();
-  for (const LocalMove& m : ms) out.push_back({{"rank", m.rank}, {"from_slots", m.from}, {"to_slots", m.to}});
+  for (const LocalMove& m : ms) out.push_back({{"rank", m.rank}, {"from_slots", m.from}, {"to_slots", m.to},
+                   {"kind", m.reduce ? "reduce" : "copy"}});
   return out;
 }
 

@@ -102,6 +102,7 @@ struct Transfer {
   int blocks = 1;       // slots sent
   bool reduce = false;  // the receiver combines instead of overwriting
   std::vector<int> src_slots, dst_slots;  // sender's slots read, receiver's written (in order)
+  std::string attrs;    // an MSCCL message's channel, tbs, protocol (algo::Move::attrs)
 };
 
 // A rank's local copy in an algorithm's step: slot from[i] to slot to[i]
@@ -109,6 +110,7 @@ struct Transfer {
 struct LocalMove {
   int rank = 0;
   std::vector<int> from, to;
+  bool reduce = false;  // combined into the destination (an MSCCL file's re)
 };
 
 struct StepResult {

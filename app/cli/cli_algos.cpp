@@ -50,11 +50,13 @@ void printRounds(const Snapshot& s) {
     std::printf("\n%s %zu/%zu: %s%s  (%.1f us, slowest rank)\n", unit, k + 1, s.steps.size(),
                 st.transfers.empty() && !st.local.empty() ? "local: " : "", st.name.c_str(), st.time_us);
     for (const Transfer& t : st.transfers)
-      std::printf("  R%d → R%d  %s %s → %s (%zu B, %s)\n", t.from, t.to,
+      std::printf("  R%d → R%d  %s %s → %s (%zu B, %s)%s%s\n", t.from, t.to,
                   t.src_slots.size() > 1 ? "slots" : "slot", slots(t.src_slots).c_str(),
-                  slots(t.dst_slots).c_str(), t.bytes, t.reduce ? "reduce" : "copy");
+                  slots(t.dst_slots).c_str(), t.bytes, t.reduce ? "reduce" : "copy",
+                  t.attrs.empty() ? "" : " · ", t.attrs.c_str());
     for (const LocalMove& m : st.local)
-      std::printf("  R%d local  slots %s → %s\n", m.rank, slots(m.from).c_str(), slots(m.to).c_str());
+      std::printf("  R%d local  slots %s → %s%s\n", m.rank, slots(m.from).c_str(), slots(m.to).c_str(),
+                  m.reduce ? " (reduce)" : "");
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
     std::printf("  %s: %lld mismatches, %lld undecodable\n",

@@ -4,6 +4,7 @@
 #include "app/lang/lang.h"
 #include <iostream>
 
+#include "app/cli/cli_algo_file.h"
 #include "app/cli/cli_algos.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
@@ -146,13 +147,24 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
                   "native (the backend's own call), or an algorithm run round by round on "
                   "point-to-point calls (`collviz algos` lists them)")
       ->capture_default_str();
+  auto algo_file = std::make_shared<std::string>();
+  addAlgoFileOption(cmd, *algo_file);
   addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
   cmd->add_option("--values", *values,
                   "all, none, or N: buffers of more than N values print the first and last "
                   "few of each block (labels, contributors and counts stay complete)")
       ->capture_default_str();
-  cmd->callback([&action, args, json_out, algo, sharing, values] {
+  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values] {
+    if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
+      auto name = useAlgoFile(*algo_file, cmd, *args);
+      if (!name) {
+        const std::string why = name.error().message;
+        action = [why] { return fail("run", why, kExitUsage); };
+        return;
+      }
+      *algo = *name;
+    }
     action = [args, json_out, algo, sharing, values]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);

@@ -1,4 +1,7 @@
 #include "app/export/export_set.h"
+
+#include <algorithm>
+
 #include "app/lang/lang.h"
 
 #include "app/view/heading.h"
@@ -10,7 +13,11 @@ std::string exportFileName(Program program, Op op, const ViewSettings& view,
                            const std::string& ext) {
   std::string name = fileStem(program, op);
   if (program == Program::all_reduce_decomposed) name += "_step" + std::to_string(view.stage);
-  if (isRoundView(program, op, view)) name += "_" + view.algo + (ext == "gif" ? "" : "_round" + std::to_string(view.round));
+  if (isRoundView(program, op, view)) {
+    std::string algo = view.algo;  // an MSCCL file's "msccl:NAME" as msccl-NAME
+    std::replace(algo.begin(), algo.end(), ':', '-');
+    name += "_" + algo + (ext == "gif" ? "" : "_round" + std::to_string(view.round));
+  }
   if (view.trace_rank >= 0)
     name += std::string(view.trace_mode == TraceMode::goes ? "_trace_from_r" : "_trace_r") +
             std::to_string(view.trace_rank);

@@ -2,12 +2,14 @@
 // keeps every value's line, so each message names file:line and the field.
 #include "app/lecture/lecture.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <toml++/toml.h>
 
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl.h"
 
 namespace collviz::lecture {
 
@@ -156,6 +158,22 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     auto r = readString(w, f, v, "native or an algorithm for the op");
     if (!r) return r.error();
     s.algo = *r;
+    given.algo = true;
+  } else if (key == "algo_file") {
+    // An MSCCL algorithm file, relative to the script: the step shows its
+    // rounds, on its op and ranks.
+    auto r = readString(w, f, v, "an MSCCL algorithm file, relative to this script");
+    if (!r) return r.error();
+    std::filesystem::path p(*r);
+    if (p.is_relative()) p = std::filesystem::path(w.path).parent_path() / p;
+    auto file = algo::readMscclFile(p.string(), 0, s.spec.root);
+    if (!file) return w.fail(v, "algo_file = \"" + *r + "\": " + file.error().message);
+    s.program = Program::single;
+    s.spec.op = file->op;
+    s.spec.ranks = file->ngpus;
+    s.spec.elems = (s.spec.elems + file->parts - 1) / file->parts * file->parts;
+    s.algo = algo::mscclAlgoName(*file);
+    algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
     given.algo = true;
   } else if (key == "round") {
     auto r = readInt(w, f, v, 0, 1 << 20, "0 to the algorithm's rounds");

@@ -56,7 +56,7 @@ struct Lecture {
 
 // The fields a step may hold, for messages and documentation.
 inline constexpr std::string_view kStepFields =
-    "op, ranks, elems, dtype, redop, root, backend, trace, trace_by, state, algo, round, caption, notes";
+    "op, ranks, elems, dtype, redop, root, backend, trace, trace_by, state, algo, algo_file, round, caption, notes";
 
 Result<Lecture> loadLecture(const std::string& path);
 // `path` names the source in messages.

@@ -236,6 +236,7 @@ void AppUi::Draw() {
   MenuActions actions;
   drawMain(theme, key, shown, actions);
   lecture_panel_.DrawOpenDialog(actions);
+  algo_file_dialog_.Draw(state_, actions.open_algorithm);
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);

@@ -14,6 +14,7 @@
 #include "app/panels/compare_panel.h"
 #include "app/panels/controls_panel.h"
 #include "app/panels/fault_menu.h"
+#include "app/panels/algo_file_dialog.h"
 #include "app/panels/lecture_panel.h"
 #include "app/lecture/player.h"
 #include "app/gl/diagram_image.h"
@@ -126,6 +127,7 @@ class AppUi {
   BandwidthPanel bandwidth_;
   ComparePanel compare_;
   LecturePanel lecture_panel_;
+  AlgoFileDialog algo_file_dialog_;
   std::unique_ptr<lecture::Player> lecture_;
   int applied_revision_ = -1;  // the lecture step last applied to state_
   bool presenter_wanted_ = false;

@@ -33,6 +33,8 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
   if (ImGui::BeginMenu(tr("File"))) {
     if (ImGui::MenuItem(tr("Open lecture…"))) dialog_open = true;
     if (ImGui::MenuItem(tr("Close lecture"), nullptr, false, lecture_open)) out.close_lecture = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem(tr("Open algorithm…"))) out.open_algorithm = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("View"))) {

@@ -16,6 +16,7 @@ struct MenuActions {
   std::string open_path;  // a lecture to open (the dialog's choice)
   bool close_lecture = false;
   bool toggle_presenter = false;
+  bool open_algorithm = false;  // File → Open algorithm… (algo_file_dialog.h)
 };
 
 struct LecturePanel {

@@ -4,12 +4,14 @@
 #include <bit>
 
 #include "app/lang/lang.h"
+#include "engine/algo/msccl.h"
 #include "engine/algo/reference.h"
 #include "engine/oracle.h"
 
 namespace collviz::ui {
 
 bool isRoundAlgo(const std::string& algo, Op op) {
+  if (auto f = algo::findMscclFile(algo)) return f->op == op;  // a loaded MSCCL file
   const algo::Algorithm* a = algo::findAlgorithm(algo);
   return a && a->build && algo::serves(*a, op);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl.h"
 
 namespace collviz::ui {
 
@@ -10,6 +11,8 @@ std::vector<std::string> algoChoices(Op op) {
   std::vector<std::string> out{std::string(algo::kNative)};
   for (const algo::Algorithm& a : algo::algorithms())
     if (a.build && algo::serves(a, op)) out.emplace_back(a.name);
+  for (const auto& f : algo::mscclFiles())  // files opened this session
+    if (f->op == op) out.push_back(algo::mscclAlgoName(*f));
   return out;
 }
 

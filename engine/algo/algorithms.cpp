@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/algo/msccl.h"
+
 namespace collviz::algo {
 
 const std::vector<Algorithm>& algorithms() {
@@ -57,16 +59,20 @@ std::string algorithmsFor(Op op) {
   std::string out;
   for (const Algorithm& a : algorithms())
     if (serves(a, op)) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  for (const auto& f : mscclFiles())
+    if (f->op == op) out += ", " + mscclAlgoName(*f);
   return out;
 }
 
 std::string allowedAlgorithms() {
   std::string out;
   for (const Algorithm& a : algorithms()) out += (out.empty() ? "" : ", ") + std::string(a.name);
+  for (const auto& f : mscclFiles()) out += ", " + mscclAlgoName(*f);
   return out;
 }
 
 Status checkAlgorithm(std::string_view algo, const OpSpec& s) {
+  if (auto f = findMscclFile(algo)) return checkMscclRun(*f, s);
   const Algorithm* a = findAlgorithm(algo);
   if (!a)
     return Error{"algo " + std::string(algo) + " is not an algorithm; allowed: " +
@@ -83,6 +89,7 @@ Status checkAlgorithm(std::string_view algo, const OpSpec& s) {
 
 Result<Schedule> buildSchedule(std::string_view algo, const OpSpec& s) {
   if (Status st = checkAlgorithm(algo, s); !st) return st.error();
+  if (auto f = findMscclFile(algo)) return lowerMscclFile(*f, s);
   const Algorithm* a = findAlgorithm(algo);
   if (!a->build) return Error{"algo native has no schedule: it is the backend's own call"};
   Schedule sch = a->build(s);
@@ -91,6 +98,15 @@ Result<Schedule> buildSchedule(std::string_view algo, const OpSpec& s) {
 }
 
 Figures figuresFor(std::string_view algo, const OpSpec& s) {
+  if (auto f = findMscclFile(algo)) {  // the file's own: its rounds and bytes
+    auto sch = lowerMscclFile(*f, s);
+    if (!sch) return {};
+    Figures out;
+    out.rounds = int(sch->rounds.size());
+    for (int r = 0; r < s.ranks; ++r) out.bytes = std::max(out.bytes, double(sch->bytesSent(r)));
+    out.text = "MSCCL file: " + std::to_string(out.rounds) + " rounds; bytes as its steps send";
+    return out;
+  }
   const Algorithm* a = findAlgorithm(algo);
   if (!a || !a->figures || !serves(*a, s.op)) return {};
   return a->figures(s);

@@ -7,12 +7,27 @@ std::string where(const Round& r, int index) {
   return "round " + std::to_string(index + 1) + " (" + r.name() + ")";
 }
 
-void applyCopies(State& st, const std::vector<LocalCopy>& copies) {
+// Combine `from` into `to` (a reduce); the error names what does not fit.
+void combineInto(SlotState& to, const SlotState& from, const std::string& where, int rank,
+                 int slot, std::string& error) {
+  if ((to.empty() || from.empty() || to.block != from.block || to.part != from.part ||
+       (to.ranks & from.ranks)) && error.empty())
+    error = where + ": rank " + std::to_string(rank) + " combines slot " + std::to_string(slot) +
+            " with data that does not belong there";
+  to.ranks |= from.ranks;
+}
+
+void applyCopies(State& st, const std::vector<LocalCopy>& copies, const std::string& where,
+                 std::string& error) {
   for (const LocalCopy& c : copies) {
     auto& slots = st[std::size_t(c.rank)];
     const auto before = slots;
-    for (std::size_t i = 0; i < c.src.size(); ++i)
-      slots[std::size_t(c.dst[i])] = before[std::size_t(c.src[i])];
+    for (std::size_t i = 0; i < c.src.size(); ++i) {
+      SlotState& to = slots[std::size_t(c.dst[i])];
+      const SlotState& from = before[std::size_t(c.src[i])];
+      if (c.reduce) combineInto(to, from, where, c.rank, c.dst[i], error);
+      else to = from;
+    }
   }
 }
 
@@ -25,12 +40,12 @@ Reference simulate(const Schedule& s) {
   for (int r = 0; r < n; ++r)
     for (int k = 0; k < s.slots; ++k) {
       const int b = s.init[std::size_t(r)][std::size_t(k)];
-      if (b >= 0) ref.start[std::size_t(r)][std::size_t(k)] = {1u << r, b, false};
+      if (b >= 0) ref.start[std::size_t(r)][std::size_t(k)] = {1u << r, b / s.parts, b % s.parts, false};
     }
   State st = ref.start;
   for (int i = 0; i < int(s.rounds.size()); ++i) {
     const Round& round = s.rounds[std::size_t(i)];
-    applyCopies(st, round.before);
+    applyCopies(st, round.before, where(round, i), ref.error);
     const State sent = st;  // every message carries what its sender held before the round
     for (const Move& m : round.moves) {
       for (std::size_t j = 0; j < m.src.size(); ++j) {
@@ -43,14 +58,10 @@ Reference simulate(const Schedule& s) {
           to = from;
           continue;
         }
-        if ((to.empty() || to.block != from.block || (to.ranks & from.ranks)) &&
-            ref.error.empty())
-          ref.error = where(round, i) + ": rank " + std::to_string(m.to) + " combines slot " +
-                      std::to_string(m.dst[j]) + " with data that does not belong there";
-        to.ranks |= from.ranks;
+        combineInto(to, from, where(round, i), m.to, m.dst[j], ref.error);
       }
     }
-    applyCopies(st, round.after);
+    applyCopies(st, round.after, where(round, i), ref.error);
     ref.rounds.push_back(st);
   }
   if (s.average)
@@ -72,15 +83,18 @@ Status matchesOracle(const Schedule& s, const Reference& ref) {
   for (int r = 0; r < s.spec.ranks; ++r) {
     const auto want = expectedOutputRefs(s.spec, r);
     const auto got = outputState(s, ref, r);
-    if (got.size() != want.size())
+    const std::size_t parts = std::size_t(s.parts);
+    if (got.size() != want.size() * parts)
       return Error{s.algo + ": rank " + std::to_string(r) + " ends with " +
-                   std::to_string(got.size()) + " output blocks, the op gives " +
-                   std::to_string(want.size())};
-    for (std::size_t j = 0; j < got.size(); ++j)
-      if (got[j].ranks != want[j].ranks || got[j].block != want[j].block)
-        return Error{s.algo + ": rank " + std::to_string(r) + " output block " +
-                     std::to_string(j) + " does not end with what " +
-                     std::string(name(s.spec.op)) + " gives there"};
+                   std::to_string(got.size()) + " output pieces, the op gives " +
+                   std::to_string(want.size() * parts)};
+    for (std::size_t j = 0; j < got.size(); ++j) {
+      const BlockRef& w = want[j / parts];
+      if (got[j].ranks != w.ranks || got[j].block != w.block || got[j].part != int(j % parts))
+        return Error{s.algo + ": rank " + std::to_string(r) + " output " +
+                     (parts > 1 ? "chunk " : "block ") + std::to_string(j) +
+                     " does not end with what " + std::string(name(s.spec.op)) + " gives there"};
+    }
   }
   return {};
 }

@@ -16,6 +16,7 @@ namespace collviz::algo {
 struct SlotState {
   uint32_t ranks = 0;     // contributors (bitmask); 0: the slot is empty (zero)
   int block = -1;         // the input block index they contributed
+  int part = 0;           // which of the block's Schedule::parts pieces
   bool averaged = false;  // redop avg: divided by N (after the last round)
   bool empty() const { return ranks == 0; }
   bool operator==(const SlotState&) const = default;

@@ -29,10 +29,11 @@ struct SlotCheck {
   std::string first;
 };
 
-SlotCheck checkSlot(const OpSpec& s, const Pattern& p, const BufferView& buf, int rank, int slot,
-                    const SlotState& st, ExpectedSlots& expected) {
+SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferView& buf, int rank,
+                    int slot, const SlotState& st, ExpectedSlots& expected) {
   SlotCheck c;
-  const int64_t e = s.elems;
+  const int64_t e = s.elems / parts;  // a slot: one of a block's `parts` pieces
+  const int64_t first = int64_t(st.part) * e;  // the piece's first element in its block
   const std::size_t base = std::size_t(slot) * std::size_t(e);
   const bool decodes = p.kind != Pattern::Kind::plain;
   auto problem = [&](int64_t i, const std::string& what) {
@@ -61,15 +62,16 @@ SlotCheck checkSlot(const OpSpec& s, const Pattern& p, const BufferView& buf, in
   for (int64_t i = 0; i < e; ++i) {
     const double got = buf.value(base + std::size_t(i), s.dtype);
     bool bad = false;
-    if (!sameValue(vs, st.averaged, got, want[std::size_t(i)])) {
+    const double w = want[std::size_t(first + i)];
+    if (!sameValue(vs, st.averaged, got, w)) {
       bad = true;
       ++c.mismatches;
       std::ostringstream os;
-      os << "got " << got << ", want " << want[std::size_t(i)];
+      os << "got " << got << ", want " << w;
       problem(i, os.str());
     }
     if (decodes) {
-      const int64_t code = int64_t(st.block) * e + i;
+      const int64_t code = int64_t(st.block) * s.elems + first + i;
       const DecodedElement d = decodeValue(vs, p, got, code, st.averaged);
       const int64_t want_code = p.kind == Pattern::Kind::prod_bits ? d.code
                                 : p.full ? code : code % p.modulus;
@@ -114,7 +116,7 @@ const std::vector<double>& ExpectedSlots::get(const SlotState& st) {
 }
 
 void checkRound(StepResult& round, const Pattern& p, const State& state,
-                ExpectedSlots& expected) {
+                ExpectedSlots& expected, int parts) {
   const OpSpec& s = round.spec;
   Verification v;
   v.mode = p.describe();
@@ -123,7 +125,7 @@ void checkRound(StepResult& round, const Pattern& p, const State& state,
     buf.labels.clear();
     const auto& slots = state[std::size_t(rr.rank)];
     for (int k = 0; k < int(slots.size()); ++k) {
-      SlotCheck c = checkSlot(s, p, buf, rr.rank, k, slots[std::size_t(k)], expected);
+      SlotCheck c = checkSlot(s, parts, p, buf, rr.rank, k, slots[std::size_t(k)], expected);
       v.mismatches += c.mismatches;
       v.undecodable += c.undecodable;
       if (v.first_problem.empty()) v.first_problem = c.first;

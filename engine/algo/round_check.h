@@ -30,8 +30,9 @@ class ExpectedSlots {
 };
 
 // `round.ranks[r].output` holds rank r's working buffer; labels and
-// round.verify are filled. `state`: the reference after that round.
+// round.verify are filled. `state`: the reference after that round;
+// `parts`: slots per block (Schedule::parts).
 void checkRound(StepResult& round, const Pattern& p, const State& state,
-                ExpectedSlots& expected);
+                ExpectedSlots& expected, int parts = 1);
 
 }  // namespace collviz::algo

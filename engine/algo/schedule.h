@@ -25,13 +25,19 @@ struct Move {
   int from = 0, to = 0;
   std::vector<int> src, dst;  // same length, in order
   bool reduce = false;
+  // What an MSCCL file says of the message beyond its data (channel,
+  // threadblocks, protocol, step types): shown, never acted on.
+  std::string attrs;
 };
 
-// A local copy inside one rank (Bruck's rotations): every source is read
-// before any destination is written.
+// A local copy inside one rank (Bruck's rotations; an MSCCL file's cpy and
+// re): every source is read before any destination is written; copies of
+// one list run in order. `reduce`: combined into the destination with the
+// reduce op instead of overwriting it.
 struct LocalCopy {
   int rank = 0;
   std::vector<int> src, dst;
+  bool reduce = false;
 };
 
 // Local work is a step of its own: buildSchedule hands out schedules whose
@@ -54,12 +60,21 @@ struct Schedule {
   OpSpec spec;
   std::string algo;
   int slots = 0;                        // working-buffer slots per rank
-  std::vector<std::vector<int>> init;   // [rank][slot]: input block held, -1 empty (zero)
+  // Slots per block: 1 for the built-in algorithms; an MSCCL file whose
+  // chunks split each block in k (engine/algo/msccl.h) has slots of E/k
+  // elements, and `init`/`output` count pieces (block * parts + part).
+  int parts = 1;
+  std::vector<std::vector<int>> init;   // [rank][slot]: input piece held, -1 empty (zero)
   std::vector<Round> rounds;
-  std::vector<std::vector<int>> output; // [rank]: output blocks' slots, in order
+  std::vector<std::vector<int>> output; // [rank]: output pieces' slots, in order
   bool average = false;                 // redop avg: output slots divided by N at the end
 
-  std::size_t slotBytes() const { return std::size_t(spec.elems) * dtypeSize(spec.dtype); }
+  // An MSCCL file's text and path (empty for the built-in algorithms): the
+  // workers lower the same file with the same code.
+  std::string file, file_text;
+
+  int64_t slotElems() const { return spec.elems / parts; }
+  std::size_t slotBytes() const { return std::size_t(slotElems()) * dtypeSize(spec.dtype); }
   std::size_t workBytes() const { return std::size_t(slots) * slotBytes(); }
   // Bytes rank `rank` sends / receives in round `round` (or in every round, -1).
   uint64_t bytesSent(int rank, int round = -1) const;

@@ -34,17 +34,24 @@ uint64_t tagOf(int round, int move, int piece) {
 RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
     : s_(s), rank_(rank), slot_(s.slotBytes()) {
   std::size_t recv_area = 0;
-  bool copies = false;
+  std::size_t copy_slots = 0;
   for (int k = 0; k < int(s.rounds.size()); ++k) {
     const algo::Round& round = s.rounds[std::size_t(k)];
     Plan plan;
-    for (const auto& c : round.before)
-      if (c.rank == rank)
-        for (std::size_t i = 0; i < c.src.size(); ++i) plan.before.moves.push_back({c.src[i], c.dst[i]});
-    for (const auto& c : round.after)
-      if (c.rank == rank)
-        for (std::size_t i = 0; i < c.src.size(); ++i) plan.after.moves.push_back({c.src[i], c.dst[i]});
-    copies = copies || !plan.before.moves.empty() || !plan.after.moves.empty();
+    std::size_t widest = 0;  // the largest group: its sources pass through scratch
+    auto groups = [&](const std::vector<algo::LocalCopy>& list, Copies& out) {
+      for (const auto& c : list) {
+        if (c.rank != rank || c.src.empty()) continue;
+        CopyGroup g;
+        g.reduce = c.reduce;
+        for (std::size_t i = 0; i < c.src.size(); ++i) g.moves.push_back({c.src[i], c.dst[i]});
+        widest = std::max(widest, g.moves.size());
+        out.push_back(std::move(g));
+      }
+    };
+    groups(round.before, plan.before);
+    groups(round.after, plan.after);
+    copy_slots = std::max(copy_slots, widest);
     std::set<int> sending;  // slots this rank sends this round: never received into directly
     for (const auto& m : round.moves)
       if (m.from == rank) sending.insert(m.src.begin(), m.src.end());
@@ -75,7 +82,7 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
     plans_.push_back(std::move(plan));
   }
   copy_area_ = recv_area;
-  scratch_bytes_ = recv_area + (copies ? s.workBytes() : 0);
+  scratch_bytes_ = recv_area + copy_slots * slot_;
 }
 
 void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) const {
@@ -89,12 +96,17 @@ void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) co
 
 void RoundRunner::runCopies(RoundDevice& d, const Copies& c, std::byte* work,
                             std::byte* scratch) const {
-  if (c.moves.empty()) return;
   std::byte* tmp = scratch + copy_area_;
-  for (std::size_t i = 0; i < c.moves.size(); ++i)
-    d.copy(tmp + i * slot_, work + std::size_t(c.moves[i].first) * slot_, slot_);
-  for (std::size_t i = 0; i < c.moves.size(); ++i)
-    d.copy(work + std::size_t(c.moves[i].second) * slot_, tmp + i * slot_, slot_);
+  const std::size_t elems = slot_ / dtypeSize(s_.spec.dtype);
+  for (const CopyGroup& g : c) {
+    for (std::size_t i = 0; i < g.moves.size(); ++i)
+      d.copy(tmp + i * slot_, work + std::size_t(g.moves[i].first) * slot_, slot_);
+    for (std::size_t i = 0; i < g.moves.size(); ++i) {
+      std::byte* dst = work + std::size_t(g.moves[i].second) * slot_;
+      if (g.reduce) d.reduce(dst, tmp + i * slot_, elems);
+      else d.copy(dst, tmp + i * slot_, slot_);
+    }
+  }
 }
 
 Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scratch,
@@ -124,7 +136,7 @@ Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scr
 
 void RoundRunner::finish(RoundDevice& d, std::byte* work) const {
   if (!s_.average) return;
-  const std::size_t elems = std::size_t(s_.spec.elems);
+  const std::size_t elems = std::size_t(s_.slotElems());
   for (int k : s_.output[std::size_t(rank_)])
     d.divide(work + std::size_t(k) * slot_, elems, s_.spec.ranks);
 }

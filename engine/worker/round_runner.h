@@ -73,9 +73,11 @@ class RoundRunner {
     std::size_t from = 0, to = 0, bytes = 0;
     bool reduce = false;
   };
-  struct Copies {  // local copies: all reads before writes, through scratch
+  struct CopyGroup {  // one LocalCopy: all reads before writes, through scratch
     std::vector<std::pair<int, int>> moves;  // (src slot, dst slot)
+    bool reduce = false;
   };
+  using Copies = std::vector<CopyGroup>;  // in order
   struct Plan {
     Copies before, after;
     std::vector<Xfer> sends, recvs;

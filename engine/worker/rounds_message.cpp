@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl.h"
 
 namespace collviz {
 namespace {
@@ -16,8 +17,20 @@ json error(const std::string& m) { return json{{"type", "error"}, {"message", m}
 struct ScheduleCache {
   std::string algo;
   OpSpec spec;
+  std::string file_text;  // an MSCCL file's text ("" for a built-in algorithm)
   std::unique_ptr<algo::Schedule> schedule;
 };
+
+// The schedule of the message: a built-in algorithm by name, or an MSCCL
+// file lowered from its text (sent with the first round of a run, the
+// same code as the engine's).
+Result<algo::Schedule> scheduleOf(const json& j, const OpSpec& s, const std::string& name) {
+  if (!j.contains("algo_file_text")) return algo::buildSchedule(name, s);
+  auto file = algo::parseMscclText(j.value("algo_file", ""), j.value("algo_file_text", ""),
+                                   s.ranks, s.root);
+  if (!file) return file.error();
+  return algo::lowerMscclFile(*file, s);
+}
 
 }  // namespace
 
@@ -36,10 +49,15 @@ json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm
   static ScheduleCache cache;  // one rank per process, one request at a time
   const OpSpec s = specFromMessage(j);
   const std::string name = j.value("algo", "");
-  if (!cache.schedule || cache.algo != name || cache.spec != s) {
-    auto built = algo::buildSchedule(name, s);
+  const std::string text = j.value("algo_file_text", "");
+  const bool from_file = j.value("from_file", false);
+  if (!cache.schedule || cache.algo != name || cache.spec != s ||
+      (!text.empty() && cache.file_text != text)) {
+    if (from_file && text.empty())
+      return error(name + ": the file's text comes with round 1 of a run; this rank has not seen it");
+    auto built = scheduleOf(j, s, name);
     if (!built) return error(built.error().message);
-    cache = {name, s, std::make_unique<algo::Schedule>(std::move(*built))};
+    cache = {name, s, text, std::make_unique<algo::Schedule>(std::move(*built))};
   }
   const algo::Schedule& sch = *cache.schedule;
   const std::size_t in_off = j.value("in_offset", std::size_t(0));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "app/cli/cli_algo_file.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
@@ -119,7 +120,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   p.svg = fmt == "svg";
   p.gif = fmt == "gif";
   if (p.gif && (a.all || a.algo == "native"))
-    return Error{"--format gif animates an algorithm's rounds: give --algo ALGO (and no --all)"};
+    return Error{"--format gif animates an algorithm's rounds: give --algo ALGO or --algo-file FILE (and no --all)"};
   if (a.tween < 0 || a.tween > 30)
     return Error{"--tween " + std::to_string(a.tween) + " is out of range; allowed: 0 to 30"};
   if (a.tween > 0 && !p.gif) return Error{"--tween applies to --format gif"};
@@ -365,7 +366,23 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--status-time", a->status_time,
                 "Show the op's time in the status line (it varies: files are then not reproducible)")
       ->excludes(no_status);
-  cmd->callback([&action, a] { action = [a] { return runExport(*a); }; });
+  auto algo_file = std::make_shared<std::string>();
+  CLI::Option* file_opt = cmd->add_option("--algo-file", *algo_file,
+                                          "An MSCCL algorithm file, shown like --algo (the op and "
+                                          "ranks come from the file)");
+  all->excludes(file_opt);
+  cmd->callback([&action, a, cmd, algo_file] {
+    if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
+      auto name = useAlgoFile(*algo_file, cmd, a->spec);
+      if (!name) {
+        const std::string why = name.error().message;
+        action = [why] { return fail("export", why, kExitUsage); };
+        return;
+      }
+      a->algo = *name;
+    }
+    action = [a] { return runExport(*a); };
+  });
 }
 
 }  // namespace collviz
