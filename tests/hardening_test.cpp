@@ -312,6 +312,25 @@ TEST_F(Hardening, PlantedDirectoryLinkIsNotFollowed) {
   EXPECT_NE(slurp(dir_ / "victim" / "index.md"), "precious\n");
 }
 
+// ---- 4: memory admission counts what rounds hold -----------------------------
+
+// Every refusal suggests a size that runs: before, ring at the suggested
+// --elems failed with "mmap: Cannot allocate memory" (its admission counted a
+// native op's buffers, not the rounds' working buffers and copies).
+TEST_F(Hardening, RoundsRunAtTheSizeTheirRefusalSuggests) {
+  const std::string limit = "ulimit -v 600000; ";
+  const Sh refused = collviz("run --algo ring -N 4 -E 100000000 --backend gloo --values none", "", 60, "", limit);
+  EXPECT_EQ(refused.rc, 2) << refused.err;
+  const auto at = refused.err.find("the largest that fits is --elems ");
+  ASSERT_NE(at, std::string::npos) << refused.err;
+  const long long fits = std::atoll(refused.err.c_str() + at + 33);
+  ASSERT_GT(fits, 0) << refused.err;
+  const Sh ran = collviz("run --algo ring -N 4 -E " + std::to_string(fits) + " --backend gloo --values none", "",
+                         120, "", limit);
+  EXPECT_EQ(ran.rc, 0) << "--elems " << fits << ": " << ran.err;
+  EXPECT_NE(ran.out.find("verified"), std::string::npos) << ran.out.substr(0, 300);
+}
+
 // ---- 8: small address-space limits ------------------------------------------
 
 // Out of memory in the renderer is the same clear message and exit code as
