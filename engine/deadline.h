@@ -37,6 +37,11 @@ std::string rankList(const std::vector<int>& ranks);
 // Watches the CPU time of a group's worker processes.
 class ProgressWatch {
  public:
+  struct Sample {
+    long long ticks = -1;  // utime + stime, clock ticks; -1: unreadable (gone)
+    char state = 0;
+  };
+  static Sample read(pid_t pid);
   explicit ProgressWatch(std::vector<pid_t> pids);
   // Sample every process; from now on worked(r) says whether rank r used CPU
   // since the previous sample.
@@ -46,14 +51,46 @@ class ProgressWatch {
   bool anyWorked(const std::vector<int>& ranks) const;
 
  private:
-  struct Sample {
-    long long ticks = -1;
-    char state = 0;
-  };
-  static Sample read(pid_t pid);
   std::vector<pid_t> pids_;
   std::vector<Sample> last_;
   std::vector<bool> worked_;
+};
+
+// Progress over a sliding window: sampled often (every window / 10, at
+// least every 50 ms), a rank progressed when its threads ran
+// (/proc/PID/task/*/schedstat, exact to the nanosecond where CPU ticks come
+// in 10 ms steps) for at least 1 % of the last whole window and it is not
+// stopped. A rank asleep or blocked on a peer wakes now and then (about
+// 0.3 % of a core for Gloo's device thread); one at work gets its share of
+// the cores, far more than 1 % even with many processes per core. The judgement so never depends on what a rank did long ago
+// (a collective finished just after the start, then a sleep) nor on the
+// step's size: a rank is judged every window, in whatever phase it is.
+class ProgressWindow {
+ public:
+  using Clock = std::chrono::steady_clock;
+  ProgressWindow(std::vector<pid_t> pids, std::chrono::milliseconds window);
+  // Read every process if the sampling period has passed (cheap otherwise).
+  void sample(Clock::time_point now);
+  // A whole window has been watched.
+  bool full(Clock::time_point now) const { return now - start_ >= window_; }
+  bool progressed(int rank) const;
+  bool stopped(int rank) const;  // state T or t at the last sample
+  std::chrono::milliseconds period() const { return period_; }
+
+ private:
+  struct Sample {
+    long long ns = -1;  // ran; -1: unreadable (gone)
+    char state = 0;
+  };
+  struct Row {
+    Clock::time_point at;
+    std::vector<Sample> s;
+  };
+  static Sample read(pid_t pid);
+  std::vector<pid_t> pids_;
+  std::chrono::milliseconds window_, period_;
+  Clock::time_point start_;
+  std::vector<Row> rows_;  // oldest first; one at or before now - window kept
 };
 
 }  // namespace collviz

@@ -18,6 +18,7 @@
 #include "engine/rank_group.h"
 #include "engine/verify.h"
 #include "engine/verify_fast.h"
+#include "engine/worker/fault.h"
 
 namespace collviz {
 
@@ -432,6 +433,7 @@ void Engine::handle(const Request& r) {
   snap->request = r.id;
   snap->program = r.program;
   snap->spec = r.spec;
+  snap->algo = r.kind == Request::Kind::run ? r.algo : "native";  // a refusal names what was asked
   if (r.program == Program::all_reduce_decomposed) snap->spec.op = Op::all_reduce;
   auto finish = [&] {
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -455,6 +457,18 @@ void Engine::handle(const Request& r) {
   }
   const BackendStatus* bs = devices().find(*backend);
   snap->backend = bs->info;
+  // COLLVIZ_FAULT is checked here, once, before any worker starts with it: a
+  // bad value is the user's input (refused, what is allowed), not N workers
+  // that never say hello.
+  for (const char* text : {static_cast<const char*>(std::getenv("COLLVIZ_FAULT")),
+                           r.fault ? r.fault->c_str() : nullptr}) {
+    if (!text) continue;
+    if (auto f = parseFault(text, std::max(1, r.spec.ranks)); !f) {
+      snap->error = f.error().message;
+      snap->rejected = true;
+      return finish();
+    }
+  }
   if (r.kind == Request::Kind::reconfigure) {
     OpSpec probe = r.spec;
     if (Status st = validate(probe, bs->caps); !st) {
@@ -477,7 +491,14 @@ void Engine::handle(const Request& r) {
       largest = std::max({largest, inputBytes(first, q), outputBytes(snap->spec, q)});
     const bool keep_all =
         r.keep_values < 0 || double(r.keep_values) * double(dtypeSize(first.dtype)) >= double(largest);
-    fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
+    if (r.kind == Request::Kind::run && r.algo != "native") {
+      // What rounds hold (memory_budget.h); a schedule that cannot be built
+      // is refused with its own reason later.
+      if (auto sch = algo::buildSchedule(r.algo, first))
+        fits = checkRoundsMemory(first, sch->slots, r.every_round, keep_all);
+    } else {
+      fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
+    }
   }
   if (fits && *backend == BackendKind::nccl) fits = checkGpuFits(r, first, *bs);
   if (!fits) {

@@ -70,6 +70,31 @@ double runMemoryBytes(const OpSpec& s, int steps, bool json, bool keep_all) {
   return need;
 }
 
+namespace {
+
+// `need(elems)` grows with elems (linearly, but for a bounded cache): the
+// largest elems whose need fits `room`, by bisection.
+template <typename Need>
+long long largestFitting(long long elems, double room, Need need) {
+  long long lo = 0, hi = std::max(1LL, elems);
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo + 1) / 2;
+    if (need(mid) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+Status refuse(const OpSpec& s, double need, const MemoryLimit& limit, long long fits,
+              const std::string& what) {
+  return Error{"elems = " + std::to_string(s.elems) + " needs about " + gib(need) + " of memory (" +
+               what + ") but " + limit.what + " is " + gib(double(limit.bytes)) + "; " +
+               (fits >= 1 ? "the largest that fits is --elems " + std::to_string(fits)
+                          : "not even --elems 1 fits")};
+}
+
+}  // namespace
+
 Status checkRunMemory(const OpSpec& s, int steps, bool json, bool keep_all) {
   const auto limit = memoryLimit();
   if (!limit) return {};
@@ -81,12 +106,43 @@ Status checkRunMemory(const OpSpec& s, int steps, bool json, bool keep_all) {
   one.elems = 1;
   const double per_elem = runMemoryBytes(one, steps, json, keep_all);
   const long long fits = static_cast<long long>(std::floor(room / per_elem));
-  return Error{"elems = " + std::to_string(s.elems) + " needs about " + gib(need) +
-               " of memory (inputs, outputs, shared memory and checks" +
-               (json ? std::string(", and the JSON report") : std::string()) + ") but " + limit->what +
-               " is " + gib(double(limit->bytes)) + "; " +
-               (fits >= 1 ? "the largest that fits is --elems " + std::to_string(fits)
-                          : "not even --elems 1 fits")};
+  return refuse(s, need, *limit, fits,
+                std::string("inputs, outputs, shared memory and checks") +
+                    (json ? ", and the JSON report" : ""));
+}
+
+double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all) {
+  double in = 0, out = 0;
+  for (int r = 0; r < s.ranks; ++r) {
+    in += double(inputBytes(s, r));
+    out += double(outputBytes(s, r));
+  }
+  const double work = double(s.ranks) * double(std::max(1, slots)) * double(s.elems) *
+                      double(dtypeSize(s.dtype));
+  double need = (in + work + out)   // shared memory: inputs, working buffers, native outputs
+                + in                // the engine's inputs
+                + 2 * work + out;   // a round read back, the last round, the output
+  if (every_round) {
+    need += in / double(dtypeSize(s.dtype)) * 8;  // inputs as doubles for the round checks
+    need += std::min(kExpectedCacheBytes, double(s.ranks) * work / double(dtypeSize(s.dtype)) * 8);
+  }
+  if (keep_all) need += work * (every_round ? 2 : 1);
+  return need;
+}
+
+Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all) {
+  const auto limit = memoryLimit();
+  if (!limit) return {};
+  const double room = double(limit->bytes) * 0.8;
+  const double need = roundsMemoryBytes(s, slots, every_round, keep_all);
+  if (need <= room) return {};
+  OpSpec t = s;
+  const long long fits = largestFitting(s.elems, room, [&](long long e) {
+    t.elems = e;
+    return roundsMemoryBytes(t, slots, every_round, keep_all);
+  });
+  return refuse(s, need, *limit, fits,
+                "inputs, working buffers of every round, shared memory and checks");
 }
 
 double gpuRankBytes(const std::vector<OpSpec>& steps, int rank, int work_blocks) {

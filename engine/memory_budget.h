@@ -37,6 +37,18 @@ double runMemoryBytes(const OpSpec& s, int steps = 1, bool json = false, bool ke
 // Error naming the need, the limit and the largest --elems that fits.
 Status checkRunMemory(const OpSpec& s, int steps = 1, bool json = false, bool keep_all = false);
 
+// An algorithm's rounds (engine_rounds.cpp) hold more than a native op: the
+// shared memory of the inputs, each rank's working buffer (`slots` blocks)
+// and, for the comparison with the native op, its outputs; the engine's
+// copy of the inputs, a round's working buffers as read back, the last
+// round's and the output built from them; with `every_round`, the inputs as
+// doubles and the expected slots of the round checks (a cache bounded by
+// kExpectedCacheBytes).
+inline constexpr double kExpectedCacheBytes = 256.0 * 1024 * 1024;
+double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all = false);
+// Error naming the need, the limit and the largest --elems that fits.
+Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all = false);
+
 // What one NCCL rank takes on its GPU besides its buffers: its CUDA context
 // and NCCL's own buffers. An estimate: both vary with the GPU, the driver
 // and NCCL's settings.

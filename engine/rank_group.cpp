@@ -243,8 +243,10 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   auto reply = w.ch.recv(cfg_.deadline);
   if (!reply) {
     healthy_ = false;
+    const bool stopped = ProgressWatch({w.pid}).stopped(0);
     return Error{reply.error().message == "timeout" ? "rank " + std::to_string(rank) +
-                                                          " did not map its shared memory"
+                                                          " did not map its shared memory" +
+                                                          (stopped ? " (process stopped)" : "")
                                                     : describeExit(rank)};
   }
   if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")

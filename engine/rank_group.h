@@ -112,9 +112,11 @@ class RankGroup {
   std::string whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
   Status ensureMemory(int rank, std::size_t bytes);
   std::string describeExit(int rank);
-  // Wait for one reply per rank (done or error) within deadline * reps;
-  // names crashed and hung ranks. Bodies of the "done" replies.
-  Status awaitAll(const std::string& what, int reps, std::vector<std::string>& done);
+  // Wait for one reply per rank (done or error), judging silence by
+  // progress (rank_wait.cpp): `per_op` is one repetition's scaled deadline.
+  // Names crashed, stopped, hung and slow ranks. Bodies of the "done" replies.
+  Status awaitReplies(const std::string& what, std::chrono::milliseconds per_op, int reps,
+                      std::vector<std::string>& done);
   void stop();
 
   // Starting N processes on a few cores takes seconds whatever --deadline-ms

@@ -1,20 +1,18 @@
 // RankGroup's side of an algorithm's rounds: the working buffer sits in each
 // rank's shared memory after its input, so the engine reads every rank's
 // state after a round with one copy.
-#include <poll.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "engine/algo/schedule.h"
+#include "engine/deadline.h"
 #include "engine/rank_group.h"
 
 namespace collviz {
 
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
                             const RunOptions& opts, std::vector<RoundsReply>& replies,
@@ -33,11 +31,18 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
   if (from == 0) inputs_held_.reset();  // offset 0 now holds `inputs`, whatever they are
+  // The rounds' deadline scales with their bytes as a native op's does: each
+  // round reads and writes at most the working buffer on every rank.
+  const std::chrono::milliseconds per_call =
+      opDeadline(sp, cfg_.deadline) +
+      std::chrono::milliseconds(std::llround(2.0 * double(n) * double(s.workBytes()) *
+                                             double(std::max(1, to - from)) /
+                                             kSlowestBytesPerSecond * 1000.0));
   const json base = {{"type", "rounds"}, {"algo", s.algo},          {"op", name(sp.op)},
                      {"ranks", sp.ranks}, {"elems", sp.elems},      {"dtype", name(sp.dtype)},
                      {"redop", name(sp.redop)}, {"root", sp.root},  {"in_offset", 0},
                      {"from", from},      {"to", to},               {"warmup", opts.warmup},
-                     {"iters", opts.iters}};
+                     {"iters", opts.iters}, {"timeout_ms", per_call.count()}};
   json with_file = base;
   if (!s.file_text.empty()) {  // an MSCCL file: the workers lower the same text
     with_file["from_file"] = true;
@@ -55,7 +60,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
     }
   }
   std::vector<std::string> done;
-  if (Status st = awaitAll(what, std::max(1, opts.warmup + opts.iters), done); !st) return st;
+  if (Status st = awaitReplies(what, per_call, opts.warmup + opts.iters, done); !st) return st;
   replies.assign(std::size_t(n), {});
   for (int r = 0; r < n; ++r) {
     const json j = json::parse(done[std::size_t(r)], nullptr, false);
@@ -70,73 +75,6 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
       std::memcpy(buf.data(), workers_[std::size_t(r)].shm.data() + work_off[std::size_t(r)],
                   buf.size());
     }
-  }
-  return {};
-}
-
-Status RankGroup::awaitAll(const std::string& what, int reps, std::vector<std::string>& done) {
-  const int n = cfg_.ranks;
-  done.assign(std::size_t(n), {});
-  auto deadline = Clock::now() + cfg_.deadline * reps;
-  // Ranks blocked on a hung peer report their own timeout a moment later:
-  // a short grace lets only the silent rank(s) be named as hung.
-  bool grace_used = false;
-  const auto grace = std::clamp(cfg_.deadline / 4, std::chrono::milliseconds(200),
-                                std::chrono::milliseconds(1000));
-  std::vector<int> state(std::size_t(n), 0);  // 0 waiting, 1 done, 2 error
-  std::string failed;
-  int left = n;
-  while (left > 0) {
-    std::vector<pollfd> pfds(static_cast<std::size_t>(n));
-    for (int r = 0; r < n; ++r)
-      pfds[std::size_t(r)] = {workers_[std::size_t(r)].ch.fd(),
-                              short(state[std::size_t(r)] ? 0 : POLLIN), 0};
-    if (cfg_.cancel && cfg_.cancel->load()) {
-      healthy_ = false;
-      return Error{what + ": cancelled"};
-    }
-    const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    const int pr = ::poll(pfds.data(), pfds.size(), left_ms > 0 ? int(std::min<long>(left_ms, 50)) : 0);
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0 && Clock::now() < deadline) continue;
-    if (pr == 0 && !grace_used && left > 1) {
-      grace_used = true;
-      deadline = Clock::now() + grace;
-      continue;
-    }
-    if (pr == 0) break;
-    for (int r = 0; r < n; ++r) {
-      if (state[std::size_t(r)] || !(pfds[std::size_t(r)].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      auto m = workers_[std::size_t(r)].ch.recv(std::chrono::milliseconds(0));
-      --left;
-      if (!m) {
-        healthy_ = false;
-        return Error{what + ": " + describeExit(r)};
-      }
-      const json j = json::parse(m->body, nullptr, false);
-      if (!j.is_discarded() && j.value("type", "") == "done") {
-        state[std::size_t(r)] = 1;
-        done[std::size_t(r)] = m->body;
-      } else {
-        state[std::size_t(r)] = 2;
-        if (failed.empty()) failed = j.is_discarded() ? m->body : j.value("message", m->body);
-      }
-    }
-  }
-  std::string hung;
-  for (int r = 0; r < n; ++r)
-    if (state[std::size_t(r)] == 0) hung += (hung.empty() ? "" : ", ") + std::to_string(r);
-  if (!hung.empty()) {
-    healthy_ = false;
-    return Error{what + ": rank(s) " + hung + " did not finish within " +
-                 std::to_string((cfg_.deadline * reps).count()) +
-                 " ms (hung); the group will be restarted" +
-                 (failed.empty() ? "" : "; first error: " + failed)};
-  }
-  if (!failed.empty()) {
-    healthy_ = false;  // a failed round can leave peers mid-exchange
-    return Error{failed};
   }
   return {};
 }

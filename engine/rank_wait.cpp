@@ -1,9 +1,11 @@
-// Waiting for a step's answers. A closed channel is a crash and ends the
-// step at once; so does an error reported by any rank (its message first,
-// after a short grace in which the others' reports arrive). Silence is
-// judged by engine/deadline.h: hung when no silent rank used CPU for a whole
-// --deadline-ms window, slow when they kept working past the step's scaled
-// deadline.
+// Waiting for the ranks' answers, for native ops and algorithm rounds alike.
+// A closed channel is a crash and ends the wait at once; so does an error
+// reported by any rank (its message first, after a short grace in which the
+// others' reports arrive). Silence is judged by engine/deadline.h over a
+// sliding --deadline-ms window, sampled all through the wait whatever the
+// size: hung when no silent rank progressed during the last window (a
+// stopped rank is named at once, whatever its peers do), slow when they kept
+// working past the step's scaled deadline.
 #include <poll.h>
 
 #include <algorithm>
@@ -22,81 +24,80 @@ using std::chrono::milliseconds;
 
 namespace {
 
-// Poll in slices so a cancel (engine shutdown, Ctrl-C) is seen quickly.
-int sliceUntil(Clock::time_point t) {
-  const auto left = std::chrono::duration_cast<milliseconds>(t - Clock::now()).count();
-  return left > 0 ? int(std::min<long long>(left, 50)) : 0;
-}
-
 long long msSince(Clock::time_point t0) {
   return std::chrono::duration_cast<milliseconds>(Clock::now() - t0).count();
 }
 
 }  // namespace
 
-Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
-  const OpSpec& s = step.spec;
+Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int reps,
+                               std::vector<std::string>& done) {
   const int n = cfg_.ranks;
-  const std::string op(name(s.op));
-  const milliseconds window = cfg_.deadline, per_op = opDeadline(s, cfg_.deadline);
-  const int reps = std::max(1, opts.warmup + opts.iters);
+  const milliseconds window = cfg_.deadline;
+  reps = std::max(1, reps);
   const auto t0 = Clock::now(), cap = t0 + per_op * reps;
   const milliseconds grace = std::clamp(window / 4, milliseconds(200), milliseconds(1000));
-  ProgressWatch watch(pids());
-  auto look = t0 + std::min(window, per_op);  // next judgement of the silent ranks
+  ProgressWindow watch(pids(), window);
   std::optional<Clock::time_point> grace_end;
   enum class Why { none, error, hung, slow } why = Why::none;
   int first_error = -1;
-  std::vector<int> state(n, 0);  // 0 waiting, 1 done, 2 error
-  std::vector<std::string> errors(n);
+  std::vector<int> state(static_cast<std::size_t>(n), 0);  // 0 waiting, 1 done, 2 error
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  done.assign(std::size_t(n), {});
   int left = n;
   auto silent = [&] {
     std::vector<int> out;
     for (int r = 0; r < n; ++r)
-      if (state[r] == 0) out.push_back(r);
+      if (state[std::size_t(r)] == 0) out.push_back(r);
     return out;
   };
   while (left > 0) {
     if (cfg_.cancel && cfg_.cancel->load()) {
       healthy_ = false;
-      return Error{op + ": cancelled"};
+      return Error{what + ": cancelled"};
     }
-    const auto until = grace_end ? *grace_end : std::min(look, cap);
-    std::vector<pollfd> pfds(n);
-    for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(state[r] ? 0 : POLLIN), 0};
-    const int pr = ::poll(pfds.data(), pfds.size(), sliceUntil(until));
+    std::vector<pollfd> pfds(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r)
+      pfds[std::size_t(r)] = {workers_[std::size_t(r)].ch.fd(),
+                              short(state[std::size_t(r)] ? 0 : POLLIN), 0};
+    // Slices of at most 50 ms: a cancel (engine shutdown, Ctrl-C) is seen quickly.
+    const int slice = int(std::min<long long>(50, watch.period().count()));
+    const int pr = ::poll(pfds.data(), pfds.size(), slice);
     if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0) {
-      if (Clock::now() < until) continue;
-      if (grace_end) break;
-      watch.sample();
-      const bool working = watch.anyWorked(silent());
-      if (Clock::now() < cap && working) {
-        look = Clock::now() + window;
-        continue;
+    const auto now = Clock::now();
+    if (grace_end) {
+      if (now >= *grace_end) break;
+    } else {
+      watch.sample(now);
+      if (watch.full(now)) {
+        bool working = false, stopped = false;
+        for (int r : silent()) {
+          working = working || watch.progressed(r);
+          stopped = stopped || watch.stopped(r);
+        }
+        if (stopped || !working) why = Why::hung;
+        else if (now >= cap) why = Why::slow;
+        if (why != Why::none) grace_end = now + grace;
       }
-      why = working ? Why::slow : Why::hung;
-      grace_end = Clock::now() + grace;
-      continue;
     }
+    if (pr <= 0) continue;
     for (int r = 0; r < n; ++r) {
-      if (state[r] || !(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      auto m = workers_[r].ch.recv(milliseconds(0));
+      const auto k = std::size_t(r);
+      if (state[k] || !(pfds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto m = workers_[k].ch.recv(milliseconds(0));
       --left;
       if (!m) {
         healthy_ = false;
-        return Error{op + ": " + describeExit(r)};
+        return Error{what + ": " + describeExit(r)};
       }
       const json j = json::parse(m->body, nullptr, false);
       if (!j.is_discarded() && j.value("type", "") == "done") {
-        state[r] = 1;
-        step.ranks[r].op_us = j.value("op_us", 0.0);
-        step.ranks[r].copy_us = j.value("copy_us", 0.0);
-        step.ranks[r].copies = j.value("copies", "");
+        state[k] = 1;
+        done[k] = m->body;
         continue;
       }
-      state[r] = 2;
-      errors[r] = j.is_discarded() ? m->body : j.value("message", m->body);
+      state[k] = 2;
+      errors[k] = j.is_discarded() ? m->body : j.value("message", m->body);
       if (first_error < 0) first_error = r;
       if (!grace_end) {
         why = Why::error;
@@ -108,11 +109,10 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
   healthy_ = false;  // a failed or abandoned collective can leave peers mid-protocol
   std::string silence;
   if (std::vector<int> quiet = silent(); !quiet.empty()) {
-    watch.sample();
     std::vector<int> stopped;
     for (int r : quiet)
       if (watch.stopped(r)) stopped.push_back(r);
-    if (why == Why::slow && !watch.anyWorked(quiet)) why = Why::hung;
+    if (why == Why::slow && !stopped.empty()) why = Why::hung;
     if (why == Why::slow) {
       silence = "rank(s) " + rankList(quiet) + " still working after " + std::to_string(msSince(t0)) +
                 " ms (slow, not hung: " + std::to_string(per_op.count()) + " ms allowed per op); " +
@@ -121,7 +121,7 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
     } else {
       const std::vector<int>& named = stopped.empty() ? quiet : stopped;
       silence = "rank(s) " + rankList(named) + " did not finish: no progress for " +
-                std::to_string(std::min(window, per_op).count()) + " ms (hung" +
+                std::to_string(window.count()) + " ms (hung" +
                 (stopped.empty() ? "" : ", process stopped") + ")";
     }
   }
@@ -129,10 +129,27 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
   // An error a rank returned comes first; so it does when the deadline and
   // that error arrive together and no rank is left silent.
   if (first_error >= 0 && (why == Why::error || silence.empty()))
-    return Error{errors[first_error] + (silence.empty() ? "" : "; " + silence)};
-  if (silence.empty()) return Error{op + ": " + restart};
-  return Error{op + ": " + silence + "; " + restart +
-               (first_error < 0 ? "" : "; first error: " + errors[first_error])};
+    return Error{errors[std::size_t(first_error)] + (silence.empty() ? "" : "; " + silence)};
+  if (silence.empty()) return Error{what + ": " + restart};
+  return Error{what + ": " + silence + "; " + restart +
+               (first_error < 0 ? "" : "; first error: " + errors[std::size_t(first_error)])};
+}
+
+Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
+  const OpSpec& s = step.spec;
+  std::vector<std::string> done;
+  if (Status st = awaitReplies(std::string(name(s.op)), opDeadline(s, cfg_.deadline),
+                               opts.warmup + opts.iters, done);
+      !st)
+    return st;
+  for (int r = 0; r < cfg_.ranks; ++r) {
+    const json j = json::parse(done[std::size_t(r)], nullptr, false);
+    RankResult& rr = step.ranks[std::size_t(r)];
+    rr.op_us = j.value("op_us", 0.0);
+    rr.copy_us = j.value("copy_us", 0.0);
+    rr.copies = j.value("copies", "");
+  }
+  return {};
 }
 
 }  // namespace collviz

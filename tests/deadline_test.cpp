@@ -69,6 +69,35 @@ TEST(Deadline, StoppedRankAmongRepetitionsIsNamedWithinSeconds) {
               snap->error.c_str());
 }
 
+// A rank stopped in a big op (issue 27: 8 x 256 MiB took 135 s to be named,
+// the step's whole scaled deadline): the progress check runs all through the
+// wait, and a stopped rank is named at the first full window whatever its
+// peers' threads do. Here the op's own deadline is 2 x 5 s.
+TEST(Deadline, StoppedRankInABigOpIsNamedWithinSeconds) {
+  EngineOptions o;
+  o.deadline = 1000ms;
+  Engine engine(o);
+  const OpSpec big = makeSpec(Op::all_reduce, 4, 4 << 20);
+  ASSERT_GE(opDeadline(big, o.deadline), 4s);
+  ASSERT_TRUE(runAndWait(engine, big, Program::single, 120s)->verified);  // memory mapped, inputs written
+  const auto pids = engine.workerPids();
+  ASSERT_EQ(pids.size(), 4u);
+  Request r;
+  r.spec = big;
+  r.backend = BackendKind::gloo;
+  ASSERT_EQ(::kill(pids[2], SIGSTOP), 0);
+  const auto t0 = Clock::now();
+  const uint64_t id = engine.submit(r);
+  auto snap = engine.waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap) << "no answer within 60 s";
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 2"), HasSubstr("stopped")));
+  EXPECT_LE(took, 6s) << snap->error;
+  std::printf("named after %lld ms: %s\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+              snap->error.c_str());
+}
+
 // A rank that keeps using the CPU past the step's deadline (COLLVIZ_FAULT
 // busy_ms: it spins for 6 s after the collective) is slow, not hung: named
 // within about two deadlines, long before it would finish, with a suggested

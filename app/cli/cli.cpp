@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <system_error>
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
@@ -98,12 +99,19 @@ int runCli(int argc, char** argv, WindowRequest* window) {
     window->open = true;
     return kExitOk;
   }
-  installInterruptHandler();  // every command, the device probe included
+  int rc = kExitUsage;
   try {
-    return action ? action() : kExitUsage;
+    installInterruptHandler();  // every command, the device probe included
+    rc = action ? action() : kExitUsage;
   } catch (const std::bad_alloc&) {
-    return fail(command, "out of memory; try a smaller size", kExitFailed);
+    rc = fail(command, "out of memory; try a smaller size", kExitFailed);
+  } catch (const std::system_error& e) {
+    // A thread that cannot start (no address space left for its stack under
+    // ulimit -v) is the same shortage.
+    rc = fail(command, std::string("out of memory (") + e.what() + "); try a smaller size or allow more "
+                       "memory (ulimit -v)", kExitFailed);
   }
+  return checkStdout(command, rc);
 }
 
 }  // namespace collviz

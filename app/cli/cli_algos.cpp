@@ -120,15 +120,10 @@ void printAlgos(int ranks, bool as_json) {
 
 int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
                      int deadline_ms, const PlacementOptions& placement) {
-  if (p.program != Program::single) {
-    std::fprintf(stderr, "collviz run: --algo %s runs one op; all_reduce_decomposed is two "
-                         "ops of the backend (use --op all_reduce --algo ring)\n", algo.c_str());
-    return kExitUsage;
-  }
-  if (Status st = algo::checkAlgorithm(algo, p.spec); !st) {
-    std::fprintf(stderr, "collviz run: --%s\n", st.message().c_str());
-    return kExitUsage;
-  }
+  if (p.program != Program::single)
+    return fail("run", "--algo " + algo + " runs one op; all_reduce_decomposed is two ops of the "
+                       "backend (use --op all_reduce --algo ring)", kExitUsage);
+  if (Status st = algo::checkAlgorithm(algo, p.spec); !st) return fail("run", "--" + st.message(), kExitUsage);
   installInterruptHandler();
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(deadline_ms);
@@ -141,11 +136,9 @@ int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
   auto snap = waitInterruptible(engine, engine.submit(r));
   if (!snap) return fail("run", "interrupted", interruptedExitCode());
   if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+  if (!snap->error.empty())
+    return failWithReport("run", toJson(*snap), snap->error, snap->rejected ? kExitUsage : kExitFailed);
   if (as_json) std::cout << toJson(*snap).dump(2) << "\n";
-  if (!snap->error.empty()) {
-    std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
-    return snap->rejected ? kExitUsage : kExitFailed;
-  }
   if (!as_json) printRounds(*snap);
   return snap->verified ? kExitOk : kExitFailed;
 }
@@ -160,11 +153,10 @@ void addAlgosCommand(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   cmd->callback([&action, as_json, ranks] {
     action = [as_json, ranks]() -> int {
-      if (*ranks < kMinRanks || *ranks > kMaxRanks) {
-        std::fprintf(stderr, "collviz algos: --ranks %d is out of range; allowed: %d to %d\n",
-                     *ranks, kMinRanks, kMaxRanks);
-        return kExitUsage;
-      }
+      if (*ranks < kMinRanks || *ranks > kMaxRanks)
+        return fail("algos", "--ranks " + std::to_string(*ranks) + " is out of range; allowed: " +
+                                 std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks),
+                    kExitUsage);
       printAlgos(*ranks, *as_json);
       return kExitOk;
     };

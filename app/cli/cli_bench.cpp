@@ -204,6 +204,12 @@ int runBench(const BenchArgs& a) {
   bool checked = false;
   for (const auto& r : res->rows)
     if (r.wrong >= 0) wrong += r.wrong, checked = true;
+  if (a.json && res->cancelled)
+    return failWithReport("bench", toJson(*res, c),
+                          "interrupted after " + std::to_string(res->rows.size()) + " sizes",
+                          interruptedExitCode());
+  if (a.json && !res->error.empty())
+    return failWithReport("bench", toJson(*res, c), res->error, kExitFailed);
   if (a.json) {
     std::cout << toJson(*res, c).dump(2) << "\n";
   } else {

@@ -1,6 +1,7 @@
 #include "app/cli/cli_input.h"
 
 #include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -74,13 +75,33 @@ void setJsonErrors(bool on) { g_json = on; }
 bool jsonErrors() { return g_json; }
 
 int fail(std::string_view command, const std::string& message, int code) {
+  return failWithReport(command, nlohmann::json::object(), message, code);
+}
+
+int failWithReport(std::string_view command, nlohmann::json report, const std::string& message,
+                   int code) {
   std::fprintf(stderr, "collviz%s%s: %s\n", command.empty() ? "" : " ",
                std::string(command).c_str(), message.c_str());
   if (g_json) {
-    std::cout << nlohmann::json{{"error", message}, {"exit_code", code}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!report.is_object()) report = nlohmann::json::object();
+    report["error"] = message;
+    report["exit_code"] = code;
+    std::cout << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     std::cout.flush();
   }
   return code;
+}
+
+int checkStdout(std::string_view command, int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
+  if (!failed) return code;
+  const int err = errno;
+  std::fprintf(stderr, "collviz%s%s: cannot write the output to stdout%s%s\n",
+               command.empty() ? "" : " ", std::string(command).c_str(), err ? ": " : "",
+               err ? std::strerror(err) : "");
+  return code == 0 ? 1 : code;
 }
 
 }  // namespace collviz

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -52,5 +53,13 @@ CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
 void setJsonErrors(bool on);
 bool jsonErrors();
 int fail(std::string_view command, const std::string& message, int code);
+// The same for a failure that has a report (a run's snapshot as JSON): under
+// --json the report is printed with "error" and "exit_code" set.
+int failWithReport(std::string_view command, nlohmann::json report, const std::string& message,
+                   int code);
+// After a command: anything written to stdout that did not reach it (a full
+// disk, a closed pipe, > /dev/full) is an error with a message; returns the
+// exit code to use (1 when `code` was 0).
+int checkStdout(std::string_view command, int code);
 
 }  // namespace collviz

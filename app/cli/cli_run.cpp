@@ -198,11 +198,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       auto snap = waitInterruptible(engine, id);
       if (!snap) return fail("run", "interrupted", interruptedExitCode());
       if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
-      if (!snap->error.empty()) {
-        std::fprintf(stderr, "collviz run: %s\n", snap->error.c_str());
-        if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
-        return snap->rejected ? kExitUsage : kExitFailed;
-      }
+      if (!snap->error.empty())
+        return failWithReport("run", toJson(*snap, *limit), snap->error,
+                              snap->rejected ? kExitUsage : kExitFailed);
       if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
       else printTable(*snap, *limit);
       if (!snap->verified)

@@ -55,8 +55,8 @@ class Temporary {
     if (!full_.empty()) forgetTempFile(full_);
     if (dir_ >= 0) ::close(dir_);
   }
-  Status create(const fs::path& dir, const std::string& base) {
-    dir_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  Status create(int dirfd, const fs::path& dir, const std::string& base) {
+    dir_ = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (dir_ < 0) return Error{std::strerror(errno)};
     for (int tries = 0; tries < 100; ++tries) {
       const std::string name = temporaryName(base);
@@ -108,10 +108,19 @@ Status checkWritable(const std::string& path) {
 Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t size,
                        Replace replace) {
   if (Status s = checkWritable(path); !s) return s;
+  auto dir = OutputDir::open(directoryOf(path).string(), false);
+  if (!dir) return Error{"cannot write " + path + ": " + dir.error().message};
+  return writeFileAt(*dir, fs::path(path).filename().string(), bytes, size, replace);
+}
+
+Status writeFileAt(const OutputDir& dir, const std::string& base, const void* bytes,
+                   std::size_t size, Replace replace) {
+  const std::string path = dir.shown(base);
   auto fail = [&](const std::string& why) { return Error{"cannot write " + path + ": " + why}; };
-  const std::string base = fs::path(path).filename().string();
+  if (base.empty() || base.find('/') != std::string::npos || base == "." || base == "..")
+    return fail("not a file name");
   Temporary tmp;
-  if (Status s = tmp.create(directoryOf(path), base); !s) return fail(s.message());
+  if (Status s = tmp.create(dir.fd(), dir.path(), base); !s) return fail(s.message());
   // Replacing a regular file keeps its permission bits (a 0600 file stays
   // 0600); a new file gets 0666 less the umask, as open() gave it.
   struct stat old {};

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string>
 
+#include "app/export/output_dir.h"
 #include "engine/status.h"
 
 namespace collviz::ui {
@@ -22,6 +23,13 @@ Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t s
                        Replace replace = Replace::yes);
 inline Status writeFileAtomic(const std::string& path, const std::string& text) {
   return writeFileAtomic(path, text.data(), text.size());
+}
+// The same for file `name` inside an output directory opened safely
+// (output_dir.h): the write happens relative to its descriptor.
+Status writeFileAt(const OutputDir& dir, const std::string& name, const void* bytes,
+                   std::size_t size, Replace replace = Replace::yes);
+inline Status writeFileAt(const OutputDir& dir, const std::string& name, const std::string& text) {
+  return writeFileAt(dir, name, text.data(), text.size());
 }
 // Can a file be created in `path`'s directory? (Checked before running.)
 Status checkWritable(const std::string& path);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/gl/font_file.h"
 #include "app/lang/lang.h"
 #include "app/view/text.h"
 
@@ -34,9 +35,10 @@ std::string findFontDir() {
 std::string findCjkFont(bool bold, int* face) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // Only a file ImGui can load: a bad one would abort in its font builder.
   if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
     *face = 0;
-    return fs::exists(env, ec) ? env : "";
+    return fontFileProblem(env, 0).empty() ? env : "";
   }
   const struct {
     const char* path;
@@ -48,7 +50,7 @@ std::string findCjkFont(bool bold, int* face) {
       {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0},
   };
   for (const auto& c : kCandidates) {
-    if (fs::exists(c.path, ec)) {
+    if (fs::exists(c.path, ec) && fontFileProblem(c.path, c.face).empty()) {
       *face = c.face;
       return c.path;
     }
@@ -57,6 +59,11 @@ std::string findCjkFont(bool bold, int* face) {
 }
 
 std::string cjkMissingNotice() {
+  if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
+    if (std::string why = fontFileProblem(env, 0); !why.empty())
+      return "COLLVIZ_CJK_FONT=" + std::string(env) + " " + why +
+             "; Chinese needs a CJK font (fonts-noto-cjk or fonts-wqy-microhei); showing English";
+  }
   return "Chinese needs a CJK font (fonts-noto-cjk or fonts-wqy-microhei; or set COLLVIZ_CJK_FONT); "
          "showing English";
 }
@@ -105,6 +112,11 @@ void Fonts::load(float s, const std::string& text) {
   cjk_missing = want_cjk && !have_cjk;
   std::string dir = findFontDir();
   unicode = !dir.empty();
+  std::string bad_font;  // a DejaVu file ImGui would abort on: fall back instead
+  for (const char* f : {kRegular, kBold})
+    if (std::string why = unicode ? fontFileProblem(dir + "/" + f, 0) : ""; !why.empty() && bad_font.empty())
+      bad_font = dir + "/" + f + " " + why;
+  if (!bad_font.empty()) unicode = false;
   if (unicode) {
     ranges.clear();
     ImFontGlyphRangesBuilder b;
@@ -139,8 +151,11 @@ void Fonts::load(float s, const std::string& text) {
     ImFontConfig cfg;
     cfg.SizePixels = 13.0f * s;
     regular = bold = heading = io.Fonts->AddFontDefault(&cfg);
-    notice = "font DejaVu Sans (DejaVuSans.ttf, DejaVuSans-Bold.ttf from fonts-dejavu-core) not "
-             "found; set COLLVIZ_FONT_DIR. Showing Σ as S and subscripts as _0.";
+    notice = bad_font.empty()
+                 ? "font DejaVu Sans (DejaVuSans.ttf, DejaVuSans-Bold.ttf from fonts-dejavu-core) not "
+                   "found; set COLLVIZ_FONT_DIR. Showing Σ as S and subscripts as _0."
+                 : "font " + bad_font + "; using the built-in font (set COLLVIZ_FONT_DIR to DejaVu "
+                   "Sans). Showing Σ as S and subscripts as _0.";
   }
   io.Fonts->Build();
 }

@@ -3,10 +3,9 @@
 #include "app/lecture/lecture.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <toml++/toml.h>
 
+#include "app/lecture/script_input.h"
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
 #include "engine/algo/msccl.h"
@@ -219,6 +218,35 @@ Status checkStep(const Where& w, const toml::table& t, const Step& s, const Give
   return {};
 }
 
+// Every key and string of the script, before any is read or echoed: no
+// control characters (they would reach the terminal, the SVG and index.md
+// raw). The pre-scan (checkNesting) bounds the recursion.
+Status checkText(const Where& w, const toml::node& n, const std::string& field) {
+  if (const auto* s = n.as_string()) {
+    if (std::string bad = controlCharacter(s->get(), true); !bad.empty())
+      return w.fail(n, (field.empty() ? "a value" : field) + ": control character " + bad +
+                           "; allowed: printable text, tabs and line breaks");
+    return {};
+  }
+  auto key = [&](const toml::key& k, const toml::node& v) -> Status {
+    if (std::string bad = controlCharacter(k.str(), false); !bad.empty()) {
+      const auto line = k.source().begin.line ? k.source().begin.line : v.source().begin.line;
+      return Error{w.path + ":" + std::to_string(line) + ": a key" +
+                   (field.empty() ? "" : " in " + field) + " holds control character " + bad +
+                   "; allowed: printable text"};
+    }
+    return checkText(w, v, (field.empty() ? "" : field + ".") + std::string(k.str()));
+  };
+  if (const auto* t = n.as_table()) {
+    for (auto&& [k, v] : *t)
+      if (Status st = key(k, v); !st) return st;
+  } else if (const auto* a = n.as_array()) {
+    for (const toml::node& v : *a)
+      if (Status st = checkText(w, v, field); !st) return st;
+  }
+  return {};
+}
+
 }  // namespace
 
 const std::string& Text::in(Lang lang) const {
@@ -228,6 +256,7 @@ const std::string& Text::in(Lang lang) const {
 }
 
 Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
+  if (Status st = checkNesting(text, path); !st) return st.error();
   toml::table doc;
   try {
     doc = toml::parse(text, path);
@@ -236,6 +265,7 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
                  std::string(e.description())};
   }
   const Where w{path};
+  if (Status st = checkText(w, doc, ""); !st) return st.error();
   Lecture lec;
   lec.path = path;
   for (auto&& [key, v] : doc) {
@@ -279,12 +309,9 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
 }
 
 Result<Lecture> loadLecture(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read the lecture script (missing or not readable)"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read the lecture script"};
-  return parseLecture(ss.str(), path);
+  auto text = readScriptFile(path);
+  if (!text) return text.error();
+  return parseLecture(*text, path);
 }
 
 }  // namespace collviz::lecture

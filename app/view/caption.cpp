@@ -38,15 +38,27 @@ std::vector<std::string> captionLines(const CaptionParams& p) {
     }
     if (ch == " " || breaksAnywhere(static_cast<unsigned char>(ch[0]))) last_break = line.size();
     line += ch;
-    if (p.width > 0 && measureOf(p, line) > p.width && last_break != std::string::npos && last_break > 0) {
-      std::string rest = line.substr(last_break);
-      line.resize(last_break);
-      lines.push_back(line);
-      line = rest.starts_with(" ") ? rest.substr(1) : rest;
-      last_break = std::string::npos;
+    if (p.width > 0 && measureOf(p, line) > p.width) {
+      if (last_break != std::string::npos && last_break > 0) {
+        std::string rest = line.substr(last_break);
+        line.resize(last_break);
+        lines.push_back(line);
+        line = rest.starts_with(" ") ? rest.substr(1) : rest;
+        last_break = std::string::npos;
+      } else if (line.size() > ch.size()) {
+        // A word wider than the caption is cut where it overflows: lines
+        // stay within the width, so laying out costs linear time however
+        // long the word.
+        line.resize(line.size() - ch.size());
+        lines.push_back(line);
+        line = ch;
+      }
     }
+    // Lines past the last one shown are never drawn: stop (long text costs
+    // no more than the lines shown).
+    if (int(lines.size()) > kCaptionMaxLines) break;
   }
-  if (!line.empty()) lines.push_back(line);
+  if (!line.empty() && int(lines.size()) <= kCaptionMaxLines) lines.push_back(line);
   if (int(lines.size()) > kCaptionMaxLines) {
     lines.resize(kCaptionMaxLines);
     lines.back() += "…";

@@ -1,5 +1,7 @@
 #include "engine/algo/round_check.h"
 
+#include "engine/memory_budget.h"
+
 #include <bit>
 #include <cmath>
 #include <sstream>
@@ -110,8 +112,18 @@ SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferVi
 const std::vector<double>& ExpectedSlots::get(const SlotState& st) {
   const auto key = std::make_tuple(st.ranks, st.block, st.averaged);
   auto it = cache_.find(key);
-  if (it == cache_.end())
+  if (it == cache_.end()) {
+    // Ring at N = 16 sees N x N partial sums: held all, they took gigabytes.
+    // A block's expectation is used at once (checkSlot): the cache may drop
+    // the others and compute them again.
+    const std::size_t bytes = std::size_t(s_.elems) * sizeof(double);
+    if (cached_bytes_ + bytes > std::size_t(kExpectedCacheBytes)) {
+      cache_.clear();
+      cached_bytes_ = 0;
+    }
     it = cache_.emplace(key, expectedBlock(valueSpec(s_, st), toBlockRef(st), inputs_)).first;
+    cached_bytes_ += bytes;
+  }
   return it->second;
 }
 

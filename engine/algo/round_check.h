@@ -27,6 +27,7 @@ class ExpectedSlots {
   OpSpec s_;
   std::vector<std::vector<double>> inputs_;
   std::map<std::tuple<uint32_t, int, bool>, std::vector<double>> cache_;
+  std::size_t cached_bytes_ = 0;  // at most kExpectedCacheBytes: cleared when full
 };
 
 // `round.ranks[r].output` holds rank r's working buffer; labels and

@@ -112,6 +112,10 @@ class GlooCommunicator : public Communicator {
 
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
                                  void* work, const RunOptions& o) override {
+    if (o.timeout_ms > 0) {  // the rounds' own deadline, as run() takes the op's
+      timeout_ = std::chrono::milliseconds(o.timeout_ms);
+      ctx_->setTimeout(timeout_);
+    }
     return runGlooRounds(ctx_, timeout_, s, from, to, in, work, o, round_scratch_);
   }
 

@@ -65,7 +65,7 @@ json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm
   if (!shm.data() || in_off + inputBytes(s, rank) > shm.size() ||
       work_off + sch.workBytes() > shm.size())
     return error("shared memory too small for the working buffer");
-  const RunOptions o{j.value("warmup", 0), j.value("iters", 1)};
+  const RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
   auto t = comm.runRounds(sch, j.value("from", 0), j.value("to", 0), shm.data() + in_off,
                           shm.data() + work_off, o);
   if (!t) return error(name + " " + std::string(collviz::name(s.op)) + " on rank " +

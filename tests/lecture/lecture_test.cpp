@@ -274,6 +274,31 @@ TEST(Caption, WrapsAtSpacesInEnglishAndAnywhereInChinese) {
   EXPECT_TRUE(ui::captionLines({}).empty());
 }
 
+// A caption of one 100 KB word (issue 27: 25 s to lay out, each character
+// measured with the whole line before it): the work is bounded by the lines
+// shown, and every line fits the width. Counted, not timed: the bytes the
+// measure callback is given.
+TEST(Caption, LongWordsLayOutInLinearTime) {
+  std::size_t measured = 0;
+  ui::CaptionParams p;
+  p.width = 400;
+  p.measure = [&](const std::string& t, ui::TextStyle, float size) {
+    measured += t.size();
+    return 0.6f * size * float(t.size());
+  };
+  for (const std::size_t n : {std::size_t(100000), std::size_t(1000000)}) {
+    measured = 0;
+    p.text = std::string(n, 'x');
+    const std::vector<std::string> lines = ui::captionLines(p);
+    ASSERT_EQ(int(lines.size()), ui::kCaptionMaxLines);
+    for (const std::string& l : lines) EXPECT_LE(p.measure(l, ui::TextStyle::heading, 26), p.width + 30) << l.size();
+    EXPECT_LT(measured, 100000u) << n << " characters";
+  }
+  // Short texts wrap as before.
+  p.text = "aaa bbb";
+  EXPECT_EQ(ui::captionLines(p).size(), 1u);
+}
+
 // ---- the string table ----
 
 TEST(Strings, EveryEntryHasItsChineseOnce) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <regex>
 
 #include "app/cli/cli_algo_file.h"
@@ -22,6 +23,7 @@
 #include "app/export/gif_writer.h"
 #include "app/view/round_layout.h"
 #include "engine/algo/algorithms.h"
+#include "engine/memory_budget.h"
 
 namespace collviz {
 namespace {
@@ -36,6 +38,7 @@ struct ExportArgs {
   SpecArgs spec;
   std::string gpu_sharing = "host-id";
   int step = -1;  // -1: not given
+  bool step_given = false;  // --step -1 is refused, not taken for "not given"
   std::string trace = "all";
   std::string trace_by = "destination";
   std::string theme = "light";
@@ -71,6 +74,42 @@ std::string lower(std::string s) {
   return s;
 }
 
+// A GIF's frames (the start, each round and --tween frames before each)
+// times its pixels, estimated before anything runs: at most kMaxGifPixels
+// in all (the time to draw them, and the file: frames are encoded as they
+// are drawn, so the compressed file, at most about a byte a pixel, is what
+// is held) and within the memory this process can get. A refusal names the
+// --tween and the --size that fit.
+constexpr double kMaxGifPixels = 100.0 * 1000 * 1000;
+
+Status checkGifSize(const Plan& p, int rounds, const ExportArgs& a) {
+  const double frame = double(p.width) * p.height;
+  const double frames = 1.0 + double(rounds) * (p.tween + 1);
+  double cap = kMaxGifPixels;
+  std::string what = "at most " + std::to_string(int(kMaxGifPixels / 1e6)) + " megapixels in all frames";
+  if (auto lim = memoryLimit(); lim && double(lim->bytes) / 2.0 < cap) {
+    cap = double(lim->bytes) / 2.0;
+    what = "what fits in " + lim->what + " (" + std::to_string(int(cap / 1e6)) + " megapixels at 2 bytes each)";
+  }
+  if (frames * frame <= cap) return {};
+  const long long fit_tween = std::llround(std::floor((cap / frame - 1.0) / std::max(1, rounds))) - 1;
+  const double side = std::sqrt(cap / frames / (double(p.width) / p.height));
+  std::string fits;
+  if (fit_tween >= 0)
+    fits = "--tween " + std::to_string(std::min<long long>(fit_tween, 30)) + " fits at this size";
+  if (side * (double(p.width) / p.height) >= kMinSide && side >= kMinSide)
+    fits += std::string(fits.empty() ? "" : ", or ") + "--size " +
+            std::to_string(int(side * p.width / p.height / p.scale)) + "x" +
+            std::to_string(int(side / p.scale)) + " at --tween " + std::to_string(p.tween);
+  if (fits.empty()) fits = "fewer ranks (fewer rounds)";
+  char mp[32];
+  std::snprintf(mp, sizeof mp, "%.0f", frames * frame / 1e6);
+  return Error{"--format gif: " + std::to_string(rounds) + " rounds with --tween " + std::to_string(p.tween) +
+               " make " + std::to_string((long long)frames) + " frames of " + std::to_string(p.width) + "x" +
+               std::to_string(p.height) + " pixels (" + mp + " megapixels); allowed: " + what + "; " + fits +
+               " (--size " + a.size + ", --scale " + a.scale + ")"};
+}
+
 // Everything checked before anything runs: nothing is started or written
 // for bad input.
 Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
@@ -99,6 +138,9 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
                  std::to_string(p.width) + "x" + std::to_string(p.height) + " pixels; allowed: sides from " +
                  std::to_string(kMinSide) + " to " + std::to_string(kMaxSide) + ", at most " +
                  std::to_string(int(kMaxPixels / 1e6)) + " megapixels"};
+  if (a.step_given && a.step < 0)
+    return Error{"--step " + std::to_string(a.step) + " is out of range; allowed: 0 and up (a round of "
+                 "--algo, or a state 0 to 2 of all_reduce_decomposed)"};
   ui::ViewSettings view;
   if (a.trace_by == "destination") view.trace_mode = ui::TraceMode::reaches;
   else if (a.trace_by == "source") view.trace_mode = ui::TraceMode::goes;
@@ -149,6 +191,8 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
                    std::string(name(ps.spec.op)) + " at N=" + std::to_string(ps.spec.ranks) + "; allowed: 0 to " +
                    std::to_string(rounds) + " (0 the start, K after round K)"};
     if (p.gif && a.step >= 0) return Error{"--step picks one round; --format gif writes them all"};
+    if (p.gif)
+      if (Status st = checkGifSize(p, rounds, a); !st) return st.error();
     view.round = a.step >= 0 ? a.step : rounds;
   } else if (a.step >= 0) {
     if (ps.program != Program::all_reduce_decomposed)
@@ -167,25 +211,36 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
 }
 
 // Every round of the view's algorithm, from the start to the last, with
-// `tween` frames of the blocks in flight before each round.
+// `tween` frames of the blocks in flight before each round. Frames are
+// encoded as they are drawn (the palette from the first and last, which hold
+// every colour the others show): only the compressed file is held.
 Result<std::vector<uint8_t>> renderRoundsGif(ui::DiagramImage& image, ui::ExportView v, int tween) {
   const int rounds = ui::algoRounds(v.view.algo, v.spec);
-  std::vector<ui::GifFrame> frames;
-  for (int k = 0; k <= rounds; ++k) {
-    for (int i = 1; k > 0 && i <= tween; ++i) {
-      v.view.round = k;
-      v.view.tween = float(i) / float(tween + 1);
-      auto img = image.renderPng(v);
-      if (!img) return img.error();
-      frames.push_back({std::move(*img), std::max(3, 60 / (tween + 1))});
-    }
+  auto at = [&](int k, int i) {
     v.view.round = k;
-    v.view.tween = 0;
-    auto img = image.renderPng(v);
+    v.view.tween = i > 0 ? float(i) / float(tween + 1) : 0.0f;
+    return image.renderPng(v);
+  };
+  auto first = at(0, 0), last = at(rounds, 0);
+  if (!first) return first.error();
+  if (!last) return last.error();
+  ui::GifEncoder gif;
+  if (Status st = gif.begin(first->width, first->height,
+                            ui::gifPalette({&*first, &*last}, ui::themeColours(ui::makeTheme(v.theme))));
+      !st)
+    return st.error();
+  for (int k = 0; k <= rounds; ++k) {
+    if (g_interrupted) return Error{"interrupted"};
+    for (int i = 1; k > 0 && i <= tween; ++i) {
+      auto img = at(k, i);
+      if (!img) return img.error();
+      if (Status st = gif.add(*img, std::max(3, 60 / (tween + 1))); !st) return st.error();
+    }
+    auto img = at(k, 0);
     if (!img) return img.error();
-    frames.push_back({std::move(*img), k == rounds ? 250 : 120});
+    if (Status st = gif.add(*img, k == rounds ? 250 : 120); !st) return st.error();
   }
-  return ui::encodeGif(frames, ui::themeColours(ui::makeTheme(v.theme)));
+  return gif.finish();
 }
 
 std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
@@ -205,25 +260,36 @@ int runExport(const ExportArgs& a) {
   auto plan_r = makePlan(a, *parsed);
   if (!plan_r) return usage(plan_r.error().message);
   Plan& plan = *plan_r;
+  // The set's directory is opened once, without following a link another
+  // user planted (output_dir.h); every file is written relative to it.
+  std::optional<ui::OutputDir> outdir;
   if (plan.all) {
-    std::error_code ec;
-    fs::create_directories(plan.dir, ec);
-    if (ec) return usage("cannot create directory " + plan.dir + ": " + ec.message());
-    for (ui::ExportItem& it : plan.items) it.file = (fs::path(plan.dir) / it.file).string();
+    auto d = ui::OutputDir::open(plan.dir, true);
+    if (!d) return usage(d.error().message);
+    outdir = std::move(*d);
+    for (ui::ExportItem& it : plan.items) it.file = outdir->shown(it.file);
   }
   for (ui::ExportItem& it : plan.items) {
-    if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
+    if (!outdir)
+      if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
     it.view.hide_times = !plan.status_time;  // reproducible files
   }
+  auto write = [&](const std::string& file, const void* bytes, std::size_t size) {
+    return outdir ? ui::writeFileAt(*outdir, fs::path(file).filename().string(), bytes, size)
+                  : ui::writeFileAtomic(file, bytes, size);
+  };
 
+  // As the lecture command does: Chinese without a CJK font would draw
+  // every character as "?"; draw English and say why.
+  if (int face = 0; language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
+    std::fprintf(stderr, "collviz export: %s\n", ui::cjkMissingNotice().c_str());
+    setLanguage(Lang::en);
+  }
   // PNG needs OpenGL; SVG needs only the fonts' metrics.
   HeadlessGl gl;
   if (!plan.svg) {
-    if (!haveDisplay()) {
-      Status s = rerunUnderXvfb("collviz export");  // returns only on failure
-      std::fprintf(stderr, "collviz export: %s\n", s.message().c_str());
-      return kExitFailed;
-    }
+    if (Status s = checkRendererMemory(plan.width, plan.height); !s)
+      return fail("export", s.message(), kExitFailed);
     if (Status s = gl.open(); !s) {
       std::fprintf(stderr, "collviz export: %s\n", s.message().c_str());
       return kExitFailed;
@@ -294,16 +360,18 @@ int runExport(const ExportArgs& a) {
                      language() == Lang::zh ? ui::uiChineseText() : std::string()};
     Status written;
     if (plan.svg) {
-      written = ui::writeFileAtomic(it.file, image.renderSvg(v));
+      const std::string svg = image.renderSvg(v);
+      written = write(it.file, svg.data(), svg.size());
     } else if (plan.gif) {
       auto gif = renderRoundsGif(image, v, plan.tween);
+      if (g_interrupted) return interruptedExitCode();
       if (!gif) return usage(gif.error().message);
-      written = ui::writeFileAtomic(it.file, gif->data(), gif->size());
+      written = write(it.file, gif->data(), gif->size());
     } else {
       auto img = image.renderPng(v);
       if (!img) return usage(img.error().message);
       std::vector<uint8_t> png = ui::encodePng(*img);
-      written = ui::writeFileAtomic(it.file, png.data(), png.size());
+      written = write(it.file, png.data(), png.size());
     }
     if (!written) return usage(written.message());
     if (!image.fontNotice().empty() && !warned_fonts) {
@@ -319,8 +387,9 @@ int runExport(const ExportArgs& a) {
   if (plan.all) {
     std::vector<ui::ExportItem> rel = plan.items;
     for (ui::ExportItem& it : rel) it.file = fs::path(it.file).filename().string();
-    std::string index = (fs::path(plan.dir) / "index.md").string();
-    Status s = ui::writeFileAtomic(index, ui::indexMarkdown(rel, settingsLine(parsed->spec, first.get(), plan)));
+    const std::string index = outdir->shown("index.md");
+    const std::string md = ui::indexMarkdown(rel, settingsLine(parsed->spec, first.get(), plan));
+    Status s = write(index, md.data(), md.size());
     if (!s) return usage(s.message());
     std::printf("wrote %s\n", index.c_str());
   }
@@ -372,6 +441,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
                                           "ranks come from the file)");
   all->excludes(file_opt);
   cmd->callback([&action, a, cmd, algo_file] {
+    a->step_given = cmd->get_option("--step")->count() > 0;
     if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
       auto name = useAlgoFile(*algo_file, cmd, a->spec);
       if (!name) {

@@ -66,12 +66,13 @@ class SlideRuns {
   std::vector<Ran> runs_;
 };
 
-Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const std::string& file, bool svg) {
-  if (svg) return ui::writeFileAtomic(file, image.renderSvg(v));
+Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::OutputDir& dir,
+                  const std::string& name, bool svg) {
+  if (svg) return ui::writeFileAt(dir, name, image.renderSvg(v));
   auto img = image.renderPng(v);
   if (!img) return img.error();
   std::vector<uint8_t> png = ui::encodePng(*img);
-  return ui::writeFileAtomic(file, png.data(), png.size());
+  return ui::writeFileAt(dir, name, png.data(), png.size());
 }
 
 int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
@@ -80,15 +81,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   if (a.theme != "light" && a.theme != "dark") return usage("--theme " + a.theme + " is not a theme; allowed: light, dark");
   if (a.width < 320 || a.height < 240 || a.width > 8192 || a.height > 8192)
     return usage("--size is out of range; allowed: 320x240 to 8192x8192");
-  std::error_code ec;
-  fs::create_directories(a.export_dir, ec);
-  if (ec) return usage("cannot create directory " + a.export_dir + ": " + ec.message());
   const bool png = a.format != "svg", svg = a.format != "png";
-  if (png && !haveDisplay()) {
-    Status s = rerunUnderXvfb("collviz lecture --export");  // returns only on failure
-    std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str());
-    return kExitFailed;
-  }
   int face = 0;
   if (language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
     std::fprintf(stderr, "collviz lecture: %s\n", ui::cjkMissingNotice().c_str());
@@ -96,6 +89,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   }
   HeadlessGl gl;
   if (png) {
+    if (Status s = checkRendererMemory(a.width, a.height); !s) return fail("lecture", s.message(), kExitFailed);
     if (Status s = gl.open(); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
   }
   ui::DiagramImage image;
@@ -110,10 +104,27 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   eo.deadline = std::chrono::milliseconds(a.deadline_ms);
   Engine engine(eo);
   SlideRuns runs(engine);
-  int rc = kExitOk;
-  for (const lecture::Slide& s : slides) {
-    auto snap = runs.get(s);
+  // Every step runs (or is refused by the backend) before anything is
+  // written: a step the backend refuses (bf16 on Gloo, too big for memory)
+  // is the script's error, exit 2 with its file:line, as `collviz run`
+  // exits 2 for the same spec; a deck is never left half written for it.
+  std::vector<std::shared_ptr<const Snapshot>> snaps;
+  for (std::size_t i = 0; i < slides.size(); ++i) {
+    auto snap = runs.get(slides[i]);
     if (!snap) return fail("lecture", "interrupted", interruptedExitCode());
+    if (snap->rejected)
+      return usage(lec.path + ":" + std::to_string(lec.steps[i].line) + ": step " +
+                   std::to_string(i + 1) + ": " + snap->error);
+    snaps.push_back(snap);
+  }
+  // Opened once, without following a link another user planted; every file
+  // is written relative to it (output_dir.h).
+  auto dir = ui::OutputDir::open(a.export_dir, true);
+  if (!dir) return usage(dir.error().message);
+  int rc = kExitOk;
+  for (std::size_t i = 0; i < slides.size(); ++i) {
+    const lecture::Slide& s = slides[i];
+    const auto& snap = snaps[i];
     if (!snap->error.empty()) {
       std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), snap->error.c_str());
       rc = kExitFailed;
@@ -124,11 +135,11 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     v.view.lang = lang;
     v.caption = s.item.caption;
     v.glyphs = glyphs;
-    const fs::path base = fs::path(a.export_dir) / s.item.file;
     for (bool as_svg : {false, true}) {
       if ((as_svg && !svg) || (!as_svg && !png)) continue;
-      const std::string file = fs::path(base).replace_extension(as_svg ? ".svg" : ".png").string();
-      if (Status w = writeSlide(image, v, file, as_svg); !w) return usage(w.message());
+      const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
+      const std::string file = dir->shown(name);
+      if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.message());
       if (!image.warning().empty()) std::fprintf(stderr, "collviz lecture: %s: %s\n", file.c_str(), image.warning().c_str());
       std::printf("wrote %s\n", file.c_str());
     }
@@ -138,8 +149,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(a.width) + "x" +
                                std::to_string(a.height) + ", theme " + a.theme + ")";
-  const std::string index = (fs::path(a.export_dir) / "index.md").string();
-  if (Status s = ui::writeFileAtomic(index, lecture::deckIndex(lec, slides, lang, settings)); !s)
+  const std::string index = dir->shown("index.md");
+  if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
     return usage(s.message());
   std::printf("wrote %s\n", index.c_str());
   return rc;

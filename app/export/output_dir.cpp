@@ -1,0 +1,97 @@
+#include "app/export/output_dir.h"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace collviz::ui {
+
+namespace {
+
+std::string ownerName(uid_t uid) {
+  if (const passwd* pw = ::getpwuid(uid)) return std::to_string(uid) + " (" + pw->pw_name + ")";
+  return std::to_string(uid);
+}
+
+std::vector<std::string> components(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    const std::size_t j = path.find('/', i);
+    const std::string c = path.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    if (!c.empty() && c != ".") out.push_back(c);
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+OutputDir& OutputDir::operator=(OutputDir&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    path_ = std::move(o.path_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+OutputDir::~OutputDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string OutputDir::shown(const std::string& name) const {
+  if (path_.empty() || path_ == ".") return name;
+  return path_ + (path_.back() == '/' ? "" : "/") + name;
+}
+
+Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
+  if (path.empty()) return Error{"the output directory is empty"};
+  OutputDir d;
+  d.path_ = path;
+  d.fd_ = ::open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d.fd_ < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  std::string so_far = path[0] == '/' ? "" : ".";
+  const uid_t me = ::geteuid();
+  for (const std::string& c : components(path)) {
+    so_far = so_far == "." ? c : so_far + "/" + c;
+    int next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0 && errno == ENOENT && create) {
+      if (::mkdirat(d.fd_, c.c_str(), 0777) != 0 && errno != EEXIST)
+        return Error{"cannot create directory " + so_far + ": " + std::strerror(errno)};
+      next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+      struct stat link {};
+      if (::fstatat(d.fd_, c.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(link.st_mode))
+        return Error{"cannot use " + so_far + " as a directory: it is not one"};
+      if (link.st_uid != me && link.st_uid != 0)
+        return Error{"refusing to write through " + so_far + ": it is a link owned by user " +
+                     ownerName(link.st_uid) + ", not by you; allowed: a directory, or a link "
+                     "you or root own"};
+      next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      // The link must still be the one checked (its owner could not change it).
+      struct stat again {};
+      if (next >= 0 && (::fstatat(d.fd_, c.c_str(), &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+                        again.st_ino != link.st_ino || again.st_uid != link.st_uid)) {
+        ::close(next);
+        return Error{"refusing to write through " + so_far + ": the link changed while opened"};
+      }
+    }
+    if (next < 0)
+      return Error{(errno == ENOENT ? "directory " + so_far + " does not exist"
+                                    : "cannot open " + so_far + ": " + std::strerror(errno))};
+    ::close(d.fd_);
+    d.fd_ = next;
+  }
+  return d;
+}
+
+}  // namespace collviz::ui
