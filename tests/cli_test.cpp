@@ -169,4 +169,48 @@ TEST_F(CliRun, DevicesListsGloo) {
   EXPECT_NE(c.out.find("nccl"), std::string::npos) << c.out;
 }
 
+// One command line, one habit: -N on every command that takes ranks, the
+// reduce op only where there is a reduction, an engine notice once, and
+// `algos` wrapped at 100 columns with each op's own notes.
+TEST_F(CliRun, HabitsAreTheSameEverywhere) {
+  for (const char* op : {"all_gather", "all_reduce"}) {
+    Cli c({"run", "--op", op, "-N", "2", "--backend", "auto"});
+    ASSERT_EQ(c.wait(), 0) << c.err;
+    const bool reduces = std::string(op) == "all_reduce";
+    EXPECT_EQ(c.out.find("redop=") != std::string::npos, reduces) << c.out;
+    const std::string all = c.out + c.err;
+    std::size_t notices = 0;
+    for (std::size_t at = all.find("NCCL unavailable"); at != std::string::npos;
+         at = all.find("NCCL unavailable", at + 1))
+      ++notices;
+    EXPECT_LE(notices, 1u) << all;
+    expectNoOrphans(c);
+  }
+  Cli bench({"bench", "--op", "all_reduce", "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "-N", "2",
+             "--backend", "gloo"});
+  EXPECT_EQ(bench.wait(), 0) << bench.err;
+  expectNoOrphans(bench);
+  Cli algos({"algos", "-N", "2"});
+  ASSERT_EQ(algos.wait(), 0) << algos.err;
+  EXPECT_NE(algos.out.find(" 1 round at N = 2"), std::string::npos) << algos.out;
+  EXPECT_EQ(algos.out.find(" 1 rounds"), std::string::npos) << algos.out;
+  std::string op;
+  for (std::size_t at = 0, end; at < algos.out.size(); at = end + 1) {
+    end = algos.out.find('\n', at);
+    if (end == std::string::npos) end = algos.out.size();
+    const std::string line = algos.out.substr(at, end - at);
+    std::size_t cols = 0;
+    for (unsigned char ch : line) cols += (ch & 0xC0) != 0x80;
+    EXPECT_LE(cols, 100u) << line;
+    if (!line.empty() && line[0] != ' ') op = line;
+    // A note for another op stays under that op.
+    if (op != "broadcast") {
+      EXPECT_EQ(line.find("(broadcast:"), std::string::npos) << op << ": " << line;
+    }
+    if (op != "all_reduce") {
+      EXPECT_EQ(line.find("(all_reduce:"), std::string::npos) << op << ": " << line;
+    }
+  }
+}
+
 }  // namespace

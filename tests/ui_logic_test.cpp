@@ -350,5 +350,57 @@ TEST(StatusLine, ANarrowViewCutsTheDevicesNeverTheVerdict) {
   EXPECT_LE(right, 400.5f) << line;
 }
 
+TEST(StatusLine, AFigureKeepsOnlyTheNotesOfWhatItDraws) {
+  const std::string gloo =
+      "reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input; avg: Gloo has "
+      "no average, collviz runs sum and divides by N in each rank after the call; bf16: not supported by Gloo";
+  OpSpec s;
+  s.op = Op::broadcast;
+  s.redop = RedOp::avg;  // broadcast does not reduce: avg is not drawn
+  EXPECT_EQ(notesForFigure(gloo, Program::single, s, false), "");
+  s.op = Op::reduce_scatter;
+  EXPECT_EQ(notesForFigure(gloo, Program::single, s, false),
+            "reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input; avg: Gloo has "
+            "no average, collviz runs sum and divides by N in each rank after the call");
+  EXPECT_EQ(notesForFigure(gloo, Program::single, s, true).rfind("avg:", 0), 0u);  // rounds: no op call
+  s.op = Op::all_reduce;
+  s.redop = RedOp::sum;
+  s.dtype = DType::bf16;
+  EXPECT_EQ(notesForFigure(gloo, Program::all_reduce_decomposed, s, false),
+            "reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input; bf16: not "
+            "supported by Gloo");
+  const std::string nccl =
+      "gather/scatter/all_to_all: native ncclGather/ncclScatter/ncclAlltoAll; avg: ncclAvg; blocking "
+      "communicator, watchdog abort; GPU sharing: host-id route (NCCL_HOSTID per slot; socket transport on "
+      "loopback, host bandwidth, not NVLink); FAULT INJECTED: COLLVIZ_FAULT=swap (results are wrong on purpose)";
+  s = OpSpec{};
+  s.op = Op::gather;
+  EXPECT_EQ(notesForFigure(nccl, Program::single, s, false),
+            "gather/scatter/all_to_all: native ncclGather/ncclScatter/ncclAlltoAll; FAULT INJECTED: "
+            "COLLVIZ_FAULT=swap (results are wrong on purpose)");
+
+  // Without --status a verified figure has no line under it; a file never
+  // says another backend is unavailable, nor the transport.
+  Snapshot snap;
+  snap.spec = s;
+  snap.backend = {"gloo", "0.5.0", "CPU (2 cores)", "tcp on 127.0.0.1 (loopback), full mesh", gloo};
+  snap.verified = true;
+  snap.notice = "NCCL unavailable (cudaGetDeviceCount: no driver); using Gloo on CPU";
+  StatusLineParams p;
+  p.shown = &snap;
+  p.figure = true;
+  p.machine = false;
+  EXPECT_EQ(statusLineCount(p), 0);
+  p.machine = true;
+  std::string all;
+  for (const TextItem& t : statusLineTexts(p, makeTheme(ThemeKind::light))) all += t.text + "\n";
+  EXPECT_NE(all.find("gloo 0.5.0"), std::string::npos) << all;
+  EXPECT_NE(all.find("CPU (2 cores)"), std::string::npos) << all;
+  for (const char* no : {"unavailable", "tcp on", "reduce_scatter", "avg", "bf16"})
+    EXPECT_EQ(all.find(no), std::string::npos) << no << " in " << all;
+  p.figure = false;  // the window says everything
+  EXPECT_EQ(statusLineCount(p), 3);
+}
+
 }  // namespace
 }  // namespace collviz::ui

@@ -28,10 +28,10 @@ std::string bytesText(double b) {
 
 void printRounds(const Snapshot& s) {
   const OpSpec& sp = s.spec;
-  std::printf("collviz run: %s --algo %s  ranks=%d elems=%lld dtype=%s redop=%s root=%d\n",
+  std::printf("collviz run: %s --algo %s  ranks=%d elems=%lld dtype=%s%s root=%d\n",
               std::string(name(sp.op)).c_str(), s.algo.c_str(), sp.ranks,
               static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
-              std::string(name(sp.redop)).c_str(), sp.root);
+              redopField(s.program, sp).c_str(), sp.root);
   std::printf("backend: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
               s.backend.devices.c_str(), s.backend.transport.c_str());
   if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
@@ -87,6 +87,54 @@ void printRounds(const Snapshot& s) {
               s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), unit, s.time_us, s.engine_us);
 }
 
+// The summary as it concerns `op`: a note in parentheses for one op,
+// "(broadcast: a pipelined chain)", stays under that op only.
+std::string summaryFor(std::string summary, Op op) {
+  for (std::size_t open = summary.find(" ("); open != std::string::npos; open = summary.find(" (", open + 1)) {
+    const std::size_t close = summary.find(')', open);
+    const std::size_t colon = summary.find(": ", open);
+    if (close == std::string::npos || colon == std::string::npos || colon > close) continue;
+    const std::string key = summary.substr(open + 2, colon - open - 2);
+    if (!parseOp(key)) continue;  // not an op's note
+    if (key == name(op)) continue;
+    summary.erase(open, close + 1 - open);
+    open = open == 0 ? 0 : open - 1;
+  }
+  return summary;
+}
+
+// `text` after `lead` (padded to `indent` columns), wrapped at kColumns
+// with every further line indented as much. Counts code points.
+constexpr std::size_t kColumns = 100;
+std::size_t columnsOf(const std::string& t) {
+  std::size_t n = 0;
+  for (unsigned char c : t) n += (c & 0xC0) != 0x80;
+  return n;
+}
+void printWrapped(const std::string& lead, const std::string& text, std::size_t indent) {
+  std::string line = lead + std::string(indent > columnsOf(lead) ? indent - columnsOf(lead) : 1, ' ');
+  std::size_t used = columnsOf(line);
+  const std::size_t start = used;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (used > start && used + 1 + columnsOf(word) > kColumns) {
+      std::printf("%s\n", line.c_str());
+      line = std::string(indent, ' ');
+      used = indent;
+    } else if (used > start) {
+      line += ' ';
+      ++used;
+    }
+    line += word;
+    used += columnsOf(word);
+    at = end + 1;
+  }
+  std::printf("%s\n", line.c_str());
+}
+
 void printAlgos(int ranks, bool as_json) {
   nlohmann::json out = nlohmann::json::array();
   if (!as_json) std::printf("Algorithms (rounds at N = %d; b = one block, S = the op's buffer)\n", ranks);
@@ -108,9 +156,12 @@ void printAlgos(int ranks, bool as_json) {
                        {"ranks", ranks}});
         continue;
       }
-      std::printf("  %-19s %s\n", std::string(a.name).c_str(), std::string(a.summary).c_str());
+      constexpr std::size_t kIndent = 22;
+      printWrapped("  " + std::string(a.name), summaryFor(std::string(a.summary), op), kIndent);
       if (!native)
-        std::printf("  %-19s %d rounds at N = %d · %s\n", "", f.rounds, ranks, f.text.c_str());
+        printWrapped("", std::to_string(f.rounds) + (f.rounds == 1 ? " round" : " rounds") + " at N = " +
+                             std::to_string(ranks) + " · " + f.text,
+                     kIndent);
     }
   }
   if (as_json) std::cout << nlohmann::json{{"algorithms", out}}.dump(2) << "\n";
@@ -135,7 +186,10 @@ int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
   r.algo = algo;
   auto snap = waitInterruptible(engine, engine.submit(r));
   if (!snap) return fail("run", "interrupted", interruptedExitCode());
-  if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+  // The notice once: in the printout, or on stderr when stdout is JSON or
+  // there is no printout.
+  if (!snap->notice.empty() && (as_json || !snap->error.empty()))
+    std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
   if (!snap->error.empty())
     return failWithReport("run", toJson(*snap), snap->error, snap->rejected ? kExitUsage : kExitFailed);
   if (as_json) std::cout << toJson(*snap).dump(2) << "\n";

@@ -26,7 +26,7 @@ struct BenchArgs {
   std::string backend = "auto";
   std::string min_bytes = "32M", max_bytes = "32M";
   int factor = 2, iters = 20, warmup = 5, check = 1;
-  int deadline_ms = 0;  // 0: benchDeadline()
+  int deadline_ms = kDefaultDeadlineMs;
   std::string gpu_sharing = "host-id";
   bool json = false;
   std::string algo = "native";
@@ -247,14 +247,12 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
   addWholeOption(cmd, "-w,--warmup_iters", a->warmup, "Untimed warm-up iterations per size");
   addWholeOption(cmd, "-c,--check", a->check,
                  "Iterations whose results are checked against the oracle (0: none)");
-  addWholeOption(cmd, "--ranks", a->ranks, "Number of ranks");
+  addWholeOption(cmd, "--ranks,-N", a->ranks, "Number of ranks");
   cmd->add_option("--dtype", a->dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a->root, "Root rank (broadcast, scatter, gather, reduce)");
   cmd->add_option("--backend", a->backend, "auto, gloo or nccl")->capture_default_str();
-  addWholeOption(cmd, "--deadline-ms", a->deadline_ms,
-                 "How long a silent rank may go without progress before it counts as hung "
-                 "(0: 5 s + 2 s per 16 MiB of -e)");
+  addDeadlineOption(cmd, a->deadline_ms);
   addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");
   cmd->add_option("--algo", a->algo,

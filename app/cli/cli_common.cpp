@@ -15,9 +15,13 @@ void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
   cmd->add_option("--redop", a.redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a.root, "Root rank (broadcast, scatter, gather, reduce)");
   cmd->add_option("--backend", a.backend, "auto, gloo or nccl")->capture_default_str();
-  addWholeOption(cmd, "--deadline-ms", a.deadline_ms,
-                 "How long a silent rank may go without progress before it counts as hung "
-                 "(a step's deadline adds time for its bytes)");
+  addDeadlineOption(cmd, a.deadline_ms);
+}
+
+CLI::Option* addDeadlineOption(CLI::App* cmd, int& value) {
+  return addWholeOption(cmd, "--deadline-ms", value,
+                        "How long a silent rank may go without progress before it counts as hung "
+                        "(a step's deadline adds time for its bytes)");
 }
 
 void addGpuSharingOption(CLI::App* cmd, std::string& value) {
@@ -64,6 +68,11 @@ Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {
   p.backend = *be;
   if (Status st = validate(p.spec); !st) return Error{"--" + st.message()};
   return p;
+}
+
+std::string redopField(Program program, const OpSpec& spec) {
+  if (program == Program::single && !reduces(spec.op)) return "";
+  return " redop=" + std::string(name(spec.redop));
 }
 
 std::shared_ptr<const Snapshot> waitInterruptible(Engine& e, uint64_t request) {

@@ -14,6 +14,8 @@ namespace collviz {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+// --deadline-ms, the same on every command that runs ops.
+inline constexpr int kDefaultDeadlineMs = 5000;
 
 struct SpecArgs {
   std::string op = "all_reduce";
@@ -23,7 +25,7 @@ struct SpecArgs {
   std::string redop = "sum";
   int root = 0;
   std::string backend = "auto";
-  int deadline_ms = 5000;
+  int deadline_ms = kDefaultDeadlineMs;
 };
 
 struct ParsedSpec {
@@ -36,6 +38,9 @@ struct ParsedSpec {
 void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program = true);
 // Names the bad field and the allowed values.
 Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program = true);
+
+// --deadline-ms with its one description and default (run, export, bench, lecture).
+CLI::Option* addDeadlineOption(CLI::App* cmd, int& value);
 
 // --gpu-sharing (run, bench, export): how NCCL ranks share a GPU when there are more
 // ranks than GPUs. Values: host-id (default), multi-rank.
@@ -50,6 +55,9 @@ extern std::atomic<bool> g_interrupted;
 void installInterruptHandler();
 // 130 after SIGINT, 143 after SIGTERM.
 int interruptedExitCode();
+
+// " redop=sum" for a program that reduces, "" for an op without a reduction.
+std::string redopField(Program program, const OpSpec& spec);
 
 // Wait for the snapshot answering `request`, watching for Ctrl-C.
 std::shared_ptr<const Snapshot> waitInterruptible(Engine& e, uint64_t request);

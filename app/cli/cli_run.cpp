@@ -77,11 +77,11 @@ bool anyFromOracle(const StepResult& st) {
 void printTable(const Snapshot& s, const ValueLimit& limit) {
   std::size_t elided = 0;
   const OpSpec& sp = s.spec;
-  std::printf("collviz run: %s  ranks=%d elems=%lld dtype=%s redop=%s root=%d\n",
+  std::printf("collviz run: %s  ranks=%d elems=%lld dtype=%s%s root=%d\n",
               s.program == Program::single ? std::string(name(sp.op)).c_str()
                                            : "all_reduce_decomposed",
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
-              std::string(name(sp.redop)).c_str(), sp.root);
+              redopField(s.program, sp).c_str(), sp.root);
   std::printf("%s: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
               tr("backend"), s.backend.devices.c_str(), s.backend.transport.c_str());
   if (!s.notice.empty()) std::printf("%s: %s\n", tr("notice"), s.notice.c_str());
@@ -197,7 +197,10 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       const uint64_t id = engine.submit(req);
       auto snap = waitInterruptible(engine, id);
       if (!snap) return fail("run", "interrupted", interruptedExitCode());
-      if (!snap->notice.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+      // The notice once: in the printed table, or on stderr when stdout is
+      // JSON or there is no table.
+      if (!snap->notice.empty() && (*json_out || !snap->error.empty()))
+        std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
       if (!snap->error.empty())
         return failWithReport("run", toJson(*snap, *limit), snap->error,
                               snap->rejected ? kExitUsage : kExitFailed);

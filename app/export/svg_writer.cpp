@@ -129,11 +129,13 @@ std::string sceneToSvg(const Scene& s, const std::vector<TextItem>& extra, const
   std::string out;
   out.reserve(64 * 1024);
   const std::string w = std::to_string(p.width), h = std::to_string(p.height);
+  const std::string x = std::to_string(p.view_x), y = std::to_string(p.view_y);
   out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
-         "\" viewBox=\"0 0 " + w + " " + h + "\">\n";
+         "\" viewBox=\"" + x + " " + y + " " + w + " " + h + "\">\n";
   if (!p.title.empty()) out += "<title>" + escape(p.title) + "</title>\n";
-  out += "<rect width=\"" + w + "\" height=\"" + h + "\" " + paint("fill", p.background) + "/>\n";
+  const std::string at = p.view_x || p.view_y ? "x=\"" + x + "\" y=\"" + y + "\" " : "";
+  out += "<rect " + at + "width=\"" + w + "\" height=\"" + h + "\" " + paint("fill", p.background) + "/>\n";
   // The renderer's order: flows, arrowheads, tiles, then text on top.
   out += "<g fill=\"none\" stroke-linecap=\"butt\">\n";
   for (const CurveInstance& c : s.curves)

@@ -13,6 +13,7 @@ namespace collviz::ui {
 
 struct SvgParams {
   int width = 0, height = 0;  // pixels
+  int view_x = 0, view_y = 0;  // the scene's point at the top-left (a cropped figure)
   Rgba background;
   // Baseline below the top of a line of text, as a fraction of the text
   // size, per TextStyle (ImGui places text by its top; SVG by its baseline).

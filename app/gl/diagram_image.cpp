@@ -2,10 +2,12 @@
 
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
 #include "app/view/caption.h"
+#include "app/view/round_layout.h"
 #include "app/view/status_text.h"
 #include "app/gl/style.h"
 #include "app/export/svg_writer.h"
@@ -23,14 +25,26 @@ struct ContextScope {
 };
 
 float fontScaleOf(const ExportView& v) { return v.font_scale > 0 ? v.font_scale : v.scale; }
+
+// A file's status block: the figure's notes, and with `status` the
+// machine's lines that concern the figure (status_text.h).
+StatusLineParams statusParams(const ExportView& v, const std::string& font_notice) {
+  StatusLineParams p;
+  p.shown = v.snapshot.get();
+  p.with_time = v.status_time;
+  p.font_notice = font_notice;
+  p.machine = v.status;
+  p.figure = true;
+  p.rounds = isRoundView(v.program, v.spec.op, v.view);
+  p.scale = v.scale;
+  return p;
+}
 }  // namespace
 
 float exportStatusHeight(const ExportView& v, const std::string& font_notice) {
-  if (!v.status) return 0;
-  StatusLineParams p;
-  p.shown = v.snapshot.get();
-  p.font_notice = font_notice;
-  return statusLineCount(p) * statusLineHeight(v.scale) + 14 * v.scale;
+  if (!v.status && !v.notes) return 0;
+  const int lines = statusLineCount(statusParams(v, font_notice));
+  return lines == 0 ? 0 : lines * statusLineHeight(v.scale) + 14 * v.scale;
 }
 
 Status DiagramImage::init(bool gl) {
@@ -89,13 +103,9 @@ DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, floa
 
 std::vector<TextItem> DiagramImage::statusTexts(const ExportView& v, const Theme& theme,
                                                 const Scene& scene, float top) const {
-  if (!v.status) return {};
-  StatusLineParams p;
-  p.shown = v.snapshot.get();
+  if (!v.status && !v.notes) return {};
+  StatusLineParams p = statusParams(v, fonts_.notice);
   p.bad_blocks = scene.bad_blocks;
-  p.with_time = v.status_time;
-  p.font_notice = fonts_.notice;
-  p.scale = v.scale;
   p.x = 18 * v.scale;
   p.y = top + 4 * v.scale;
   p.max_width = float(v.width) - 2 * p.x;
@@ -136,24 +146,75 @@ void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagr
   }
 }
 
+float DiagramImage::belowTop(const ExportView& v, const Scene& scene, float status_h) const {
+  const float top = float(v.height) - status_h;
+  return v.crop ? std::min(top, std::ceil(scene.height)) : top;
+}
+
+std::vector<TextItem> DiagramImage::belowTexts(const ExportView& v, const Theme& theme, const Scene& scene,
+                                               float status_h) const {
+  const float top = belowTop(v, scene, status_h);
+  std::vector<TextItem> below = captionTexts(v, theme, top);
+  for (TextItem& t : statusTexts(v, theme, scene, top + captionHeight(v))) below.push_back(std::move(t));
+  return below;
+}
+
+DiagramImage::Box DiagramImage::cropBox(const ExportView& v, const Scene& scene,
+                                        const std::vector<TextItem>& below) const {
+  if (!v.crop) return {0, 0, v.width, v.height};
+  float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;
+  auto add = [&](float x, float y) {
+    x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+  };
+  for (const TileInstance& t : scene.tiles) {
+    if (t.fill.a <= 0 && (t.border.a <= 0 || t.border_width <= 0)) continue;  // draws nothing
+    add(t.rect.x, t.rect.y), add(t.rect.x + t.rect.w, t.rect.y + t.rect.h);
+  }
+  for (const CurveInstance& c : scene.curves)  // the control points hold the curve
+    for (Vec2 q : {c.p0, c.p1, c.p2, c.p3}) add(q.x - c.width, q.y - c.width), add(q.x + c.width, q.y + c.width);
+  for (const Triangle& t : scene.triangles)
+    for (Vec2 q : {t.a, t.b, t.c}) add(q.x, q.y);
+  auto text = [&](const TextItem& t) {
+    if (t.text.empty()) return;
+    const float w = fonts_.measure(t.text, t.style, t.size);
+    const float x = t.anchor.x - t.align_x * w, y = t.anchor.y - t.align_y * t.size;
+    add(x, y), add(x + w, y + t.size);
+  };
+  for (const TextItem& t : scene.texts) text(t);
+  for (const TextItem& t : below) text(t);
+  if (x1 < x0) return {0, 0, v.width, v.height};  // nothing drawn: the whole image
+  const float m = kCropMargin * v.scale;
+  const int bx0 = std::max(0, int(std::floor(x0 - m))), by0 = std::max(0, int(std::floor(y0 - m)));
+  const int bx1 = std::min(v.width, int(std::ceil(x1 + m))), by1 = std::min(v.height, int(std::ceil(y1 + m)));
+  if (bx1 - bx0 < 1 || by1 - by0 < 1) return {0, 0, v.width, v.height};
+  return {bx0, by0, bx1 - bx0, by1 - by0};
+}
+
 namespace {
 bool sameView(const ExportView& a, const ExportView& b) {
   auto seq = [](const ExportView& v) { return v.snapshot ? v.snapshot->seq : 0; };
   return a.program == b.program && a.spec == b.spec && a.snapshot == b.snapshot && seq(a) == seq(b) &&
          a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
          a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
-         a.status_time == b.status_time && a.caption == b.caption && a.glyphs == b.glyphs;
+         a.status_time == b.status_time && a.caption == b.caption && a.glyphs == b.glyphs &&
+         a.notes == b.notes && a.crop == b.crop;
 }
 }  // namespace
 
 Result<Image> DiagramImage::renderPng(const ExportView& v) {
   cache_valid_ = false;  // fbo_ is about to hold this view
-  if (Status s = draw(v); !s) return s.error();
+  Box box;
+  if (Status s = draw(v, &box); !s) return s.error();
   GLint prev_fbo = 0;
   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
   Image img{v.width, v.height, fbo_.readRgb()};
   glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
-  return img;
+  if (box.w == img.width && box.h == img.height) return img;
+  Image cut{box.w, box.h, std::vector<uint8_t>(std::size_t(box.w) * box.h * 3)};
+  for (int y = 0; y < box.h; ++y)
+    std::copy_n(img.rgb.data() + (std::size_t(box.y + y) * img.width + box.x) * 3, std::size_t(box.w) * 3,
+                cut.rgb.data() + std::size_t(y) * box.w * 3);
+  return cut;
 }
 
 const Offscreen* DiagramImage::cached(const ExportView& v) {
@@ -165,7 +226,7 @@ const Offscreen* DiagramImage::cached(const ExportView& v) {
   return &fbo_;
 }
 
-Status DiagramImage::draw(const ExportView& v) {
+Status DiagramImage::draw(const ExportView& v, Box* crop) {
   if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
   if (Status s = fbo_.resize(v.width, v.height); !s) return s;
   ContextScope scope(ctx_);
@@ -196,13 +257,14 @@ Status DiagramImage::draw(const ExportView& v) {
                      ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoInputs);
     const Scene& scene = view_.Draw(in, fonts_);
     if (pass == 1) checkFit(v, scene, in.size.y);
+    std::vector<TextItem> below;
     if (status_h > 0) {
       ImDrawList* dl = ImGui::GetWindowDrawList();
-      const float top = float(v.height) - status_h;
-      dl->AddRectFilled(ImVec2(0, top), io.DisplaySize, packAbgr(theme.background));
-      drawSceneTexts(dl, ImVec2(0, 0), captionTexts(v, theme, top), fonts_);
-      drawSceneTexts(dl, ImVec2(0, 0), statusTexts(v, theme, scene, top + captionHeight(v)), fonts_);
+      dl->AddRectFilled(ImVec2(0, belowTop(v, scene, status_h)), io.DisplaySize, packAbgr(theme.background));
+      below = belowTexts(v, theme, scene, status_h);
+      drawSceneTexts(dl, ImVec2(0, 0), below, fonts_);
     }
+    if (crop && pass == 1) *crop = cropBox(v, scene, below);
     ImGui::End();
     ImGui::PopStyleVar(2);
     ImGui::Render();
@@ -237,9 +299,9 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   }
   Heading h = headingFor(v.program, v.spec.op);
   p.title = h.number + " " + h.title + " — " + h.phrase;
-  const float top = float(v.height) - status_h;
-  std::vector<TextItem> below = captionTexts(v, theme, top);
-  for (TextItem& t : statusTexts(v, theme, scene, top + captionHeight(v))) below.push_back(std::move(t));
+  const std::vector<TextItem> below = status_h > 0 ? belowTexts(v, theme, scene, status_h) : std::vector<TextItem>{};
+  const Box box = cropBox(v, scene, below);
+  p.view_x = box.x, p.view_y = box.y, p.width = box.w, p.height = box.h;
   return sceneToSvg(scene, below, p);
 }
 

@@ -27,14 +27,20 @@ struct ExportView {
   int width = 0, height = 0;  // image pixels
   float scale = 1.0f;         // pixels per layout unit (the window: UI scale x zoom)
   float font_scale = 0;       // scale the font atlas is built for; 0: `scale`
-  bool status = true;         // the status line under the diagram
+  bool status = false;        // the machine's status block under the diagram (--status)
   bool status_time = false;   // with the op's time (varies run to run)
   std::string caption;        // a lecture step's caption, large, under the diagram
   std::string glyphs;         // text beyond Latin the fonts must hold (Chinese)
+  // The figure's own notes under it (a result that failed its check, labels
+  // partly from the oracle), with or without `status`; off: the diagram alone.
+  bool notes = true;
+  bool crop = false;  // trimmed to what is drawn plus kCropMargin (x scale) on each side
 };
 
-// Height of the status line under the diagram (0 without one): an image of
-// a diagram `h` pixels tall with its status line is h + this tall.
+inline constexpr float kCropMargin = 16.0f;  // layout units
+
+// Height of the status block under the diagram (0 without one): an image of
+// a diagram `h` pixels tall with its status block is h + this tall.
 float exportStatusHeight(const ExportView& v, const std::string& font_notice);
 
 class DiagramImage {
@@ -66,7 +72,17 @@ class DiagramImage {
   std::vector<TextItem> statusTexts(const ExportView& v, const Theme& theme, const Scene& scene,
                                     float top) const;
   void checkFit(const ExportView& v, const Scene& scene, float diagram_h);
-  Status draw(const ExportView& v);  // into fbo_
+  // Where the caption and status block start: under the diagram's area, or
+  // with `crop` right under what the diagram drew.
+  float belowTop(const ExportView& v, const Scene& scene, float status_h) const;
+  std::vector<TextItem> belowTexts(const ExportView& v, const Theme& theme, const Scene& scene,
+                                   float status_h) const;
+  // With `crop`: the pixels kept (what is drawn plus the margin), else the image.
+  struct Box {
+    int x = 0, y = 0, w = 0, h = 0;
+  };
+  Box cropBox(const ExportView& v, const Scene& scene, const std::vector<TextItem>& below) const;
+  Status draw(const ExportView& v, Box* crop = nullptr);  // into fbo_
 
   ExportView cached_;  // what fbo_ holds (texture())
   bool cache_valid_ = false;

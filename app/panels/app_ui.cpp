@@ -323,6 +323,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     if (cache_.init(true)) {
       ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
                     int(avail.y), in.scale, fonts_.scale, false, false, {}, {}};
+      cv.notes = false;  // the window's status bar says it
       cv.glyphs = language() == Lang::zh ? uiChineseText() : "";
       if (const Offscreen* f = cache_.cached(cv)) in.cached_framebuffer = f->framebuffer();
     } else {
@@ -330,9 +331,14 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     }
   }
   const Scene& scene = diagram_.Draw(in, fonts_);
-  // The screenshot: this panel's view at its size, with the status line under it.
+  // The screenshot: this panel's view at its size, as a file draws it (no
+  // window hints, no measured times); the status block and the crop as the
+  // View menu says.
   shown_view_ = ExportView{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
-                           int(avail.y), in.scale, fonts_.scale, true, false, {}, {}};
+                           int(avail.y), in.scale, fonts_.scale, state_.shot_status, false, {}, {}};
+  shown_view_.view.in_file = true;
+  shown_view_.view.hide_times = true;
+  shown_view_.crop = state_.shot_crop;
   shown_view_.glyphs = language() == Lang::zh ? uiChineseText() : "";
   shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_.notice)));
   shown_matches_ = shown != nullptr;

@@ -39,6 +39,9 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
   }
   if (ImGui::BeginMenu(tr("View"))) {
     if (ImGui::MenuItem(tr("Hide panels"), "H", s.panels_hidden)) s.panels_hidden = !s.panels_hidden;
+    ImGui::Separator();
+    if (ImGui::MenuItem(tr("Screenshots: status block"), nullptr, s.shot_status)) s.shot_status = !s.shot_status;
+    if (ImGui::MenuItem(tr("Screenshots: crop to the figure"), nullptr, s.shot_crop)) s.shot_crop = !s.shot_crop;
     if (ImGui::MenuItem(tr("Presenter view"), nullptr, presenter_shown, lecture_open))
       out.toggle_presenter = true;
     ImGui::EndMenu();

@@ -27,6 +27,10 @@ struct AppState {
   bool show_bandwidth = false;  // the Bandwidth panel (B)
   bool show_compare = false;    // the Compare window (C): two algorithms side by side
   bool panels_hidden = false;   // H: only the diagram (and a lecture's caption)
+  // Screenshots (F12): the status block under the figure (export --status),
+  // and trimmed to the figure plus a margin (export --crop).
+  bool shot_status = false;
+  bool shot_crop = false;
   // The "break it" menu: COLLVIZ_FAULT for the next runs, "" for none
   // (starts as the environment's, engine/worker/fault.h).
   std::string fault;

@@ -30,7 +30,8 @@ struct ViewSettings {
   std::string algo = "native";
   int round = 0;
   float tween = 0;
-  bool hide_times = false;  // exports: measured times vary run to run
+  bool hide_times = false;  // files: measured times vary run to run (left out unless asked)
+  bool in_file = false;     // drawn into a file: the window's hints (keys) left out
   bool operator==(const ViewSettings&) const = default;
 };
 

@@ -1,5 +1,6 @@
 // The footer: the decomposition's check (after all-gather = All-reduce's
-// output?) and the article's caveat about the arrows.
+// output?; in the window, before the last state, the key to the next) and
+// the article's caveat about the arrows.
 #include "app/view/layout_builder.h"
 #include "app/lang/lang.h"
 
@@ -13,6 +14,7 @@ void decompositionCheck(Builder& b, float x, float y) {
   std::string msg;
   Rgba colour = th.muted_text;
   if (b.view.stage < 2) {
+    if (b.view.in_file) return;  // the key is the window's
     msg = trf("↓ / PgDn: next step ({0} of 3 shown)", {std::to_string(b.view.stage + 1)});
   } else if (!b.m.snapshot) {
     msg = tr("equals All-reduce's output? — not yet run");

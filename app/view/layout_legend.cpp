@@ -1,8 +1,12 @@
 // The legend strip under the heading: the article's statements, told for
 // the op and reduce op on screen. A reduction gets its key drawn with tiles
 // (A₀ + B₀ + … = Σ₀, A × B × … = Π, …), a copy says what its letters name.
+// A figure says what it shows: the trace, and when the traced rank has
+// nothing to show in this op, that; an op with dashed boxes says what they
+// mean, in the article's words.
 #include "app/lang/lang.h"
 #include "app/view/layout_builder.h"
+#include "app/view/round_layout.h"
 
 namespace collviz::ui::layout {
 
@@ -31,6 +35,37 @@ std::string reducePhrase(RedOp r, bool shards) {
   return "";
 }
 
+bool anyRowAbsent(const DiagramModel& m) {
+  for (const ColumnModel& c : m.columns)
+    for (const RowModel& r : c.rows)
+      if (!r.present) return true;
+  return false;
+}
+
+bool rowPresent(const DiagramModel& m, int column, int rank) {
+  return column >= 0 && column < int(m.columns.size()) && rank >= 0 &&
+         rank < int(m.columns[column].rows.size()) && m.columns[column].rows[rank].present;
+}
+
+// "traced: what reaches R2", or why a traced rank shows nothing ("" untraced).
+std::string traceText(const Builder& b, bool* nothing) {
+  const int k = b.view.trace_rank;
+  *nothing = false;
+  const bool rounds = isRoundView(b.m.program, b.m.spec.op, b.view);
+  if (!b.trace.active && !(rounds && k >= 0 && k < b.m.spec.ranks)) return "";
+  const std::string rank = "R" + std::to_string(k);
+  const bool goes = b.view.trace_mode == TraceMode::goes;
+  if (!rounds && goes && !rowPresent(b.m, 0, k)) {
+    *nothing = true;
+    return trf("traced: {0} has no input in this op, so no data of its own goes anywhere", {rank});
+  }
+  if (!rounds && !goes && !rowPresent(b.m, int(b.m.columns.size()) - 1, k)) {
+    *nothing = true;
+    return trf("traced: {0} has no output in this op, so nothing reaches it", {rank});
+  }
+  return trf(goes ? "traced: where {0}'s data goes" : "traced: what reaches {0}", {rank});
+}
+
 }  // namespace
 
 void layoutLegend(Builder& b, float& y) {
@@ -49,6 +84,8 @@ void layoutLegend(Builder& b, float& y) {
           : (shards ? tr("colour follows the data block, subscript = shard")
                     : tr("colour follows the data block"));
   std::vector<std::string> parts = {rows, letters};
+  bool nothing = false;
+  const std::string traced = traceText(b, &nothing);
   size_t box_index = b.s.tiles.size();
   b.tile({m, y, right - m, line_h}, b.th.row_box, withAlpha(b.th.row_border, 0.6f), 8 * b.u, 1 * b.u);
   float lx = m + 12 * b.u, ly = y + line_h / 2;
@@ -63,6 +100,25 @@ void layoutLegend(Builder& b, float& y) {
     wrapIfNeeded(w);
     b.text({lx, ly}, t, b.th.muted_text, ts, TextStyle::regular, 0, 0.5f);
     lx += w + 26 * b.u;
+  }
+  if (!traced.empty()) {
+    const TextStyle st = TextStyle::bold;
+    const float w = b.measure(traced, st, ts);
+    wrapIfNeeded(w);
+    b.text({lx, ly}, traced, nothing ? b.th.bad : b.th.text, ts, st, 0, 0.5f);
+    lx += w + 26 * b.u;
+  }
+  if (!isRoundView(b.m.program, spec.op, b.view) && anyRowAbsent(b.m)) {
+    // The article: 虚线框表示无指定输入或输出，并不表示清空原数据.
+    const std::string t = tr("dashed box = no input or output specified, not cleared");
+    const float kw = 34 * b.u, kh = 22 * b.u, gap = 8 * b.u;
+    const float w = b.measure(t, TextStyle::regular, ts);
+    wrapIfNeeded(kw + gap + w);
+    const Rect r{lx, ly - kh / 2, kw, kh};
+    b.tile(r, withAlpha(b.th.background, 0), b.th.row_border, 5 * b.u, 1.2f * b.u, kTileDashed);
+    b.text(r.center(), "—", b.th.muted_text, 14 * b.u, TextStyle::regular, 0.5f, 0.5f);
+    b.text({lx + kw + gap, ly}, t, b.th.muted_text, ts, TextStyle::regular, 0, 0.5f);
+    lx += kw + gap + w + 26 * b.u;
   }
   if (op.reduces) {
     const int shown = std::clamp(spec.ranks, 1, 4);

@@ -151,11 +151,8 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
 float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
   const float u = b.u;
   std::string head = tr("time per round (slowest rank)");
-  if (b.view.hide_times && rm.ran()) {
-    b.text({area.x, y}, head, b.th.muted_text, 12.5f * u, TextStyle::bold);
-    b.text({area.x, y + 17 * u}, tr("varies run to run; --status-time draws it"), b.th.muted_text, 12 * u);
-    return y + 36 * u;
-  }
+  // A file leaves measured times out (they vary run to run) unless asked.
+  if (b.view.hide_times && rm.ran()) return y;
   if (rm.round > 0 && rm.round <= int(rm.round_us.size())) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.1f µs", rm.round_us[std::size_t(rm.round - 1)]);

@@ -59,70 +59,162 @@ std::string oracleLabelNote(const Snapshot* s) {
   return "";
 }
 
-int statusLineCount(const StatusLineParams& p) {
-  const Snapshot* s = p.shown;
-  return 1 + (s && !s->error.empty()) + (s && !s->notice.empty()) +
-         (s && !s->backend.notes.empty()) + !p.font_notice.empty() +
-         !oracleLabelNote(s).empty();
+namespace {
+
+// Splits "a: x; b: y (p; q); c" at the "; " outside parentheses.
+std::vector<std::string> splitNotes(const std::string& notes) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    const char c = notes[i];
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == ';' && depth <= 0 && i + 1 < notes.size() && notes[i + 1] == ' ') {
+      out.push_back(cur);
+      cur.clear();
+      ++i;
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
 }
+
+bool keyConcerns(const std::string& key, Program program, const OpSpec& spec, bool rounds) {
+  if (!rounds) {
+    if (program == Program::all_reduce_decomposed) {
+      if (key == name(Op::reduce_scatter) || key == name(Op::all_gather) || key == name(Op::all_reduce))
+        return true;
+    } else if (key == name(spec.op)) {
+      return true;
+    }
+  }
+  if (key == name(spec.dtype)) return true;
+  return (program != Program::single || reduces(spec.op)) && key == name(spec.redop);
+}
+
+}  // namespace
+
+std::string notesForFigure(const std::string& notes, Program program, const OpSpec& spec, bool rounds) {
+  std::string out;
+  for (const std::string& item : splitNotes(notes)) {
+    bool keep = item.rfind("FAULT", 0) == 0;
+    const std::size_t colon = item.find(": ");
+    if (!keep && colon != std::string::npos) {
+      std::string keys = item.substr(0, colon);
+      for (std::size_t at = 0; !keep;) {
+        const std::size_t slash = keys.find('/', at);
+        keep = keyConcerns(keys.substr(at, slash - at), program, spec, rounds);
+        if (slash == std::string::npos) break;
+        at = slash + 1;
+      }
+    }
+    if (keep) out += (out.empty() ? "" : "; ") + item;
+  }
+  return out;
+}
+
+namespace {
+
+struct Segment {
+  std::string text;
+  Rgba colour;
+  TextStyle style = TextStyle::regular;
+  bool keep = false;  // never cut: the width is kept free for it
+};
+using Line = std::vector<Segment>;
+
+// The lines of the status block, before they are measured and placed.
+std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
+  std::vector<Line> lines;
+  const Rgba ok = letterColor(1);
+  const Snapshot* s = p.shown;
+  // The verdict is what a reader looks for: a narrow view cuts the devices
+  // and transport, never it.
+  Line verdict;
+  if (s && s->verified) verdict.push_back({tr("✓ verified against the oracle"), ok, TextStyle::regular, true});
+  else if (s && s->error.empty())
+    verdict.push_back({trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad,
+                       TextStyle::regular, true});
+  if (p.bad_blocks > 0)
+    verdict.push_back({" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad,
+                       TextStyle::regular, true});
+  if (p.machine) {
+    if (!s) {
+      lines.push_back({{tr("not yet run"), th.muted_text}});
+    } else {
+      const BackendInfo& b = s->backend;
+      std::string rest;
+      if (!b.devices.empty()) rest += " · " + b.devices;
+      if (!b.transport.empty() && !p.figure) rest += " · " + b.transport;
+      if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
+      Line l = {{b.name + " " + b.version, th.text, TextStyle::bold}, {rest, th.muted_text}};
+      if (!verdict.empty()) l.push_back({" · ", th.muted_text, TextStyle::regular, true});
+      l.insert(l.end(), verdict.begin(), verdict.end());
+      lines.push_back(l);
+    }
+  } else if (s && (!s->verified || p.bad_blocks > 0) && !verdict.empty()) {
+    lines.push_back(verdict);  // a figure never hides that it is wrong
+  }
+  if (const std::string note = oracleLabelNote(s); !note.empty()) lines.push_back({{note, th.text}});
+  if (s && !s->error.empty()) lines.push_back({{tr("engine error: ") + s->error, th.bad}});
+  if (s && !s->notice.empty()) {
+    // A file keeps only a fault injected on purpose (the figure is wrong by
+    // design), never a note about the machine such as another backend's absence.
+    std::string notice = s->notice;
+    if (p.figure) {
+      notice.clear();
+      for (const std::string& item : splitNotes(s->notice))
+        if (item.rfind("COLLVIZ_FAULT=", 0) == 0) notice += (notice.empty() ? "" : "; ") + item;
+    }
+    if (!notice.empty()) lines.push_back({{notice, th.muted_text}});
+  }
+  if (s && p.machine) {
+    const std::string notes =
+        p.figure ? notesForFigure(s->backend.notes, s->program, s->spec, p.rounds) : s->backend.notes;
+    if (!notes.empty()) lines.push_back({{notes, th.muted_text}});
+  }
+  if (!p.font_notice.empty() && p.machine) lines.push_back({{p.font_notice, th.bad}});
+  return lines;
+}
+
+}  // namespace
+
+int statusLineCount(const StatusLineParams& p) { return int(statusLines(p, makeTheme(ThemeKind::light)).size()); }
 
 float statusLineHeight(float scale) { return kLine * scale; }
 
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th) {
   std::vector<TextItem> out;
   const float size = kTextSize * p.scale;
-  float x = p.x, y = p.y;
   auto measure = [&](const std::string& t, TextStyle st) {
     return p.measure ? p.measure(t, st, size) : 0.6f * size * float(codePoints(t));
   };
-  // `reserve`: width kept free after this text for what must follow it.
-  auto put = [&](std::string t, Rgba c, TextStyle st = TextStyle::regular, float reserve = 0) {
-    const float room = p.max_width > 0 ? p.x + p.max_width - x - reserve : 1e9f;
-    if (measure(t, st) > room) {
-      // Cut at a code point boundary until it fits with the ellipsis.
-      while (!t.empty() && measure(t + "…", st) > room) {
-        while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
-        if (!t.empty()) t.pop_back();  // the lead byte: one whole code point gone
+  float y = p.y;
+  for (const Line& line : statusLines(p, th)) {
+    float x = p.x;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      std::string t = line[i].text;
+      if (t.empty()) continue;
+      // The width the segments after this one that must not be cut need.
+      float reserve = 0;
+      for (std::size_t j = i + 1; j < line.size(); ++j)
+        if (line[j].keep) reserve += measure(line[j].text, line[j].style);
+      const float room = p.max_width > 0 ? p.x + p.max_width - x - reserve : 1e9f;
+      if (!line[i].keep && measure(t, line[i].style) > room) {
+        // Cut at a code point boundary until it fits with the ellipsis.
+        while (!t.empty() && measure(t + "…", line[i].style) > room) {
+          while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
+          if (!t.empty()) t.pop_back();  // the lead byte: one whole code point gone
+        }
+        t += "…";
       }
-      t += "…";
+      out.push_back({{x, y}, 0, 0, t, line[i].colour, size, line[i].style});
+      x += measure(t, line[i].style);
     }
-    out.push_back({{x, y}, 0, 0, t, c, size, st});
-    x += measure(t, st);
-  };
-  auto newline = [&] {
-    x = p.x;
     y += statusLineHeight(p.scale);
-  };
-  const Rgba ok = letterColor(1);
-  const Snapshot* s = p.shown;
-  if (!s) {
-    put(tr("not yet run"), th.muted_text);
-  } else {
-    const BackendInfo& b = s->backend;
-    put(b.name + " " + b.version, th.text, TextStyle::bold);
-    std::string rest;
-    if (!b.devices.empty()) rest += " · " + b.devices;
-    if (!b.transport.empty()) rest += " · " + b.transport;
-    if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
-    // The verdict is what a reader looks for: a narrow view cuts the
-    // devices and transport, never it.
-    std::vector<std::pair<std::string, Rgba>> verdict;
-    if (s->verified) verdict.push_back({tr("✓ verified against the oracle"), ok});
-    else if (s->error.empty())
-      verdict.push_back({trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad});
-    if (p.bad_blocks > 0)
-      verdict.push_back({" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad});
-    float verdict_w = 0;
-    for (const auto& [t, c] : verdict) verdict_w += measure(t, TextStyle::regular);
-    put(rest, th.muted_text, TextStyle::regular, verdict_w + measure(" · ", TextStyle::regular));
-    put(" · ", th.muted_text);
-    for (const auto& [t, c] : verdict) put(t, c);
   }
-  if (const std::string note = oracleLabelNote(s); !note.empty()) newline(), put(note, th.text);
-  if (s && !s->error.empty()) newline(), put(tr("engine error: ") + s->error, th.bad);
-  if (s && !s->notice.empty()) newline(), put(s->notice, th.muted_text);
-  if (s && !s->backend.notes.empty()) newline(), put(s->backend.notes, th.muted_text);
-  if (!p.font_notice.empty()) newline(), put(p.font_notice, th.bad);
   return out;
 }
 

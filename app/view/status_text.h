@@ -1,8 +1,14 @@
-// The status line of an exported image (PNG and SVG) as scene text: what the
-// window's status bar says about the result on screen (backend, devices,
-// transport, verified or not, the engine's notice), laid out as TextItems so
-// both exporters draw it from the same data. The op's time varies from run
-// to run, so it is left out unless asked for (exports are byte-identical).
+// The status block of an image (PNG, SVG, screenshot, slide) as scene text,
+// laid out as TextItems so both exporters draw it from the same data.
+//
+// A figure carries the op, not the machine: by default a file gets only the
+// lines about the figure itself (labels partly from the oracle, a result
+// that failed its check, an engine error). The machine's block (backend and
+// version, devices, the verdict, the backend's notes) comes with `machine`;
+// in a file (`figure`) it holds only what concerns the figure shown: no
+// transport, no engine notice (another backend's absence), and only the
+// backend notes for the op, dtype and reduce op drawn. The op's time varies
+// from run to run, so it is left out unless asked for.
 #pragma once
 
 #include <string>
@@ -20,6 +26,9 @@ struct StatusLineParams {
   const Snapshot* shown = nullptr;  // the result drawn; null: "not yet run"
   int bad_blocks = 0;
   bool with_time = false;
+  bool machine = true;  // the backend line, its notes and the font notice
+  bool figure = false;  // drawn into a file: only what concerns the figure
+  bool rounds = false;  // an algorithm's rounds (the op's own call's notes do not apply)
   std::string font_notice;  // fonts missing (drawn in the error colour)
   float scale = 1.0f;       // pixels per layout unit
   float x = 0, y = 0;       // top-left of the first line
@@ -31,6 +40,15 @@ struct StatusLineParams {
 int statusLineCount(const StatusLineParams& p);
 float statusLineHeight(float scale);  // one line, pixels
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& theme);
+
+// The backend's notes ("key: text; key: text", keys such as
+// "reduce_scatter", "gather/scatter/all_to_all", "avg", "bf16") that concern
+// `spec`: an op key only when it names an op drawn (the decomposition draws
+// reduce_scatter and all_gather and compares with all_reduce; an algorithm's
+// rounds use no op call), a dtype or reduce op key only when it is the one
+// drawn (the reduce op only for an op that reduces); a fault always; other
+// notes (transport details, GPU sharing) are the machine's and are dropped.
+std::string notesForFigure(const std::string& notes, Program program, const OpSpec& spec, bool rounds);
 
 // The line that explains the tiles marked "*" (labels partly from the
 // oracle, because the pattern does not carry that part for this spec), or

@@ -148,7 +148,7 @@ TEST(Svg, ParsesAsXmlAndHasTheLabels) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op);
     std::string out = dir + "/" + c.op + ".svg";  // format from the extension
-    RunResult r = collviz(std::string("export --op ") + c.op + " --ranks 4 --backend gloo -o " + out);
+    RunResult r = collviz(std::string("export --op ") + c.op + " --ranks 4 --backend gloo --status -o " + out);
     ASSERT_EQ(r.rc, 0) << r.out;
     if (xmllint) {
       EXPECT_EQ(std::system(("xmllint --noout '" + out + "'").c_str()), 0);

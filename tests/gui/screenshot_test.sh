@@ -43,7 +43,7 @@ read -r w h <<<"$size"
 echo "ok: F12 wrote $first (${w}x${h}) and a second file; path reported"
 
 # The screenshot is the view on screen: the same op exported at the same
-# size (diagram and status line) must be the same picture. A blank or stale
+# size (the figure, no status block: the default of both) must be the same picture. A blank or stale
 # capture, or one of another op, differs in most of its pixels.
 COLLVIZ_FAULT= "$BIN" export --op broadcast --ranks 4 --backend auto --size "${w}x${h}" \
   -o "$OUT/export.png" >"$OUT/export.log" 2>&1 || fail "export failed: $(cat "$OUT/export.log")"

@@ -29,9 +29,9 @@ for script in "$SRC"/assets/lectures/*.toml; do
   grep -q "每处" "$OUT/$name.en/"*.svg && fail "$name: Chinese text in the English SVGs"
   for png in "$OUT/$name.zh/"*.png; do
     f=$(basename "$png")
-    # The caption sits above the status lines at the bottom of the figure.
-    convert "$png" -crop 1600x110+0+820 +repage "$OUT/zh_caption.png"
-    convert "$OUT/$name.en/$f" -crop 1600x110+0+820 +repage "$OUT/en_caption.png"
+    # The caption sits at the bottom of the slide (no status block unless --status).
+    convert "$png" -gravity South -crop 1600x180+0+0 +repage "$OUT/zh_caption.png"
+    convert "$OUT/$name.en/$f" -gravity South -crop 1600x180+0+0 +repage "$OUT/en_caption.png"
     d=$(compare -metric AE "$OUT/zh_caption.png" "$OUT/en_caption.png" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')
     [ "$d" -gt 1000 ] || fail "$name/$f: the Chinese caption area differs by only $d pixels from the English"
   done

@@ -2,9 +2,12 @@
 // write what the window would show as PNG (drawn offscreen by the window's
 // own code) or SVG (the same scene as vector shapes and text).
 //
-// Reproducible: the same inputs give byte-identical files. The status line
-// (backend, devices, verified) is drawn without the op's time, which varies
-// from run to run; --status-time adds it, --no-status leaves the line out.
+// A figure carries the op, not the machine, and is reproducible: the same
+// inputs give byte-identical files. --status adds the machine's block
+// (backend, devices, the notes for the op shown); --status-time also the
+// measured times, which vary from run to run. --crop trims the image to
+// what is drawn plus a margin.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -48,8 +51,11 @@ struct ExportArgs {
   bool output_given = false;  // -o "" is an error, not "the default name"
   std::string format;  // png, svg; empty: from the output's extension, else png
   bool all = false;
-  bool no_status = false;
+  std::vector<std::string> given;  // which of --op, --step, --trace, --algo, --status… were given
+  bool no_status = false;  // the default; kept so older command lines still run
+  bool status = false;
   bool status_time = false;
+  bool crop = false;
   std::string algo = "native";
   int tween = 0;  // GIF: frames between two rounds
 };
@@ -64,7 +70,7 @@ struct Plan {
   ui::ThemeKind theme = ui::ThemeKind::light;
   int width = 0, height = 0;  // image pixels (size x scale)
   float scale = 1.0f;
-  bool status = true, status_time = false;
+  bool status = false, status_time = false, crop = false;
 };
 
 int usage(const std::string& msg) { return fail("export", msg, kExitUsage); }
@@ -115,8 +121,9 @@ Status checkGifSize(const Plan& p, int rounds, const ExportArgs& a) {
 Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   Plan p;
   p.all = a.all;
-  p.status = !a.no_status;
+  p.status = a.status || a.status_time;
   p.status_time = a.status_time;
+  p.crop = a.crop;
   if (a.theme == "light") p.theme = ui::ThemeKind::light;
   else if (a.theme == "dark") p.theme = ui::ThemeKind::dark;
   else return Error{notA("--theme", a.theme, "a theme") + "; allowed: light, dark"};
@@ -161,6 +168,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   if (fmt.empty()) fmt = "png";
   p.svg = fmt == "svg";
   p.gif = fmt == "gif";
+  if (p.gif && a.crop) return Error{"--crop applies to png and svg; a GIF keeps every frame the same size"};
   if (p.gif && (a.all || a.algo == "native"))
     return Error{"--format gif animates an algorithm's rounds: give --algo ALGO or --algo-file FILE (and no --all)"};
   if (a.tween < 0 || a.tween > 30)
@@ -168,6 +176,15 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   if (a.tween > 0 && !p.gif) return Error{"--tween applies to --format gif"};
   p.tween = a.tween;
 
+  auto gave = [&](const char* o) { return std::find(a.given.begin(), a.given.end(), o) != a.given.end(); };
+  if (a.no_status && (gave("--status") || gave("--status-time")))
+    return Error{"--no-status cannot go with --status or --status-time; allowed: one of them"};
+  if (a.all)
+    for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file"})
+      if (gave(o))
+        return Error{std::string("--all writes the article's whole set and takes no ") + o +
+                     "; allowed with --all: --ranks, --elems, --dtype, --redop, --root, --backend, "
+                     "--trace-by, --theme, --size, --scale, --format, --status, --crop"};
   if (a.all) {
     if (a.output.empty()) return Error{"--all needs -o DIR (the directory for the set)"};
     p.dir = a.output;
@@ -273,6 +290,7 @@ int runExport(const ExportArgs& a) {
     if (!outdir)
       if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
     it.view.hide_times = !plan.status_time;  // reproducible files
+    it.view.in_file = true;                  // no window hints
   }
   auto write = [&](const std::string& file, const void* bytes, std::size_t size) {
     return outdir ? ui::writeFileAt(*outdir, fs::path(file).filename().string(), bytes, size)
@@ -358,6 +376,7 @@ int runExport(const ExportArgs& a) {
     ui::ExportView v{it.program, it.spec, snap, it.view, plan.theme, plan.width, plan.height,
                      plan.scale, 0, plan.status, plan.status_time, {},
                      language() == Lang::zh ? ui::uiChineseText() : std::string()};
+    v.crop = plan.crop;
     Status written;
     if (plan.svg) {
       const std::string svg = image.renderSvg(v);
@@ -380,7 +399,7 @@ int runExport(const ExportArgs& a) {
     }
     if (!image.warning().empty())
       std::fprintf(stderr, "collviz export: %s: %s\n", it.file.c_str(), image.warning().c_str());
-    std::printf("wrote %s (%dx%d)\n", it.file.c_str(), plan.width, plan.height);
+    std::printf("wrote %s (%dx%d%s)\n", it.file.c_str(), plan.width, plan.height, plan.crop ? ", cropped" : "");
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
   }
@@ -404,9 +423,10 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
       "export", "Run an op and write the window's view of it as PNG or SVG, without a window");
   addSpecOptions(cmd, a->spec);
   addGpuSharingOption(cmd, a->gpu_sharing);
-  addWholeOption(cmd, "--step", a->step, "Decomposition state (--op all_reduce_decomposed): 0 input, "
-                                     "1 after reduce-scatter, 2 after all-gather (default 2)")
-      ->default_str("last");
+  addWholeOption(cmd, "--step", a->step,
+                 "The state shown: with --op all_reduce_decomposed 0 input, 1 after reduce-scatter, "
+                 "2 after all-gather; with --algo round K (0 the start). Default: the last")
+      ->default_str("");
   cmd->add_option("--algo", a->algo,
                   "An algorithm run round by round (`collviz algos` lists them); --step K shows "
                   "round K (0 the start), --format gif every round")
@@ -427,21 +447,22 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
                   "Output file (.png, .svg, or .gif with --algo); with --all, a directory. Default: a name like "
                   "08_all_to_all_trace_r2.png in the current directory");
   cmd->add_option("--format", a->format, "png, svg or gif (default: from the output name, else png)");
-  CLI::Option* all = cmd->add_flag("--all", a->all,
-                                   "The article's whole set (8 ops, all-to-all traced to each rank, the "
-                                   "decomposition's 3 states) and an index.md, into -o DIR");
-  for (const char* o : {"--op", "--step", "--trace", "--algo"}) all->excludes(cmd->get_option(o));
-  CLI::Option* no_status = cmd->add_flag("--no-status", a->no_status, "Leave the status line out");
+  cmd->add_flag("--all", a->all,
+                "The article's whole set (8 ops, all-to-all traced to each rank, the decomposition's "
+                "3 states, ring all-reduce's rounds) and an index.md, into -o DIR");
+  cmd->add_flag("--status", a->status,
+                "Add the status block: backend and version, devices, the backend's notes for the op shown");
   cmd->add_flag("--status-time", a->status_time,
-                "Show the op's time in the status line (it varies: files are then not reproducible)")
-      ->excludes(no_status);
+                "The status block with the measured times (they vary: files are then not reproducible)");
+  cmd->add_flag("--no-status", a->no_status, "No status block (the default)");
+  cmd->add_flag("--crop", a->crop, "Trim the image to the figure plus a margin (png, svg)");
   auto algo_file = std::make_shared<std::string>();
-  CLI::Option* file_opt = cmd->add_option("--algo-file", *algo_file,
-                                          "An MSCCL algorithm file, shown like --algo (the op and "
-                                          "ranks come from the file)");
-  all->excludes(file_opt);
+  cmd->add_option("--algo-file", *algo_file,
+                  "An MSCCL algorithm file, shown like --algo (the op and ranks come from the file)");
   cmd->callback([&action, a, cmd, algo_file] {
     a->step_given = cmd->get_option("--step")->count() > 0;
+    for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time"})
+      if (cmd->count(o) > 0) a->given.push_back(o);
     if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
       auto name = useAlgoFile(*algo_file, cmd, a->spec);
       if (!name) {

@@ -26,8 +26,9 @@ struct LectureArgs {
   std::string format = "both";  // png, svg, both
   std::string theme = "light";
   int width = 1600, height = 1000;  // a projector's 16:10
-  int deadline_ms = 5000;
+  int deadline_ms = kDefaultDeadlineMs;
   bool presenter = false;
+  bool status = false, status_time = false;  // the machine's block, measured times
 };
 
 int usage(const std::string& msg) {
@@ -131,8 +132,10 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     }
     ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view,
                      a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light,
-                     a.width, a.height, 1.0f, 0, true, false, {}, {}};
+                     a.width, a.height, 1.0f, 0, a.status || a.status_time, a.status_time, {}, {}};
     v.view.lang = lang;
+    v.view.hide_times = !a.status_time;  // a deck exported twice is byte-identical
+    v.view.in_file = true;
     v.caption = s.item.caption;
     v.glyphs = glyphs;
     for (bool as_svg : {false, true}) {
@@ -168,12 +171,17 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
   cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();
   cmd->add_option("--width", a->width, "With --export: image width in pixels")->capture_default_str();
   cmd->add_option("--height", a->height, "With --export: image height in pixels")->capture_default_str();
+  cmd->add_flag("--status", a->status,
+                "With --export: add the status block (backend, devices, the notes for the op shown)");
+  cmd->add_flag("--status-time", a->status_time,
+                "With --export: the status block with measured times (they vary run to run)");
   cmd->add_flag("--presenter", a->presenter, "Open the presenter view (notes, timer, step list) too");
-  cmd->add_option("--deadline-ms", a->deadline_ms, "How long a rank may take before it counts as hung")
-      ->capture_default_str();
+  addDeadlineOption(cmd, a->deadline_ms);
   cmd->callback([&action, a, window] {
     action = [a, window]() -> int {
       // The whole script is checked before anything opens or runs.
+      if (a->deadline_ms < 100 || a->deadline_ms > 600000)
+        return usage("--deadline-ms " + std::to_string(a->deadline_ms) + " is out of range; allowed: 100 to 600000");
       Result<lecture::Lecture> lec = lecture::loadLecture(a->file);
       if (!lec) return usage(lec.error().message);
       if (!a->export_dir.empty()) return exportDeck(*a, *lec);
