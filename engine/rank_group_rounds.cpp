@@ -38,8 +38,10 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
                      {"redop", name(sp.redop)}, {"root", sp.root},  {"in_offset", 0},
                      {"from", from},      {"to", to},               {"warmup", opts.warmup},
                      {"iters", opts.iters}};
+  json with_fault = base;
+  if (fault_) with_fault["fault"] = *fault_;
   for (int r = 0; r < n; ++r) {
-    json m = base;
+    json m = with_fault;
     m["work_offset"] = work_off[std::size_t(r)];
     if (!workers_[std::size_t(r)].ch.send(m.dump())) {
       healthy_ = false;
