@@ -117,6 +117,9 @@ TEST(CompareModelEngine, RingAgainstTreeRuns) {
     snaps[i] = engine.waitFor(engine.submit(r), std::chrono::seconds(60));
     ASSERT_TRUE(snaps[i]);
     ASSERT_TRUE(snaps[i]->error.empty()) << snaps[i]->error;
+    // A comparison of runs that computed the wrong thing compares nothing.
+    EXPECT_TRUE(snaps[i]->verified) << algos[i] << ": " << snaps[i]->problem;
+    EXPECT_TRUE(snaps[i]->final_compared && snaps[i]->final_diffs == 0) << algos[i];
   }
   const Comparison c = buildComparison(s, "ring", snaps[0], "tree", snaps[1]);
   for (int i = 0; i < 2; ++i) {
@@ -128,11 +131,16 @@ TEST(CompareModelEngine, RingAgainstTreeRuns) {
     for (const StepResult& st : snaps[i]->steps) sum += st.time_us;
     EXPECT_DOUBLE_EQ(row.measured_us, sum);
     EXPECT_GT(row.measured_us, 0);
-    EXPECT_GE(row.estimate_us, 0);
+    EXPECT_GT(row.estimate_us, 0) << row.algo << ": every round costs at least α";
   }
   EXPECT_DOUBLE_EQ(c.rows[0].bytes, c.rows[0].formula_bytes);
   EXPECT_EQ(c.fit.points, 14 + 6);
   EXPECT_TRUE(c.fit.fitted);
+  // Every round takes time: the fitted latency is positive, the cost per
+  // byte never negative (a fit zeroed or flipped after the fact fails here).
+  EXPECT_GT(c.fit.alpha_us, 0);
+  EXPECT_GE(c.fit.beta_us_per_byte, 0);
+  EXPECT_TRUE(std::isfinite(c.fit.alpha_us) && std::isfinite(c.fit.beta_us_per_byte));
   // An unclamped least-squares line through the points: the estimates add up
   // to the measured total over both algorithms.
   if (c.fit.alpha_us > 0 && c.fit.beta_us_per_byte > 0) {
