@@ -179,6 +179,8 @@ TEST(Faults, AnExportMarksEveryInjectedFault) {
     for (std::size_t at = 0; (at = svg.find(">!</text>", at)) != std::string::npos; ++at) ++marks;
     EXPECT_EQ(marks, c.marks);
     EXPECT_NE(svg.find(" wrong elements</text>"), std::string::npos);
+    EXPECT_EQ(svg.find("✓"), std::string::npos) << "a check mark next to wrong elements";
+    EXPECT_EQ(svg.find("verified against the oracle"), std::string::npos);
     EXPECT_NE(svg.find("block(s) marked !</text>"), std::string::npos);
     EXPECT_NE(svg.find("a fault injected on purpose"), std::string::npos);
   }
