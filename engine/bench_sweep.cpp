@@ -113,6 +113,7 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
       if (r.verify) {
         wrong += st.verify.wrong;
         ++row.checks;
+        if (row.problem.empty()) row.problem = snap->problem;
       }
       ++row.requests;
     }
@@ -140,6 +141,7 @@ json toJson(const BenchRow& r) {
               {"algbw", r.algbw},
               {"busbw", r.busbw},
               {"wrong", r.wrong >= 0 ? json(r.wrong) : json(nullptr)},
+              {"problem", r.problem.empty() ? json(nullptr) : json(r.problem)},
               {"checks", r.checks},
               {"ranks", r.ranks},
               {"elems_per_block", r.elems},

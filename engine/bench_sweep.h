@@ -43,6 +43,7 @@ struct BenchRow {
   double busbw = 0;     // GB/s
   int checks = 0;       // iterations verified
   int64_t wrong = -1;   // wrong elements over the checks; -1: not checked
+  std::string problem;  // an algorithm's first wrong check, by round (Snapshot::problem)
   std::vector<double> rank_us;  // each rank's average op time
   double engine_us = 0;    // the size's requests, wall time inside the engine
   double overhead_us = 0;  // engine_us minus the time the engine waited for the ranks

@@ -3,11 +3,14 @@
 // held against the symbolic reference; after the last, the output is
 // compared byte for byte with the backend's own call on the same inputs.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "engine/algo/algorithms.h"
 #include "engine/algo/reference.h"
 #include "engine/algo/round_check.h"
+#include "engine/dtype.h"
 #include "engine/engine.h"
 #include "engine/held_values.h"
 #include "engine/provenance.h"
@@ -70,15 +73,17 @@ std::vector<std::vector<BlockLabel>> startLabels(const algo::Schedule& s, const 
     }
     start.ranks.push_back(std::move(rr));
   }
-  algo::checkRound(start, p, ref.start, expected);
+  algo::checkRound(start, p, ref.start, expected, s.parts);
   std::vector<std::vector<BlockLabel>> out;
   for (const RankResult& rr : start.ranks) out.push_back(rr.output.labels);
   return out;
 }
 
 // Elements that differ between the rounds' outputs and the native op's
-// (where the workers wrote them).
-int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes& b) {
+// (where the workers wrote them); the first few are named in `places`.
+int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes& b,
+                          std::vector<std::string>& places) {
+  constexpr std::size_t kNamed = 8;
   const std::size_t sz = dtypeSize(s.dtype);
   int64_t diffs = 0;
   for (int r = 0; r < s.ranks; ++r) {
@@ -86,11 +91,50 @@ int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes&
     const ByteSpan& y = b.out[std::size_t(r)];
     const std::size_t common = std::min(x.size(), y.size);
     if (common && std::memcmp(x.data(), y.data, common) != 0)
-      for (std::size_t i = 0; i + sz <= common; i += sz)
-        if (std::memcmp(x.data() + i, y.data + i, sz) != 0) ++diffs;
+      for (std::size_t i = 0; i + sz <= common; i += sz) {
+        if (std::memcmp(x.data() + i, y.data + i, sz) == 0) continue;
+        ++diffs;
+        if (places.size() < kNamed) {
+          std::ostringstream os;
+          os << "rank " << r << " output element " << i / sz << ": "
+             << readElement(x.data() + i, s.dtype, 0) << " here, "
+             << readElement(y.data + i, s.dtype, 0) << " from the native op";
+          places.push_back(os.str());
+        }
+      }
     if (x.size() != y.size) diffs += int64_t((std::max(x.size(), y.size) - common) / sz);
   }
   return diffs;
+}
+
+// "round 3/6 (reduce-scatter 3/3): 2 slots differ from the reference"
+// ("step k/n" where the schedule has local steps, as the view counts them).
+std::string roundProblem(const algo::Schedule& sch, const StepResult& step, int k) {
+  const int rounds = int(sch.rounds.size());
+  int slots = 0;
+  for (const RankResult& rr : step.ranks)
+    for (const BlockLabel& l : rr.output.labels) slots += l.bad > 0 ? 1 : 0;
+  return (sch.messageRounds() == rounds ? "round " : "step ") + std::to_string(k + 1) + "/" + std::to_string(rounds) + " (" + step.name +
+         "): " + std::to_string(slots) + (slots == 1 ? " slot differs" : " slots differ") +
+         " from the reference";
+}
+
+// Round k's working buffers (moved out of `work`) as a step to check.
+StepResult roundStep(const algo::Schedule& s, int k, std::vector<std::vector<std::byte>>& work) {
+  StepResult step;
+  step.spec = s.spec;
+  step.name = s.rounds[std::size_t(k)].name();
+  step.phase = s.rounds[std::size_t(k)].phase;
+  step.transfers = transfersOf(s, s.rounds[std::size_t(k)]);
+  step.local = localMovesOf(s.rounds[std::size_t(k)]);
+  step.ranks.resize(std::size_t(s.spec.ranks));
+  for (int q = 0; q < s.spec.ranks; ++q) {
+    RankResult& rr = step.ranks[std::size_t(q)];
+    rr.rank = q;
+    rr.output.present = true;
+    rr.output.bytes = std::move(work[std::size_t(q)]);
+  }
+  return step;
 }
 
 // The snapshot keeps of each round's buffers what it keeps of an op's.
@@ -99,6 +143,26 @@ void keepEndsOf(StepResult& step, int64_t keep) {
     keepEnds(rr.input, step.spec.dtype, step.spec.elems, keep);
     keepEnds(rr.output, step.spec.dtype, step.spec.elems, keep);
   }
+}
+
+// Back to back the rounds are checked only at the end: when the output is
+// wrong, the rounds run again one at a time, checked each, to name the
+// first that went wrong (the same group, so the same fault, if any).
+std::string firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult& inputs,
+                          const Pattern& pattern, const algo::Reference& ref, int64_t wrong) {
+  const int rounds = int(sch.rounds.size());
+  algo::ExpectedSlots expected(sch.spec, inputsAsDoubles(inputs));
+  for (int k = 0; k < rounds; ++k) {
+    std::vector<RoundsReply> replies;
+    std::vector<std::vector<std::byte>> work;
+    if (Status st = group.runRounds(sch, inputs, k, k + 1, RunOptions{}, replies, &work); !st)
+      break;
+    StepResult step = roundStep(sch, k, work);
+    algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
+    if (!step.verify.verified) return roundProblem(sch, step, k);
+  }
+  return "the output after " + std::to_string(rounds) + " rounds: " + std::to_string(wrong) +
+         " elements wrong";
 }
 
 }  // namespace
@@ -136,6 +200,13 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     return;
   }
   snap.backend = group_->info();
+  // The fault goes with every rounds message (round_* act on the rounds,
+  // the others on the native call the output is compared with).
+  group_->setFault(r.fault);
+  const char* env_fault = std::getenv("COLLVIZ_FAULT");
+  if (const std::string f = r.fault ? *r.fault : env_fault ? env_fault : ""; !f.empty())
+    snap.notice += std::string(snap.notice.empty() ? "" : "; ") + "COLLVIZ_FAULT=" + f +
+                   ": a fault injected on purpose, the result is wrong by design";
   const Pattern pattern = choosePattern(s);
   setPhase(Progress::Phase::inputs);
   StepResult inputs;
@@ -178,6 +249,8 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     snap.time_us = step.time_us;
     snap.mismatches = step.verify.mismatches + step.verify.undecodable;
     snap.verified = step.verify.verified;
+    if (r.verify && !step.verify.verified)
+      snap.problem = firstBadRound(*group_, sch, inputs, pattern, ref, step.verify.wrong);
     snap.steps.push_back(std::move(step));
     return;
   }
@@ -206,27 +279,17 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
                                : "start");
     const double slowest = count();
     if (!rounds) break;
-    StepResult step;
-    step.spec = s;
-    step.name = sch.rounds[std::size_t(k)].name();
-    step.phase = sch.rounds[std::size_t(k)].phase;
-    step.transfers = transfersOf(sch, sch.rounds[std::size_t(k)]);
-    step.local = localMovesOf(sch.rounds[std::size_t(k)]);
+    StepResult step = roundStep(sch, k, work);
     step.time_us = slowest;
-    step.ranks.resize(std::size_t(n));
-    for (int q = 0; q < n; ++q) {
-      RankResult& rr = step.ranks[std::size_t(q)];
-      rr.rank = q;
-      rr.op_us = replies[std::size_t(q)].op_us;
-      rr.output.present = true;
-      rr.output.bytes = std::move(work[std::size_t(q)]);
-    }
+    for (int q = 0; q < n; ++q) step.ranks[std::size_t(q)].op_us = replies[std::size_t(q)].op_us;
     setPhase(Progress::Phase::verify);
     if (r.verify) algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
     // The output is read from the last round's buffers, whole.
     if (k + 1 == rounds)
       for (int q = 0; q < n; ++q) last[std::size_t(q)] = step.ranks[std::size_t(q)].output.bytes;
     keepEndsOf(step, r.keep_values);
+    if (r.verify && !step.verify.verified && snap.problem.empty())
+      snap.problem = roundProblem(sch, step, k);
     all_ok = all_ok && (!r.verify || step.verify.verified);
     snap.mismatches += step.verify.mismatches + step.verify.undecodable;
     snap.time_us += step.time_us;
@@ -260,7 +323,13 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     return;
   }
   snap.final_compared = true;
-  snap.final_diffs = differingElements(s, final_step, native_bytes);
+  snap.final_diffs = differingElements(s, final_step, native_bytes, snap.final_diff_places);
+  if (snap.problem.empty() && r.verify && !final_step.verify.verified)
+    snap.problem = "the output after " + std::to_string(rounds) + " rounds: " +
+                   std::to_string(final_step.verify.wrong) + " elements wrong";
+  if (snap.problem.empty() && snap.final_diffs)
+    snap.problem = "the output differs from the native " + std::string(name(s.op)) + " in " +
+                   std::to_string(snap.final_diffs) + " elements";
   keepEndsOf(final_step, r.keep_values);
   snap.final_ranks = std::move(final_step.ranks);
   snap.verified = all_ok && snap.final_diffs == 0;

@@ -44,6 +44,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
                      {"from", from},      {"to", to},               {"warmup", opts.warmup},
                      {"iters", opts.iters}, {"timeout_ms", per_call.count()}};
   json with_file = base;
+  if (fault_) with_file["fault"] = *fault_;
   if (!s.file_text.empty()) {  // an MSCCL file: the workers lower the same text
     with_file["from_file"] = true;
     if (from == 0) {

@@ -90,6 +90,8 @@ void addAlgorithm(json& j, const Snapshot& s, const ValueLimit& limit) {
                   {"exact", s.formula.exact}};
   j["final_matches_native"] = s.final_compared ? json(s.final_diffs == 0) : json(nullptr);
   j["differing_elements"] = s.final_compared ? json(s.final_diffs) : json(nullptr);
+  j["differing_places"] = s.final_diff_places;
+  j["problem"] = s.problem.empty() ? json(nullptr) : json(s.problem);
   json fin = json::array();
   for (const auto& r : s.final_ranks)
     fin.push_back({{"rank", r.rank},

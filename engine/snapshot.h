@@ -172,6 +172,12 @@ struct Snapshot {
   std::vector<std::vector<BlockLabel>> start_labels;
   bool final_compared = false;  // compared byte for byte with the backend's own op
   int64_t final_diffs = 0;      // elements that differ
+  // The first few differing elements: "rank 1 output element 5: 12 here, 13 native".
+  std::vector<std::string> final_diff_places;
+  // What went wrong first, named by the round it hit: "round 3/6
+  // (reduce-scatter 3/3): 2 slots differ from the reference", or the output
+  // against the native op. Empty when everything checked out.
+  std::string problem;
 };
 
 }  // namespace collviz

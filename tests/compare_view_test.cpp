@@ -169,6 +169,14 @@ TEST(CompareSweepEngine, RingAgainstTreeSweep) {
       EXPECT_GT(p.model_bytes, 0);
     }
   EXPECT_EQ(modelPoints(st.series).size(), 6u);
+  // Every point is a verified run (a run that did not verify is the sweep's
+  // error, checked above), and the fit of them is no zeroed or flipped value:
+  // a determined term is positive.
+  const AlphaBeta fit = fitAlphaBeta(modelPoints(st.series));
+  EXPECT_TRUE(fit.fitted()) << fitText(fit);
+  if (fit.alpha_ok) EXPECT_GT(fit.alpha_us, 0) << fitText(fit);
+  if (fit.beta_ok) EXPECT_GT(fit.beta_us_per_byte, 0) << fitText(fit);
+  EXPECT_TRUE(std::isfinite(fit.alpha_us) && std::isfinite(fit.beta_us_per_byte));
 }
 
 }  // namespace

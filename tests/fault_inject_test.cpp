@@ -3,6 +3,9 @@
 // block by block, on the first run and on every repeat.
 #include <gmock/gmock.h>
 
+#include "engine/poison.h"
+#include "engine/provenance.h"
+#include "engine/verify.h"
 #include "tests/engine_test_support.h"
 
 namespace collviz::test {
@@ -65,6 +68,61 @@ TEST(FaultInjection, AnEarlierRunsBytesNeverPass) {
     EXPECT_FALSE(stale->verified);
     EXPECT_EQ(stale->steps[0].verify.unwritten, stale->steps[0].verify.wrong);
     EXPECT_GT(stale->steps[0].verify.wrong, 0);
+  }
+}
+
+// The same for every dtype and every op: a backend that writes only on its
+// first call must fail every later check, whatever the element type (the
+// audit switched the poison off for f16 alone and `run --dtype f16` said
+// verified). Gloo takes six dtypes; bf16, which only NCCL runs, is checked
+// on the verifier: a bf16 buffer of poison reads as not written.
+TEST(FaultInjection, EveryDTypeAndOpIsPoisoned) {
+  Engine engine;
+  int runs = 0;
+  for (int t = 0; t < kDTypeCount; ++t) {
+    const DType dt = DType(t);
+    if (dt == DType::bf16) continue;
+    for (int o = 0; o < kOpCount; ++o) {
+      const OpSpec s = makeSpec(Op(o), 4, 3, dt);
+      SCOPED_TRACE(describe(s));
+      auto good = runWith(engine, s, "", 0);
+      ASSERT_TRUE(good && good->error.empty()) << (good ? good->error : "no snapshot");
+      ASSERT_TRUE(good->verified);
+      // Two calls, the second (checked) one skipped: the poison before it shows.
+      auto two = runWith(engine, s, "skip_after_first");
+      ASSERT_TRUE(two && two->error.empty());
+      EXPECT_FALSE(two->verified) << "the checked call never wrote and the run verified";
+      EXPECT_GT(two->steps[0].verify.unwritten, 0);
+      EXPECT_EQ(two->steps[0].verify.unwritten, two->steps[0].verify.wrong);
+      // One call per run: the next run must not see this run's bytes.
+      auto again = runWith(engine, s, "skip_after_first", 0);
+      ASSERT_TRUE(again && again->error.empty());
+      EXPECT_FALSE(again->verified) << "a repeat passed with an earlier run's bytes";
+      EXPECT_EQ(again->steps[0].verify.unwritten, again->steps[0].verify.wrong);
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, (kDTypeCount - 1) * kOpCount);
+  for (int o = 0; o < kOpCount; ++o) {
+    const OpSpec s = makeSpec(Op(o), 4, 3, DType::bf16);
+    SCOPED_TRACE(describe(s));
+    const Pattern p = choosePattern(s);
+    StepResult st;
+    st.spec = s;
+    st.ranks.resize(4);
+    for (int r = 0; r < 4; ++r) st.ranks[std::size_t(r)].rank = r;
+    fillInputs(st, p);
+    int64_t elements = 0;
+    for (RankResult& rr : st.ranks) {
+      const std::size_t bytes = outputBytes(s, rr.rank);
+      rr.output.present = bytes > 0;
+      rr.output.bytes.assign(bytes, std::byte{0});
+      poisonBytes(rr.output.bytes.data(), bytes, s.dtype);
+      elements += int64_t(bytes / dtypeSize(s.dtype));
+    }
+    labelAndVerify(st, p, opProvenance(s));
+    EXPECT_FALSE(st.verify.verified);
+    EXPECT_EQ(st.verify.unwritten, elements);
   }
 }
 

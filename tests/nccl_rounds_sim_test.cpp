@@ -111,6 +111,7 @@ class OrderedDevice final : public RoundDevice {
     DivideHost h{p, elems, n};
     reduce_ops::visitElem(elemKind(s_.dtype), h);
   }
+  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
 
  private:
   Wire& w_;
@@ -119,8 +120,9 @@ class OrderedDevice final : public RoundDevice {
 };
 
 // Runs `s` with `algo` round by round on N threads and checks every round
-// and the output.
-void runAndCheck(const std::string& algo, const OpSpec& s) {
+// and the output. With a fault (COLLVIZ_FAULT round_*, made by the runner
+// as on NCCL), the rounds before it must check out and its round must not.
+void runAndCheck(const std::string& algo, const OpSpec& s, RoundFault fault = {}) {
   SCOPED_TRACE(algo + " " + std::string(name(s.op)) + " N=" + std::to_string(s.ranks) + " " +
                std::string(name(s.dtype)) + " " + std::string(name(s.redop)) +
                " root=" + std::to_string(s.root));
@@ -143,7 +145,7 @@ void runAndCheck(const std::string& algo, const OpSpec& s) {
   runners.reserve(std::size_t(s.ranks));
   devs.reserve(std::size_t(s.ranks));
   for (int r = 0; r < s.ranks; ++r) {
-    runners.emplace_back(sch, r);
+    runners.emplace_back(sch, r, fault);
     devs.emplace_back(wire, r, s);
     work.emplace_back(sch.workBytes());
     scratch.emplace_back(std::max<std::size_t>(1, runners.back().scratchBytes()));
@@ -174,6 +176,10 @@ void runAndCheck(const std::string& algo, const OpSpec& s) {
       step.ranks[std::size_t(r)].output.bytes = work[std::size_t(r)];
     }
     algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected);
+    if (fault.round == k + 1) {
+      EXPECT_FALSE(step.verify.verified) << "round " << k + 1 << " was broken and checked out";
+      return;
+    }
     ASSERT_TRUE(step.verify.verified) << "round " << k + 1 << ": " << step.verify.first_problem;
   }
   if (rounds == 0)
@@ -206,6 +212,21 @@ TEST(NcclRoundsSim, EveryAlgorithmAndOpPairedInPostingOrder) {
         if (HasFatalFailure()) return;
       }
     }
+}
+
+// The round faults are the runner's, so NCCL makes them as Gloo does: each
+// is caught in the round it hits, every dtype (round_corrupt flips the low
+// bit of an element whatever its type).
+TEST(NcclRoundsSim, RoundFaultsAreCaughtInTheirRound) {
+  using K = RoundFault::Kind;
+  for (int t = 0; t < kDTypeCount; ++t)
+    for (auto [kind, round] : {std::pair{K::skip_recv, 2}, {K::skip_reduce, 1}, {K::corrupt, 3},
+                               {K::swap, 4}}) {
+      runAndCheck("ring", {Op::all_reduce, 4, 3, DType(t), RedOp::sum, 0}, {kind, round});
+      if (HasFatalFailure()) return;
+    }
+  runAndCheck("bruck", {Op::all_to_all, 5, 3, DType::f32, RedOp::sum, 0}, {K::skip_recv, 3});
+  runAndCheck("tree", {Op::broadcast, 4, 3, DType::bf16, RedOp::sum, 0}, {K::corrupt, 1});
 }
 
 // The kernels' arithmetic through the rounds, every dtype and reduce op

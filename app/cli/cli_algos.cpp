@@ -73,6 +73,7 @@ void printRounds(const Snapshot& s) {
     std::printf("%s the native %s on the same inputs byte for byte (%lld elements differ)\n",
                 s.final_diffs == 0 ? "equals" : "DIFFERS FROM", std::string(name(sp.op)).c_str(),
                 static_cast<long long>(s.final_diffs));
+  for (const std::string& d : s.final_diff_places) std::printf("  %s\n", d.c_str());
   uint64_t busiest = 0;
   std::printf("bytes sent per rank:");
   for (std::size_t r = 0; r < s.bytes_sent.size(); ++r) {
@@ -85,6 +86,7 @@ void printRounds(const Snapshot& s) {
               bytesText(double(busiest)).c_str());
   std::printf("\n%s · %zu %ss · op time %.1f us · engine %.1f us\n",
               s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), unit, s.time_us, s.engine_us);
+  if (!s.problem.empty()) std::printf("first wrong: %s\n", s.problem.c_str());
 }
 
 // The summary as it concerns `op`: a note in parentheses for one op,

@@ -10,6 +10,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/lang/lang.h"
 #include "engine/algo/algorithms.h"
 #include "app/cli/cli_input.h"
 #include "engine/bench_sweep.h"
@@ -150,6 +151,7 @@ void printRow(const BenchRow& r) {
               static_cast<long long>(r.count), std::string(name(r.dtype)).c_str(),
               reduces(r.op) ? std::string(name(r.redop)).c_str() : "none", r.root, r.time_us,
               r.algbw, r.busbw, wrong.c_str(), r.engine_us, r.overhead_us);
+  if (!r.problem.empty()) std::printf("#   %s: %s\n", tr("first wrong"), r.problem.c_str());
   std::fflush(stdout);
 }
 

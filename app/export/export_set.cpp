@@ -29,10 +29,8 @@ std::string exportCaption(Program program, Op op, int ranks, const ViewSettings&
   std::string c = program == Program::single ? h.number + " " + h.title + " — " + h.phrase
                                              : h.title + " — " + h.phrase;
   if (program == Program::all_reduce_decomposed) {
-    static const char* kStates[] = {"input", "after reduce-scatter: one shard each",
-                                    "after all-gather: a full copy each"};
     c += " · " + trf("state {0}: ", {std::to_string(view.stage)}) +
-         tr(kStates[view.stage < 0 ? 0 : view.stage > 2 ? 2 : view.stage]);
+         tr(kDecompositionStates[view.stage < 0 ? 0 : view.stage > 2 ? 2 : view.stage]);
   }
   if (isRoundView(program, op, view)) {
     OpSpec s;  // the rounds depend on the op and N only

@@ -24,6 +24,9 @@ struct ExportItem {
 std::string exportFileName(Program program, Op op, const ViewSettings& view,
                            const std::string& ext);
 std::string exportCaption(Program program, Op op, int ranks, const ViewSettings& view);
+// The decomposition's three states as the captions name them (through tr()).
+inline constexpr const char* kDecompositionStates[] = {
+    "input", "after reduce-scatter: one shard each", "after all-gather: a full copy each"};
 
 // The article's set for `base` (ranks, elems, dtype, redop, root), in order.
 std::vector<ExportItem> articleSet(const OpSpec& base, TraceMode trace_mode,

@@ -121,7 +121,7 @@ std::string AppUi::windowTitle() const {
     return t + (last && last->cancelled ? " · cancelled" : " · not yet run");
   }
   const Snapshot& shown = *diagram_.model().snapshot;
-  return t + (shown.verified ? " · verified" : " · NOT VERIFIED");
+  return t + (allRight(shown, 0) ? " · verified" : " · NOT VERIFIED");
 }
 
 void AppUi::updateRounds() {

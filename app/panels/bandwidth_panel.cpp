@@ -167,7 +167,7 @@ void BandwidthPanel::drawChart(float height) {
 void BandwidthPanel::drawTable() {
   if (!ImGui::BeginTable("bw", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp))
     return;
-  for (const char* h : {"size", "time (us)", "algbw", "busbw", "#wrong"})
+  for (const char* h : kBandwidthColumns)
     ImGui::TableSetupColumn(tr(h));
   ImGui::TableHeadersRow();
   for (const auto& r : shown.rows) {

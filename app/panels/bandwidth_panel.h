@@ -13,6 +13,9 @@
 
 namespace collviz::ui {
 
+// The sweep table's column headings (through tr()).
+inline constexpr const char* kBandwidthColumns[] = {"size", "time (us)", "algbw", "busbw", "#wrong"};
+
 struct BandwidthPanel {
   // Sweep settings (the op, ranks, dtype, redop, root and backend come from
   // the app's current selection when Run is pressed).

@@ -67,13 +67,14 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
                                  : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
-    if (s->verified) {
+    if (allRight(*s, in.bad_blocks)) {
       std::string mode = s->steps.empty() ? "" : s->steps[0].verify.mode;
       ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
     } else if (s->error.empty()) {
-      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} wrong elements", {std::to_string(s->mismatches)})).c_str());
-      for (const StepResult& st : s->steps) {
+      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))})).c_str());
+      if (!s->problem.empty()) sep(), ImGui::TextColored(bad, "%s", s->problem.c_str());
+      else for (const StepResult& st : s->steps) {
         if (!st.verify.first_problem.empty()) {
           sep();
           ImGui::TextColored(bad, "%s", st.verify.first_problem.c_str());

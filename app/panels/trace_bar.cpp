@@ -49,7 +49,6 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
   }
 
   if (s.entry == kDecompositionEntry) {
-    const char* names[3] = {"input", "after reduce-scatter", "after all-gather"};
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", tr("step"));
     ImGui::SameLine();
@@ -67,8 +66,8 @@ bool TraceBar::Draw(AppState& s, const Fonts& fonts, bool busy) {
         ImGui::SameLine();
       }
       if (i == s.view.stage) ImGui::PushFont(fonts.bold);
-      if (i <= s.view.stage) ImGui::TextUnformatted(tr(names[i]));
-      else ImGui::TextDisabled("%s", tr(names[i]));
+      if (i <= s.view.stage) ImGui::TextUnformatted(tr(kDecompositionSteps[i]));
+      else ImGui::TextDisabled("%s", tr(kDecompositionSteps[i]));
       if (i == s.view.stage) ImGui::PopFont();
     }
   }

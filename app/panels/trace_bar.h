@@ -9,6 +9,10 @@
 
 namespace collviz::ui {
 
+// The decomposition stepper's three names (through tr()).
+inline constexpr const char* kDecompositionSteps[] = {"input", "after reduce-scatter",
+                                                      "after all-gather"};
+
 struct TraceBar {
   // Returns true when the user asked to run again.
   bool Draw(AppState& state, const Fonts& fonts, bool busy);

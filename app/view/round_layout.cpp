@@ -262,8 +262,11 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
               {std::string(name(rm.spec.op))});
     colour = letterColor(1);
   } else {
-    msg = trf("✗ {0} elements differ from the reference or the native op",
-              {std::to_string(rm.snapshot->mismatches + rm.snapshot->final_diffs)});
+    const std::string wrong = std::to_string(rm.snapshot->mismatches + rm.snapshot->final_diffs);
+    msg = rm.snapshot->problem.empty()
+              ? trf("✗ {0} elements differ from the reference or the native op", {wrong})
+              : trf("✗ {0} elements differ from the reference or the native op; first: {1}",
+                    {wrong, rm.snapshot->problem});
     colour = b.th.bad;
   }
   b.text({rg.g.cols[0].x, y}, msg, colour, 14 * u, TextStyle::bold);

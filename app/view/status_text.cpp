@@ -43,6 +43,13 @@ std::string progressText(const Progress& p, double elapsed_s) {
   return out + " · " + buf;
 }
 
+bool allRight(const Snapshot& s, int bad_blocks) {
+  return s.verified && s.error.empty() && s.mismatches == 0 && bad_blocks == 0 &&
+         s.final_diffs == 0 && s.all_reduce_diffs == 0;
+}
+
+int64_t wrongCount(const Snapshot& s) { return s.mismatches + s.final_diffs + s.all_reduce_diffs; }
+
 std::string cancelledNote(const Snapshot* s) {
   if (!s || !s->cancelled) return "";
   return tr("cancelled: the run was stopped (Space runs it again)");
@@ -133,9 +140,13 @@ std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
   // The verdict is what a reader looks for: a narrow view cuts the devices
   // and transport, never it.
   Line verdict;
-  if (s && s->verified) verdict.push_back({tr("✓ verified against the oracle"), ok, TextStyle::regular, true});
+  // ✓ only when nothing at all is wrong: a snapshot that says verified next
+  // to wrong elements, marked blocks or a difference from the native op is
+  // contradicting itself, and the ✗ wins.
+  if (s && allRight(*s, p.bad_blocks))
+    verdict.push_back({tr("✓ verified against the oracle"), ok, TextStyle::regular, true});
   else if (s && s->error.empty())
-    verdict.push_back({trf("✗ {0} wrong elements", {std::to_string(s->mismatches)}), th.bad,
+    verdict.push_back({trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))}), th.bad,
                        TextStyle::regular, true});
   if (p.bad_blocks > 0)
     verdict.push_back({" · " + trf("{0} block(s) marked !", {std::to_string(p.bad_blocks)}), th.bad,

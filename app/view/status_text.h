@@ -53,6 +53,12 @@ std::string notesForFigure(const std::string& notes, Program program, const OpSp
 // The line that explains the tiles marked "*" (labels partly from the
 // oracle, because the pattern does not carry that part for this spec), or
 // "" when every label of `s` was read from the bytes.
+// The verdict: ✓ only when nothing at all is wrong (verified, no wrong
+// element, no marked block, no difference from the native op or all_reduce);
+// the count the ✗ shows otherwise.
+bool allRight(const Snapshot& s, int bad_blocks);
+int64_t wrongCount(const Snapshot& s);
+
 std::string oracleLabelNote(const Snapshot* s);
 
 // "12.3 µs", "4.56 ms", "1.20 s"

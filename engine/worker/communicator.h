@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,10 +29,19 @@ class ControlStore {
   virtual Result<std::vector<char>> get(const std::string& key, int timeout_ms) = 0;
 };
 
+// A fault inside one round of an algorithm (COLLVIZ_FAULT round_*, see
+// worker/fault.h), acted on by the round runner on every backend.
+struct RoundFault {
+  enum class Kind : uint8_t { none, skip_recv, corrupt, swap, skip_reduce };
+  Kind kind = Kind::none;
+  int round = 0;  // 1-based: the schedule's round it hits
+};
+
 struct RunOptions {
   int warmup = 0;  // untimed iterations first
   int iters = 1;   // timed iterations; times are their average
   int timeout_ms = 0;  // one op's deadline (scaled with its bytes); 0: init's
+  RoundFault round_fault = {};  // runRounds only; none unless COLLVIZ_FAULT asks
 };
 
 struct OpTiming {

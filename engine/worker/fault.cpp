@@ -9,14 +9,27 @@
 #include <thread>
 #include <utility>
 
+#include "engine/algo/schedule.h"
 #include "engine/poison.h"
 
 namespace collviz {
 namespace {
 
 constexpr const char* kAllowed =
-    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), each "
-    "optionally after rank:K, (e.g. rank:1,swap)";
+    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), "
+    "round_skip_recv:K, round_skip_reduce:K, round_corrupt:K, round_swap:K (K = an algorithm's "
+    "round, from 1), each optionally after rank:R, (e.g. rank:1,swap)";
+
+struct RoundMode {
+  const char* word;
+  RoundFault::Kind kind;
+};
+constexpr RoundMode kRoundModes[] = {
+    {"round_skip_recv:", RoundFault::Kind::skip_recv},
+    {"round_skip_reduce:", RoundFault::Kind::skip_reduce},
+    {"round_corrupt:", RoundFault::Kind::corrupt},
+    {"round_swap:", RoundFault::Kind::swap},
+};
 
 // A whole decimal number in [lo, hi], or nullopt.
 std::optional<int> number(const std::string& s, int lo, int hi) {
@@ -71,6 +84,16 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
     f.kind = Fault::Kind::busy;
     f.delay_ms = *ms;
   } else {
+    for (const RoundMode& m : kRoundModes) {
+      const std::string word = m.word;
+      if (mode.rfind(word, 0) != 0) continue;
+      const auto k = number(mode.substr(word.size()), 1, 100000);
+      if (!k)
+        return bad("round '" + mode.substr(word.size()) + "' is not a round number (1, 2, ...)");
+      f.kind = Fault::Kind::round;
+      f.round = {m.kind, *k};
+      return f;
+    }
     return bad("unknown fault '" + mode + "'");
   }
   return f;
@@ -89,7 +112,7 @@ Status FaultyCommunicator::init(int rank, int size, ControlStore& store, int tim
 
 Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* out,
                                          const RunOptions& o) {
-  if (!hits()) return inner_->run(s, in, out, o);
+  if (!hits() || f_.kind == Fault::Kind::round) return inner_->run(s, in, out, o);
   const int warmup = std::max(0, o.warmup), iters = std::max(1, o.iters);
   const std::size_t out_bytes = out ? outputBytes(s, rank_) : 0;
   OpTiming t;
@@ -114,6 +137,24 @@ Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* 
     std::this_thread::sleep_for(std::chrono::milliseconds(f_.delay_ms));
   if (f_.kind == Fault::Kind::busy) spin(std::chrono::milliseconds(f_.delay_ms));
   return t;
+}
+
+Result<RoundsTiming> FaultyCommunicator::runRounds(const algo::Schedule& s, int from, int to,
+                                                   const void* in, void* work,
+                                                   const RunOptions& o) {
+  if (f_.kind != Fault::Kind::round) return inner_->runRounds(s, from, to, in, work, o);
+  // Every rank refuses alike (the fault text is the same for all), so no
+  // peer is left waiting for one that refused.
+  const int rounds = int(s.rounds.size());
+  if (f_.round.round > rounds)
+    return Error{"COLLVIZ_FAULT=" + f_.text + ": round " + std::to_string(f_.round.round) +
+                 " is past the last; " + s.algo + " " + std::string(name(s.spec.op)) +
+                 " at N=" + std::to_string(s.spec.ranks) + " has " + std::to_string(rounds) +
+                 " round(s) (allowed: 1 to " + std::to_string(rounds) + ")"};
+  if (!hits()) return inner_->runRounds(s, from, to, in, work, o);
+  RunOptions with = o;
+  with.round_fault = f_.round;
+  return inner_->runRounds(s, from, to, in, work, with);
 }
 
 BackendInfo FaultyCommunicator::describe() const {

@@ -16,6 +16,19 @@
 //                     the CPU all that time (a slow rank; beyond the step's
 //                     deadline the engine calls it slow, not hung, and
 //                     suggests a --deadline-ms)
+//   round_skip_recv:K   inside round K of an algorithm (--algo, not native):
+//                       what the rank receives is dropped (the messages
+//                       still arrive, so no peer waits; the slots keep what
+//                       they held)
+//   round_skip_reduce:K inside round K: only the received data that is to be
+//                       combined is dropped (copies still land)
+//   round_corrupt:K     after round K: flip the low bit of one element (the
+//                       middle one of the first slot the rank received into)
+//   round_swap:K        after round K: exchange the rank's first and last
+//                       slots (one slot: its first and last elements)
+//                       The round faults act in the round runner
+//                       (worker/round_runner.h), so on Gloo and NCCL alike;
+//                       K past the schedule's last round is an error.
 //   rank:K,<fault>    only rank K misbehaves (a rank that skips leaves its
 //                     peers waiting: the group times out and is restarted)
 //
@@ -33,10 +46,11 @@
 namespace collviz {
 
 struct Fault {
-  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay, busy };
+  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay, busy, round };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank
   int delay_ms = 0;  // delay and busy
+  RoundFault round;  // kind round: which fault, in which round
   std::string text;  // as given
 };
 
@@ -58,11 +72,10 @@ class FaultyCommunicator final : public Communicator {
                        const RunOptions& o) override;
   BackendInfo describe() const override;
   BackendCaps caps() const override { return inner_->caps(); }
-  // An algorithm's rounds run as they are: the faults act on collective calls.
+  // The round_* faults go to the round runner with the options; the others
+  // act on collective calls only, and an algorithm's rounds run as they are.
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
-                                 void* work, const RunOptions& o) override {
-    return inner_->runRounds(s, from, to, in, work, o);
-  }
+                                 void* work, const RunOptions& o) override;
 
  private:
   bool hits() const { return f_.kind != Fault::Kind::none && (f_.rank < 0 || f_.rank == rank_); }

@@ -78,6 +78,7 @@ class GlooRoundDevice : public RoundDevice {
     for (std::size_t i = 0; i < elems; ++i)
       writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
   }
+  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
 
  private:
   struct Buffer {
@@ -102,7 +103,7 @@ Result<RoundsTiming> runGlooRounds(const std::shared_ptr<gloo::Context>& ctx,
   if (!reduceFor(s.spec.dtype, s.spec.redop))
     return Error{"dtype " + std::string(name(s.spec.dtype)) + " is not supported by gloo"};
   try {
-    RoundRunner runner(s, ctx->rank);
+    RoundRunner runner(s, ctx->rank, o.round_fault);
     if (scratch.size() < runner.scratchBytes()) scratch.resize(runner.scratchBytes());
     auto* w = static_cast<std::byte*>(work);
     auto* sc = reinterpret_cast<std::byte*>(scratch.data());

@@ -153,6 +153,14 @@ int serve(const Args& a) {
       continue;
     }
     if (m->fd >= 0) ::close(m->fd);
+    if (j.contains("fault")) {  // the window's "Break it", with a run or a round
+      auto f = parseFault(j.value("fault", ""), a.size);
+      if (!f) {
+        ch.send(json{{"type", "error"}, {"message", f.error().message}}.dump());
+        continue;
+      }
+      injector.setFault(*f);
+    }
     if (type == "rounds") {
       ch.send(handleRounds(*comm, a.rank, j, shm).dump());
       continue;
@@ -171,14 +179,6 @@ int serve(const Args& a) {
     }
     const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
     void* out = outputBytes(s, a.rank) ? shm.data() + out_off : nullptr;
-    if (j.contains("fault")) {
-      auto f = parseFault(j.value("fault", ""), a.size);
-      if (!f) {
-        ch.send(json{{"type", "error"}, {"message", f.error().message}}.dump());
-        continue;
-      }
-      injector.setFault(*f);
-    }
     RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
     auto t = comm->run(s, in, out, o);
     if (!t) {

@@ -63,6 +63,16 @@ class NcclRoundDevice final : public RoundDevice {
   void divide(std::byte* p, std::size_t elems, int n) override {
     kernel("the divide kernel", reduce_ops::launchDivide(elem_, p, elems, n, stream_));
   }
+  // A fault on purpose (round_corrupt): the byte's round trip through the
+  // host, in stream order; speed does not matter here.
+  void flipLowBit(std::byte* p) override {
+    unsigned char b = 0;
+    cuda("cudaMemcpyAsync", cudaMemcpyAsync(&b, p, 1, cudaMemcpyDeviceToHost, stream_));
+    cuda("cudaStreamSynchronize", cudaStreamSynchronize(stream_));
+    b ^= 1u;
+    cuda("cudaMemcpyAsync", cudaMemcpyAsync(p, &b, 1, cudaMemcpyHostToDevice, stream_));
+    cuda("cudaStreamSynchronize", cudaStreamSynchronize(stream_));
+  }
   const std::string& failure() const { return error_; }
 
  private:
@@ -110,7 +120,7 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
   if (s.spec.ranks != size_)
     return Error{"spec has " + std::to_string(s.spec.ranks) + " ranks, the group " +
                  std::to_string(size_)};
-  const RoundRunner runner(s, rank_);
+  const RoundRunner runner(s, rank_, o.round_fault);
   if (from < 0 || to > runner.rounds() || from > to)
     return Error{"rounds " + std::to_string(from) + " to " + std::to_string(to) +
                  " are outside the schedule's " + std::to_string(runner.rounds())};

@@ -31,7 +31,7 @@ uint64_t tagOf(int round, int move, int piece) {
 
 }  // namespace
 
-RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
+RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
     : s_(s), rank_(rank), slot_(s.slotBytes()) {
   std::size_t recv_area = 0;
   std::size_t copy_slots = 0;
@@ -56,6 +56,10 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
     for (const auto& m : round.moves)
       if (m.from == rank) sending.insert(m.src.begin(), m.src.end());
     std::size_t used = 0;
+    const bool faulty = fault.round == k + 1;
+    const bool drop_all = faulty && fault.kind == RoundFault::Kind::skip_recv;
+    const bool drop_reduce = faulty && fault.kind == RoundFault::Kind::skip_reduce;
+    int first_written = -1;  // the first slot a receive writes this round
     for (int mi = 0; mi < int(round.moves.size()); ++mi) {
       const algo::Move& m = round.moves[std::size_t(mi)];
       if (m.from != rank && m.to != rank) continue;
@@ -65,6 +69,12 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
         const std::size_t bytes = std::size_t(run.count) * slot_;
         if (m.from == rank) {
           plan.sends.push_back({m.to, {false, std::size_t(run.src) * slot_, bytes}, tagOf(k, mi, pi)});
+          continue;
+        }
+        if (first_written < 0) first_written = run.dst;
+        if (drop_all || (drop_reduce && m.reduce)) {  // received into scratch, never used
+          plan.recvs.push_back({m.from, {true, used, bytes}, tagOf(k, mi, pi)});
+          used += bytes;
           continue;
         }
         bool overlaps = false;
@@ -78,11 +88,39 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank)
         used += bytes;
       }
     }
+    if (faulty && (fault.kind == RoundFault::Kind::corrupt || fault.kind == RoundFault::Kind::swap)) {
+      plan.fault_after = fault.kind;
+      copies = copies || fault.kind == RoundFault::Kind::swap;  // swaps through scratch
+      const std::size_t esize = dtypeSize(s.spec.dtype);
+      plan.corrupt_at = std::size_t(std::max(0, first_written)) * slot_ +
+                        std::size_t(s.spec.elems / 2) * esize;  // little endian: the lowest bit
+    }
     recv_area = std::max(recv_area, used);
     plans_.push_back(std::move(plan));
   }
   copy_area_ = recv_area;
   scratch_bytes_ = recv_area + copy_slots * slot_;
+}
+
+// round_corrupt and round_swap, once the round is done (worker/fault.h).
+void RoundRunner::breakAfter(RoundDevice& d, const Plan& plan, std::byte* work,
+                             std::byte* scratch) const {
+  if (plan.fault_after == RoundFault::Kind::corrupt) {
+    d.flipLowBit(work + plan.corrupt_at);
+    return;
+  }
+  const int slots = s_.slots;
+  if (slots >= 2) {
+    runCopies(d, Copies{{{0, slots - 1}, {slots - 1, 0}}}, work, scratch);
+    return;
+  }
+  const std::size_t esize = dtypeSize(s_.spec.dtype), e = std::size_t(s_.spec.elems);
+  if (e < 2) return;  // one slot of one element: nothing to exchange
+  std::byte* tmp = scratch + copy_area_;
+  std::byte* last = work + (e - 1) * esize;
+  d.copy(tmp, work, esize);
+  d.copy(work, last, esize);
+  d.copy(last, tmp, esize);
 }
 
 void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) const {
@@ -131,6 +169,7 @@ Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scr
     else d.copy(work + c.to, scratch + c.from, c.bytes);
   }
   runCopies(d, plan.after, work, scratch);
+  if (plan.fault_after != RoundFault::Kind::none) breakAfter(d, plan, work, scratch);
   return {};
 }
 

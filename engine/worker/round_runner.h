@@ -38,6 +38,8 @@ class RoundDevice {
   virtual void load(std::byte* dst, const std::byte* src, std::size_t bytes) = 0;
   // p[i] /= n (avg), `elems` elements.
   virtual void divide(std::byte* p, std::size_t elems, int n) = 0;
+  // Flip the lowest bit of the byte at p (COLLVIZ_FAULT round_corrupt only).
+  virtual void flipLowBit(std::byte* p) = 0;
   // Wait for local work queued so far (a GPU stream); the host does it at once.
   virtual Status sync() { return {}; }
 };
@@ -48,7 +50,9 @@ struct RoundCounts {
 
 class RoundRunner {
  public:
-  RoundRunner(const algo::Schedule& s, int rank);
+  // `fault`: a fault on purpose in one round (worker/fault.h's round_*
+  // modes), planned here so every backend breaks the round the same way.
+  RoundRunner(const algo::Schedule& s, int rank, RoundFault fault = {});
   std::size_t scratchBytes() const { return scratch_bytes_; }
   int rounds() const { return int(plans_.size()); }
   // The working buffer as the schedule starts it (input blocks in their slots).
@@ -82,8 +86,11 @@ class RoundRunner {
     Copies before, after;
     std::vector<Xfer> sends, recvs;
     std::vector<Combine> combines;
+    RoundFault::Kind fault_after = RoundFault::Kind::none;  // corrupt or swap, after the round
+    std::size_t corrupt_at = 0;  // byte of the working buffer round_corrupt flips
   };
   void runCopies(RoundDevice& d, const Copies& c, std::byte* work, std::byte* scratch) const;
+  void breakAfter(RoundDevice& d, const Plan& plan, std::byte* work, std::byte* scratch) const;
 
   const algo::Schedule& s_;
   int rank_;

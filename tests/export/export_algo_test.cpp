@@ -74,14 +74,40 @@ TEST(AlgoExport, GifHasEveryRoundAndItsFirstFrameIsRoundZero) {
     ASSERT_EQ(r.rc, 0) << r.out;
   }
   EXPECT_EQ(readFile(dir + "/r0.png"), readFile(dir + "/r0_again.png")) << "PNG not reproducible";
-  shell("convert '" + dir + "/a.gif[0]' " + dir + "/frame0.png");
-  const Png frame = loadPng(dir + "/frame0.png"), png = loadPng(dir + "/r0.png");
-  ASSERT_EQ(frame.width, png.width);
-  ASSERT_EQ(frame.height, png.height);
-  // A 256-colour palette keeps the article's colours; only anti-aliased
-  // edges move to their nearest palette colour.
-  const long apart = pixelsApart(frame, png, 40);
-  EXPECT_LE(apart, long(png.width) * png.height / 100) << apart << " pixels differ by more than 40 levels";
+  // Every frame, whole (coalesced), against the PNG of its round: frame
+  // 3k is round k (k = 0..6), frames 3k-2 and 3k-1 the blocks in flight.
+  shell("convert '" + dir + "/a.gif' -coalesce " + dir + "/frame_%d.png");
+  std::vector<Png> rounds;
+  for (int k = 0; k <= 6; ++k) {
+    const std::string png = dir + "/r" + std::to_string(k) + (k == 0 ? ".png" : "_step.png");
+    if (k > 0) {
+      RunResult r = collviz(base + "--step " + std::to_string(k) + " -o " + png);
+      ASSERT_EQ(r.rc, 0) << r.out;
+    }
+    rounds.push_back(loadPng(png));
+  }
+  auto frame = [&](int i) { return loadPng(dir + "/frame_" + std::to_string(i) + ".png"); };
+  for (int k = 0; k <= 6; ++k) {
+    SCOPED_TRACE("round " + std::to_string(k) + " (frame " + std::to_string(3 * k) + ")");
+    const Png f = frame(3 * k), &png = rounds[std::size_t(k)];
+    ASSERT_EQ(f.width, png.width);
+    ASSERT_EQ(f.height, png.height);
+    // A 256-colour palette keeps the article's colours; only anti-aliased
+    // edges move to their nearest palette colour.
+    const long apart = pixelsApart(f, png, 40);
+    EXPECT_LE(apart, long(png.width) * png.height / 100) << apart << " pixels differ by more than 40 levels";
+    // And it is not the neighbouring round's picture (which differs a lot).
+    if (k > 0) EXPECT_GT(pixelsApart(f, rounds[std::size_t(k - 1)], 40), 3 * apart + 500);
+    if (k < 6) EXPECT_GT(pixelsApart(f, rounds[std::size_t(k + 1)], 40), 3 * apart + 500);
+    if (k == 0) continue;
+    // The tweens: blocks on their way, a picture of its own between the two rounds.
+    for (int i = 3 * k - 2; i < 3 * k; ++i) {
+      const Png t = frame(i);
+      EXPECT_GT(pixelsApart(t, rounds[std::size_t(k - 1)], 40), 200) << "tween frame " << i;
+      EXPECT_GT(pixelsApart(t, png, 40), 200) << "tween frame " << i;
+    }
+    EXPECT_GT(pixelsApart(frame(3 * k - 2), frame(3 * k - 1), 40), 50) << "the blocks did not move";
+  }
 }
 
 TEST(AlgoExport, ErrorsNameWhatIsAllowed) {

@@ -10,6 +10,9 @@
 #include "app/gl/diagram_view.h"
 #include "app/gl/fonts.h"
 #include "tests/export/export_support.h"
+#include "tests/label_parse.h"
+
+#include <nlohmann/json.hpp>
 
 namespace collviz::test {
 namespace {
@@ -150,6 +153,43 @@ TEST(OpLabels, AllToAllExchangesByColumn) {
   }
 }
 
+// Labels equal their bytes in the SVG a reader gets (tests/label_parse.h):
+// every output label of every op, parsed back into contributors and block,
+// against the values `collviz run --json` returns for the same spec.
+TEST(OpLabels, EverySvgOutputLabelEqualsItsBytes) {
+  const std::string dir = freshDir("svglabels");
+  for (int o = 0; o < kOpCount; ++o) {
+    const Op op = Op(o);
+    const OpSpec s = makeSpec(op, 4, 2, DType::f64, RedOp::sum, usesRoot(op) ? 2 : 0);
+    SCOPED_TRACE(describe(s));
+    const std::string spec = "--op " + std::string(name(op)) + " --ranks 4 --elems 2 --dtype f64 "
+                             "--root " + std::to_string(s.root) + " --backend gloo ";
+    const std::string svg = dir + "/" + std::string(name(op)) + ".svg";
+    RunResult e = collviz("export " + spec + "-o " + svg);
+    ASSERT_EQ(e.rc, 0) << e.out;
+    RunResult r = collviz("run " + spec + "--json 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const auto rows = rankRows(readFile(svg), 4);
+    ASSERT_EQ(rows.size(), 4u);
+    const TestPattern tp = testPattern(s);
+    for (int rank = 0; rank < 4; ++rank) {
+      const int blocks = outputBlocks(op, 4, rank, s.root);
+      ASSERT_GE(int(rows[std::size_t(rank)].size()), blocks) << "rank " << rank;
+      if (!blocks) continue;
+      const std::vector<double> v = j["steps"][0]["ranks"][rank]["output"].get<std::vector<double>>();
+      BufferView buf;
+      buf.present = true;
+      buf.bytes.resize(v.size() * sizeof(double));
+      std::memcpy(buf.bytes.data(), v.data(), buf.bytes.size());
+      for (int k = 0; k < blocks; ++k) {
+        const std::string& label = rows[std::size_t(rank)][rows[std::size_t(rank)].size() - std::size_t(blocks - k)];
+        EXPECT_EQ(labelMatchesBytes(label, s, tp, buf, k), "") << "SVG rank " << rank << " output " << k;
+      }
+    }
+  }
+}
+
 // Every COLLVIZ_FAULT mode, exported: the export exits 1, the picture marks
 // the bad blocks ("!") and says how many elements are wrong.
 TEST(Faults, AnExportMarksEveryInjectedFault) {
@@ -180,6 +220,8 @@ TEST(Faults, AnExportMarksEveryInjectedFault) {
     for (std::size_t at = 0; (at = svg.find(">!</text>", at)) != std::string::npos; ++at) ++marks;
     EXPECT_EQ(marks, c.marks);
     EXPECT_NE(svg.find(" wrong elements</text>"), std::string::npos);
+    EXPECT_EQ(svg.find("✓"), std::string::npos) << "a check mark next to wrong elements";
+    EXPECT_EQ(svg.find("verified against the oracle"), std::string::npos);
     EXPECT_NE(svg.find("block(s) marked !</text>"), std::string::npos);
     EXPECT_NE(svg.find("a fault injected on purpose"), std::string::npos);
   }

@@ -63,7 +63,7 @@ done
 settle; caption_shot step1; presenter_shot p1
 
 key Right
-ms=$(wait_title "02 Scatter")
+ms=$(wait_title "02 Scatter") || fail "the title never named 02 Scatter"
 settle; caption_shot step2; presenter_shot p2
 d=$(differ step1 step2)
 [ "$d" -gt 500 ] || fail "→ changed only $d caption pixels"
@@ -91,7 +91,7 @@ echo "ok: End and Home"
 # and the caption was redrawn (the run itself happened before the key).
 sleep 2
 key Next
-ms=$(wait_title "02 Scatter")
+ms=$(wait_title "02 Scatter") || fail "the title never named 02 Scatter"
 echo "figure: PgDn to a run-ahead step: title changed after $ms ms (xdotool and X round trips included)"
 
 import -window root "$OUT/with_panels.png"

@@ -2,7 +2,10 @@
 # `collviz lecture FILE --export DIR` for every shipped script in English and
 # Chinese: one PNG and one SVG per step and an index.md; the Chinese SVGs
 # hold the Chinese captions, and the Chinese PNGs differ from the English
-# ones in the caption area (CJK glyphs drawn, not boxes or blanks).
+# ones in the caption area (CJK glyphs drawn, not boxes or blanks). Every
+# slide must show a verified result (the export exits 1 otherwise, and no
+# SVG may carry a ✗); a deck whose ring rounds are broken on purpose
+# (COLLVIZ_FAULT=round_corrupt:2) is written and exits 1 naming the steps.
 #   usage: lecture_deck.sh path/to/collviz source-dir output-dir
 set -u
 BIN=$1
@@ -23,6 +26,7 @@ for script in "$SRC"/assets/lectures/*.toml; do
     [ "$(ls "$dir"/*.png | wc -l)" -eq "$steps" ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps"
     [ "$(ls "$dir"/*.svg | wc -l)" -eq "$steps" ] || fail "$name $lang: SVGs missing"
     [ -s "$dir/index.md" ] || fail "$name $lang: no index.md"
+    ! grep -l "✗" "$dir"/*.svg || fail "$name $lang: a slide shows ✗ (not verified)"
   done
   grep -q "Reduce-scatter" "$OUT/$name.en/index.md" || fail "$name: the English index has no captions"
   grep -q "每处" "$OUT/$name.zh/"*.svg || fail "$name: no Chinese caption in the Chinese SVGs"
@@ -37,4 +41,17 @@ for script in "$SRC"/assets/lectures/*.toml; do
   done
   echo "ok: $name exports in en and zh ($(ls "$OUT/$name.zh/"*.png | wc -l) steps each)"
 done
+
+# Honest exit: rounds broken on purpose are written, and the exit says so.
+script="$SRC/assets/lectures/allreduce_inside.toml"
+dir="$OUT/broken"
+rc=0
+COLLVIZ_FAULT=round_corrupt:2 "$BIN" lecture "$script" --lang en --format svg --export "$dir" \
+  >"$OUT/broken.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a deck with a broken round exited $rc, not 1 ($(tail -3 "$OUT/broken.log"))"
+[ -s "$dir/index.md" ] || fail "the broken deck was not written"
+grep -q "step(s) not verified" "$OUT/broken.log" || fail "the exit names no unverified step: $(tail -5 "$OUT/broken.log")"
+grep -q "round 2/6 (reduce-scatter 2/3): " "$OUT/broken.log" ||
+  fail "the unverified steps do not name round 2: $(tail -5 "$OUT/broken.log")"
+echo "ok: a deck with round 2 broken exits 1 and names it ($(grep -c 'round 2/6' "$OUT/broken.log") step(s))"
 exit 0

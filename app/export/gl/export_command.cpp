@@ -364,8 +364,10 @@ int runExport(const ExportArgs& a) {
         return bad_input ? kExitUsage : kExitFailed;
       }
       if (!snap->verified) {
-        std::fprintf(stderr, "collviz export: %s: NOT VERIFIED (%lld wrong elements); the image marks them\n",
-                     std::string(name(it.spec.op)).c_str(), static_cast<long long>(snap->mismatches));
+        std::fprintf(stderr, "collviz export: %s: NOT VERIFIED (%lld wrong elements%s%s); the image marks them\n",
+                     std::string(name(it.spec.op)).c_str(),
+                     static_cast<long long>(snap->mismatches + snap->final_diffs),
+                     snap->problem.empty() ? "" : "; first: ", snap->problem.c_str());
         rc = kExitFailed;
       }
       runs.push_back({it.program, it.spec, algo, snap});

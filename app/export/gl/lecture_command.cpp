@@ -105,6 +105,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   eo.deadline = std::chrono::milliseconds(a.deadline_ms);
   Engine engine(eo);
   SlideRuns runs(engine);
+  std::vector<std::string> unverified;  // "03_ring: round 3/6 (...): 2 slots differ ..."
   // Every step runs (or is refused by the backend) before anything is
   // written: a step the backend refuses (bf16 on Gloo, too big for memory)
   // is the script's error, exit 2 with its file:line, as `collviz run`
@@ -129,6 +130,10 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     if (!snap->error.empty()) {
       std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), snap->error.c_str());
       rc = kExitFailed;
+    } else if (!snap->verified) {
+      unverified.push_back(s.item.file + ": " +
+                           (snap->problem.empty() ? std::to_string(snap->mismatches) + " wrong elements"
+                                                  : snap->problem));
     }
     ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view,
                      a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light,
@@ -156,6 +161,13 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
     return usage(s.message());
   std::printf("wrote %s\n", index.c_str());
+  // The deck is written either way (to look at what went wrong); the exit
+  // says whether every slide showed a verified result.
+  if (!unverified.empty()) {
+    std::fprintf(stderr, "collviz lecture: %zu step(s) not verified:\n", unverified.size());
+    for (const std::string& u : unverified) std::fprintf(stderr, "  %s\n", u.c_str());
+    rc = kExitFailed;
+  }
   return rc;
 }
 
