@@ -29,7 +29,10 @@ std::string workerPath() {
   const fs::path beside = fs::path(executableDir()) / kWorkerFile;
   const fs::path installed = fs::path(programPrefix()) / kPrivateDir / kWorkerFile;
   std::error_code ec;
-  if (!fs::exists(beside, ec) && fs::exists(installed, ec)) return installed.string();
+  if (fs::exists(beside, ec)) return beside.string();
+  // An installed tree (its lib/collviz exists): name the installed place,
+  // also when the worker is missing there, so the message points at it.
+  if (fs::exists(installed.parent_path(), ec)) return installed.string();
   return beside.string();
 }
 

@@ -28,7 +28,8 @@ std::string executableDir();
 // The prefix: the directory above executableDir() (build/ or PREFIX/).
 std::string programPrefix();
 // collviz-rank: next to this executable (build tree, or the worker itself),
-// else PREFIX/lib/collviz/. When neither exists, the first, for the message.
+// else PREFIX/lib/collviz/ (named in the message when the worker is missing
+// from an installed tree).
 std::string workerPath();
 // The lecture scripts shipped with collviz: PREFIX/share/collviz/lectures.
 std::string shippedLectureDir();
