@@ -9,7 +9,15 @@ if(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC_DIR} rev-parse --short=12 HEAD
                   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                   RESULT_VARIABLE rc ERROR_QUIET)
-  if(NOT rc EQUAL 0)
+  # Only collviz's own checkout: a source tarball unpacked inside some other
+  # git repository must not take that repository's commit.
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC_DIR} rev-parse --show-toplevel
+                  OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  file(REAL_PATH "${SRC_DIR}" src)
+  if(top)
+    file(REAL_PATH "${top}" top)
+  endif()
+  if(NOT rc EQUAL 0 OR NOT top STREQUAL src)
     set(commit "")
   else()
     execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC_DIR} diff --quiet HEAD --
