@@ -14,6 +14,7 @@
 #include "engine/netns.h"
 #include "engine/overview.h"
 #include "engine/placement.h"
+#include "engine/program_files.h"
 #include "engine/provenance.h"
 #include "engine/rank_group.h"
 #include "engine/verify.h"
@@ -25,14 +26,6 @@ namespace collviz {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string defaultWorkerPath() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return "collviz-rank";
-  buf[n] = 0;
-  return (std::filesystem::path(buf).parent_path() / "collviz-rank").string();
-}
 
 StepResult freshStep(const OpSpec& s) {
   StepResult step;
@@ -60,7 +53,7 @@ int64_t differingElements(const std::byte* a, const std::byte* b, std::size_t by
 }  // namespace
 
 Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement) {
-  if (opts_.worker_path.empty()) opts_.worker_path = defaultWorkerPath();
+  if (opts_.worker_path.empty()) opts_.worker_path = workerPath();
   thread_ = std::thread([this] { loop(); });
 }
 

@@ -1,6 +1,7 @@
 #include "engine/report.h"
 
 #include "engine/held_values.h"
+#include "engine/version.h"
 
 namespace collviz {
 
@@ -112,9 +113,11 @@ void addAlgorithm(json& j, const Snapshot& s, const ValueLimit& limit) {
 
 }  // namespace
 
+// collviz_version/collviz_commit: which collviz drove the backend (engine/version.h).
 json toJson(const BackendInfo& b) {
   return {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
-          {"transport", b.transport}, {"notes", b.notes}};
+          {"transport", b.transport}, {"notes", b.notes},
+          {"collviz_version", collvizVersion()}, {"collviz_commit", collvizCommit()}};
 }
 
 json toJson(const Snapshot& s) { return toJson(s, ValueLimit::all()); }

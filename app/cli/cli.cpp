@@ -9,6 +9,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
 #include "app/lang/lang.h"
+#include "engine/version.h"
 
 namespace collviz {
 
@@ -52,7 +53,7 @@ bool isCliCommand(const char* arg) {
 int runCli(int argc, char** argv, WindowRequest* window) {
   CLI::App app{"collviz: see what collective communication really does.\n"
                "With no subcommand, opens the window."};
-  app.set_version_flag("--version", "collviz 0.1.0");
+  app.set_version_flag("--version", versionLine());
   app.require_subcommand(window ? 0 : 1, 1);
   for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
     if (std::strcmp(argv[i], "--json") == 0) setJsonErrors(true);

@@ -6,6 +6,7 @@
 #include "app/cli/cli_common.h"
 #include "engine/netns.h"
 #include "engine/report.h"
+#include "engine/version.h"
 
 namespace collviz {
 
@@ -28,6 +29,7 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
         std::cout << j.dump(2) << "\n";
         return kExitOk;
       }
+      std::printf("%s\n", versionLine().c_str());
       for (const auto& b : rep.backends) {
         std::printf("%-5s %s\n", std::string(name(b.kind)).c_str(),
                     b.available ? "available" : "unavailable");

@@ -9,6 +9,7 @@
 #include "app/gl/diagram_view.h"
 #include "app/lang/lang.h"
 #include "app/view/caption.h"
+#include "engine/program_files.h"
 
 namespace collviz::ui {
 
@@ -16,7 +17,7 @@ std::vector<std::string> shippedLectures() {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("COLLVIZ_LECTURE_DIR")) dirs.push_back(env);
-  dirs.push_back(COLLVIZ_SOURCE_LECTURES);
+  dirs.push_back(shippedLectureDir());
   std::vector<std::string> out;
   for (const std::string& d : dirs) {
     std::error_code ec;

@@ -124,7 +124,13 @@ target_link_options(collviz-nccl PRIVATE
 set_target_properties(collviz-nccl PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin
   LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/nccl_module.map
-  BUILD_RPATH "${_nccl_libdir}")
+  BUILD_RPATH "${_nccl_libdir}"
+  # Installed (packaging/): RUNPATH keeps the directories of the libnccl and
+  # libcudart it was linked against, so a self-built install finds them where
+  # they were; on a machine without them the loader skips those directories
+  # and finds the libraries through ld.so.conf and LD_LIBRARY_PATH, or the
+  # module does not load and NCCL is unavailable with the loader's reason.
+  INSTALL_RPATH_USE_LINK_PATH ON)
 
 target_sources(collviz-rank PRIVATE ${CMAKE_CURRENT_LIST_DIR}/nccl_loader.cpp)
 target_link_libraries(collviz-rank PRIVATE ${CMAKE_DL_LIBS})

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "engine/program_files.h"
 #include "engine/worker/nccl_module.h"
 
 namespace collviz {
@@ -19,15 +20,6 @@ struct Module {
   void* (*make)(int, long long) = nullptr;
   const char* (*probe)() = nullptr;
 };
-
-std::string exeDirectory() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  const std::string exe(buf, std::size_t(n));
-  const auto slash = exe.rfind('/');
-  return slash == std::string::npos ? "." : exe.substr(0, slash);
-}
 
 Result<Module> loadModule() {
   const std::string path = ncclModulePath();
@@ -65,7 +57,7 @@ const Result<Module>& module() {
 std::string ncclModulePath() {
   const char* env = std::getenv("COLLVIZ_NCCL_MODULE");
   if (env && *env) return env;
-  return exeDirectory() + "/" + kNcclModuleFile;
+  return executableDir() + "/" + kNcclModuleFile;
 }
 
 Result<std::unique_ptr<Communicator>> loadNcclCommunicator(

@@ -16,7 +16,7 @@ namespace collviz {
 
 // $COLLVIZ_NCCL_MODULE when set (tests point it at a module that cannot
 // load), else libcollviz-nccl.so in the directory of this executable
-// (/proc/self/exe).
+// (executableDir(), engine/program_files.h): build/bin or PREFIX/lib/collviz.
 std::string ncclModulePath();
 
 // The module's NCCL communicator on CUDA device `gpu` (see

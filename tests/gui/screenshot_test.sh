@@ -2,7 +2,8 @@
 # The window's screenshot: under Xvfb, press F12 and expect a PNG of the
 # current view in $COLLVIZ_SCREENSHOT_DIR, its path on stderr, a second press
 # writing a second file (never overwriting), and the picture equal to
-# `collviz export` of the same view. Exit 77 when a tool is
+# `collviz export` of the same view; started in $HOME without the variable,
+# the screenshot goes to $HOME/Pictures. Exit 77 when a tool is
 # missing.
 #   usage: screenshot_test.sh path/to/collviz [output dir]
 set -u
@@ -52,4 +53,24 @@ diff=$(compare -metric AE -fuzz 8% "$OUT/shots/$first" "$OUT/export.png" null: 2
 limit=$(( w * h / 400 ))
 [ "$diff" -le "$limit" ] || fail "screenshot and export of the same view differ in $diff pixels (allowed $limit)"
 echo "ok: the screenshot matches an export of the same view ($diff of $((w * h)) pixels differ)"
+
+# Started the way the desktop menu starts it (in $HOME, no
+# COLLVIZ_SCREENSHOT_DIR): the screenshot goes to the pictures folder
+# (app/export/screenshot_dir.h), created when missing.
+kill "$APP" 2>/dev/null; wait "$APP" 2>/dev/null
+mkdir -p "$OUT/home"
+(cd "$OUT/home" && exec env -u COLLVIZ_SCREENSHOT_DIR -u XDG_CONFIG_HOME HOME="$OUT/home" \
+   COLLVIZ_NO_PREFETCH=1 "$BIN" >"$OUT/app_home.log" 2>&1) &
+APP=$!
+wait_window
+for _ in $(seq 1 100); do
+  case "$(xdotool getwindowname "$WID")" in *"· verified") break ;; esac
+  sleep 0.2
+done
+xdotool key --window "$WID" F12
+for _ in $(seq 1 50); do [ -f "$OUT/home/Pictures/collviz_01_broadcast.png" ] && break; sleep 0.2; done
+[ -f "$OUT/home/Pictures/collviz_01_broadcast.png" ] ||
+  fail "started in \$HOME: no screenshot in \$HOME/Pictures ($(ls -R "$OUT/home" | tr '\n' ' '))"
+[ -z "$(ls "$OUT/home" | grep -v '^Pictures$')" ] || fail "started in \$HOME: wrote $(ls "$OUT/home") there"
+echo "ok: started in \$HOME, F12 wrote \$HOME/Pictures/collviz_01_broadcast.png"
 exit 0

@@ -177,7 +177,7 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
   auto a = std::make_shared<LectureArgs>();
   CLI::App* cmd = app.add_subcommand(
       "lecture", "Open a lecture script (TOML) in the window, or --export it as a slide deck");
-  cmd->add_option("file", a->file, "The lecture script (see assets/lectures/)")->required();
+  cmd->add_option("file", a->file, "The lecture script (collviz ships some in share/collviz/lectures)")->required();
   cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
   cmd->add_option("--format", a->format, "With --export: png, svg or both")->capture_default_str();
   cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();

@@ -1,20 +1,25 @@
 // The window's Screenshot button (in the trace bar) and F12: the current view saved as a PNG
-// through the export's offscreen path (DiagramImage), in
-// $COLLVIZ_SCREENSHOT_DIR or the current directory, never overwriting.
+// through the export's offscreen path (DiagramImage), in the directory
+// chooseScreenshotDir picks (app/export/screenshot_dir.h: $COLLVIZ_SCREENSHOT_DIR,
+// the current directory, the XDG pictures folder), never overwriting.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "app/export/export_set.h"
+#include "app/export/screenshot_dir.h"
 #include "app/panels/app_ui.h"
+#include "engine/program_files.h"
 
 namespace collviz::ui {
 
 namespace {
 std::string screenshotPath(const ExportView& v) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("COLLVIZ_SCREENSHOT_DIR");
-  fs::path dir = env && *env ? fs::path(env) : fs::current_path();
+  const ScreenshotDir where = chooseScreenshotDir(currentScreenshotPlaces(insideProgramFiles));
+  const fs::path dir = where.path;
+  std::error_code made;
+  if (where.create) fs::create_directories(dir, made);  // a failure shows when the file is written
   std::string stem = "collviz_" + fs::path(exportFileName(v.program, v.spec.op, v.view, "png")).stem().string();
   fs::path p = dir / (stem + ".png");
   std::error_code ec;

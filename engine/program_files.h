@@ -1,0 +1,40 @@
+// Where collviz's own files are: found from the running executable
+// (/proc/self/exe), so a build tree and an installed tree work alike, both
+// can be moved anywhere, and an installed collviz never reads its source tree.
+//
+//   build tree                            installed tree (cmake --install, .deb)
+//   build/bin/collviz                     PREFIX/bin/collviz
+//   build/bin/collviz-rank                PREFIX/lib/collviz/collviz-rank
+//   build/bin/libcollviz-nccl.so          PREFIX/lib/collviz/libcollviz-nccl.so
+//   build/share/collviz/lectures/*.toml   PREFIX/share/collviz/lectures/*.toml
+//
+// The NCCL module always sits next to collviz-rank (the worker looks beside
+// itself). Shaders are embedded in the binary; fonts are the system's
+// (app/gl/fonts.cpp).
+#pragma once
+
+#include <string>
+
+namespace collviz {
+
+inline constexpr const char* kWorkerFile = "collviz-rank";
+inline constexpr const char* kPrivateDir = "lib/collviz";  // relative to the prefix
+inline constexpr const char* kDataDir = "share/collviz";    // relative to the prefix
+
+// This process's executable (/proc/self/exe); "" when it cannot be read.
+std::string executablePath();
+// Its directory; "." when unknown.
+std::string executableDir();
+// The prefix: the directory above executableDir() (build/ or PREFIX/).
+std::string programPrefix();
+// collviz-rank: next to this executable (build tree, or the worker itself),
+// else PREFIX/lib/collviz/ (named in the message when the worker is missing
+// from an installed tree).
+std::string workerPath();
+// The lecture scripts shipped with collviz: PREFIX/share/collviz/lectures.
+std::string shippedLectureDir();
+// Is `path` inside the directory of this executable or its prefix's
+// lib/collviz, share/collviz (where collviz must never write)?
+bool insideProgramFiles(const std::string& path);
+
+}  // namespace collviz
