@@ -74,9 +74,9 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   b.text({area.x, y}, tr("bytes sent / received so far"), b.th.muted_text, 13.5f * u, TextStyle::bold);
   y += 19 * u;
   const std::string formula = trf("formula: {0}", {rm.formula.text});
-  float fs = 12 * u;  // the textbook line shrinks to the panel, down to 8 px per unit
+  float fs = 12 * u;  // the textbook line shrinks to the panel (the fit keeps it inside)
   const float fw = b.measure(formula, TextStyle::regular, fs);
-  if (fw > area.w) fs = std::max(8 * u, fs * area.w / fw);
+  if (fw > area.w) fs *= area.w / fw;
   b.text({area.x, y}, formula, b.th.muted_text, fs);
   y += 17 * u;
   double scale = std::max(1.0, rm.formula.bytes);
@@ -143,9 +143,34 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
 }  // namespace
 
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
+  Mark at = mark(b);
   float y = linkView(b, rm, area);
+  regionSince(b, "links", at);
+  at = mark(b);
   y = traffic(b, rm, area, y);
-  return roundTimes(b, rm, area, y);
+  regionSince(b, "bytes", at);
+  at = mark(b);
+  y = roundTimes(b, rm, area, y);
+  regionSince(b, "times", at);
+  return y;
+}
+
+float layoutPanelBelow(Builder& b, const RoundModel& rm, Rect area) {
+  const float u = b.u, gap = 24 * u;
+  const float links_w = std::min(250 * u, area.h), rest = area.w - links_w - 2 * gap;
+  const float bytes_w = rest * 0.55f, times_w = rest - bytes_w;
+  Mark at = mark(b);
+  float bottom = linkView(b, rm, {area.x, area.y, links_w, area.h});
+  regionSince(b, "links", at);
+  at = mark(b);
+  const Rect bytes{area.x + links_w + gap, area.y, bytes_w, area.h};
+  bottom = std::max(bottom, traffic(b, rm, bytes, bytes.y));
+  regionSince(b, "bytes", at);
+  at = mark(b);
+  const Rect times{bytes.x + bytes_w + gap, area.y, times_w, area.h};
+  bottom = std::max(bottom, roundTimes(b, rm, times, times.y));
+  regionSince(b, "times", at);
+  return bottom;
 }
 
 }  // namespace layout

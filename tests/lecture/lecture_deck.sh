@@ -20,8 +20,9 @@ for script in "$SRC"/assets/lectures/*.toml; do
     "$BIN" lecture "$script" --lang $lang --export "$dir" >"$OUT/$name.$lang.log" 2>&1 ||
       fail "$name --lang $lang: exit $? ($(tail -3 "$OUT/$name.$lang.log"))"
     steps=$(grep -c '^\[\[step\]\]' "$script")
-    [ "$(ls "$dir"/*.png | wc -l)" -eq "$steps" ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps"
-    [ "$(ls "$dir"/*.svg | wc -l)" -eq "$steps" ] || fail "$name $lang: SVGs missing"
+    # One slide per step and the title slide.
+    [ "$(ls "$dir"/*.png | wc -l)" -eq $((steps + 1)) ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps and a title"
+    [ "$(ls "$dir"/*.svg | wc -l)" -eq $((steps + 1)) ] || fail "$name $lang: SVGs missing"
     [ -s "$dir/index.md" ] || fail "$name $lang: no index.md"
   done
   grep -q "Reduce-scatter" "$OUT/$name.en/index.md" || fail "$name: the English index has no captions"
@@ -29,6 +30,7 @@ for script in "$SRC"/assets/lectures/*.toml; do
   grep -q "每处" "$OUT/$name.en/"*.svg && fail "$name: Chinese text in the English SVGs"
   for png in "$OUT/$name.zh/"*.png; do
     f=$(basename "$png")
+    [ "$f" = step00_title.png ] && continue  # no caption on the title slide
     # The caption sits above the status lines at the bottom of the figure.
     convert "$png" -crop 1600x110+0+820 +repage "$OUT/zh_caption.png"
     convert "$OUT/$name.en/$f" -crop 1600x110+0+820 +repage "$OUT/en_caption.png"
