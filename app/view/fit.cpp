@@ -51,6 +51,8 @@ bool overlaps(const Rect& a, const Rect& b, float slack) {
 }
 
 bool sceneFits(const Scene& s, Vec2 size, const MeasureText& measure) {
+  // The extent the layout says it used (what scrolls and what exports check).
+  if (s.width > size.x + 0.5f || s.height > size.y + 0.5f) return false;
   const Rect b = sceneBounds(s, measure);
   if (b.x < -0.5f || b.y < -0.5f || b.x + b.w > size.x + 0.5f || b.y + b.h > size.y + 0.5f) return false;
   for (std::size_t i = 0; i < s.regions.size(); ++i)
