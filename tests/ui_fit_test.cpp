@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -142,6 +143,7 @@ TEST(Fit, LabelsGrowWithTheView) {
       // The ops and the decomposition: 1.8x. The algorithm view shares its
       // width with the link view and its texts: 1.5x.
       const bool rounds = c.name.find("round") != std::string::npos;
+      if (n == 4) std::printf("figure: %s block labels %.1f px at 1200x700 today, %.1f px fitted at 1920x1080\n", c.name.c_str(), before, after);
       if (n == 4) EXPECT_GE(after, (rounds ? 1.5f : 1.8f) * before) << c.name << ": " << before << " px -> " << after << " px";
       const float big = fitted(c, {3840, 2160}, 1.0f).label_px_min;
       EXPECT_GE(big, 1.6f * after) << c.name << " at 3840x2160: " << big << " px against " << after;
@@ -155,6 +157,9 @@ TEST(Fit, BroadcastTilesFillTheLectureScreen) {
   const Case c = opCase(Program::single, Op::broadcast, 4);
   const Scene before = c.layout(1.0f, {1270, 700});
   const Scene after = fitted(c, {1920, 960}, 1.0f);  // the caption below takes the rest
+  std::printf("figure: broadcast N=4 tile %.0fx%.0f px today (1270x700 area), %.0fx%.0f px fitted at 1920x960 (%.1fx the area)\n",
+              before.tile_w, before.tile_h, after.tile_w, after.tile_h,
+              after.tile_w * after.tile_h / (before.tile_w * before.tile_h));
   EXPECT_GE(after.tile_w * after.tile_h, 3 * before.tile_w * before.tile_h)
       << before.tile_w << "x" << before.tile_h << " -> " << after.tile_w << "x" << after.tile_h;
 }
