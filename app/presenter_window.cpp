@@ -71,7 +71,6 @@ bool PresenterWindow::open(GLFWwindow* main, ui::AppUi& ui, void (*keys)(GLFWwin
   ImGui_ImplGlfw_InitForOpenGL(window_, false);
   ImGui_ImplOpenGL3_Init("#version 330");
   glfwMakeContextCurrent(main_);
-  glfwFocusWindow(main_);
   return true;
 }
 
