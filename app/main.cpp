@@ -54,6 +54,26 @@ void onKey(GLFWwindow* window, int key, int, int action, int) {
 }
 
 // A lecture script dropped on the window opens it.
+// The monitor the window is on (most of its area), for full screen.
+GLFWmonitor* currentMonitor(GLFWwindow* window) {
+  int wx = 0, wy = 0, ww = 0, wh = 0, count = 0;
+  glfwGetWindowPos(window, &wx, &wy);
+  glfwGetWindowSize(window, &ww, &wh);
+  GLFWmonitor** monitors = glfwGetMonitors(&count);
+  GLFWmonitor* best = glfwGetPrimaryMonitor();
+  long most = 0;
+  for (int i = 0; i < count; ++i) {
+    int mx = 0, my = 0;
+    glfwGetMonitorPos(monitors[i], &mx, &my);
+    const GLFWvidmode* m = glfwGetVideoMode(monitors[i]);
+    if (!m) continue;
+    const long w = std::max(0, std::min(wx + ww, mx + m->width) - std::max(wx, mx));
+    const long h = std::max(0, std::min(wy + wh, my + m->height) - std::max(wy, my));
+    if (w * h > most) most = w * h, best = monitors[i];
+  }
+  return best;
+}
+
 void onDrop(GLFWwindow* window, int count, const char** paths) {
   auto* ui = static_cast<collviz::ui::AppUi*>(glfwGetWindowUserPointer(window));
   if (count > 0) ui->openLecture(paths[0]);
@@ -119,6 +139,12 @@ int main(int argc, char** argv) {
   }
   if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line
   ui.setPresenterWanted(request.presenter);
+  if (request.fullscreen) {
+    // A lecture is a presentation: full screen, the diagram and caption only
+    // (H shows the panels, F leaves full screen).
+    ui.state().fullscreen = true;
+    ui.state().panels_hidden = true;
+  }
   collviz::PresenterWindow presenter;
 
   std::string title;
@@ -159,7 +185,7 @@ int main(int argc, char** argv) {
 
     if (ui.state().fullscreen != fullscreen) {
       fullscreen = ui.state().fullscreen;
-      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      GLFWmonitor* monitor = currentMonitor(window);
       if (fullscreen && monitor) {
         glfwGetWindowPos(window, &saved[0], &saved[1]);
         glfwGetWindowSize(window, &saved[2], &saved[3]);

@@ -29,6 +29,10 @@ void onMouse(GLFWwindow* w, int button, int action, int mods) {
   Swap s(g_presenter_ctx);
   ImGui_ImplGlfw_MouseButtonCallback(w, button, action, mods);
 }
+// Typed keys (H, G 1 2, P, S, digits …) go to the app as the main window's do.
+void onChar(GLFWwindow* w, unsigned c) {
+  static_cast<ui::AppUi*>(glfwGetWindowUserPointer(w))->queueChar(c);
+}
 }  // namespace
 
 bool PresenterWindow::open(GLFWwindow* main, ui::AppUi& ui, void (*keys)(GLFWwindow*, int, int, int, int)) {
@@ -36,7 +40,12 @@ bool PresenterWindow::open(GLFWwindow* main, ui::AppUi& ui, void (*keys)(GLFWwin
   main_ = main;
   ui_ = &ui;
   glfwWindowHint(GLFW_VISIBLE, GLFW_TRUE);
+  // Opening it leaves the keyboard with the main window (the projector's).
+  glfwWindowHint(GLFW_FOCUS_ON_SHOW, GLFW_FALSE);
+  glfwWindowHint(GLFW_FOCUSED, GLFW_FALSE);
   window_ = glfwCreateWindow(1100, 760, "collviz presenter", nullptr, nullptr);
+  glfwWindowHint(GLFW_FOCUS_ON_SHOW, GLFW_TRUE);
+  glfwWindowHint(GLFW_FOCUSED, GLFW_TRUE);
   if (!window_) return false;
   // With a second monitor the presenter goes to the other one than the
   // projector's (the main window stays where it is).
@@ -49,6 +58,7 @@ bool PresenterWindow::open(GLFWwindow* main, ui::AppUi& ui, void (*keys)(GLFWwin
   }
   glfwSetWindowUserPointer(window_, &ui);
   glfwSetKeyCallback(window_, keys);
+  glfwSetCharCallback(window_, onChar);
   glfwSetScrollCallback(window_, onScroll);
   glfwSetMouseButtonCallback(window_, onMouse);
   Swap s(nullptr);

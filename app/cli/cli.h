@@ -13,6 +13,7 @@ struct WindowRequest {
   bool open = false;
   std::string lecture;  // a script checked to load
   bool presenter = false;  // open the presenter view too
+  bool fullscreen = false;  // a lecture: full screen, panels hidden (--window: a window)
 };
 
 bool isCliCommand(const char* arg);

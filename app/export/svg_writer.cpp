@@ -146,12 +146,22 @@ std::string sceneToSvg(const Scene& s, const std::vector<TextItem>& extra, const
   for (const Triangle& t : s.triangles)
     out += "<path d=\"M" + num(t.a.x) + " " + num(t.a.y) + " L" + num(t.b.x) + " " + num(t.b.y) + " L" +
            num(t.c.x) + " " + num(t.c.y) + " Z\" " + paint("fill", t.color) + "/>\n";
+  // Then the overlay (blocks in flight) over all of that, texts included.
   int id = 0;
-  for (const TileInstance& t : s.tiles) tile(out, t, id++);
-  out += "<g font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
-  for (const TextItem& t : s.texts) text(out, t, p);
+  const std::size_t ot = std::min(s.overlay_tiles, s.tiles.size()), ox = std::min(s.overlay_texts, s.texts.size());
+  for (std::size_t i = 0; i < ot; ++i) tile(out, s.tiles[i], id++);
+  const std::string font = "<g font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
+  out += font;
+  for (std::size_t i = 0; i < ox; ++i) text(out, s.texts[i], p);
   for (const TextItem& t : extra) text(out, t, p);
-  out += "</g>\n</svg>\n";
+  out += "</g>\n";
+  if (ot < s.tiles.size() || ox < s.texts.size()) {
+    for (std::size_t i = ot; i < s.tiles.size(); ++i) tile(out, s.tiles[i], id++);
+    out += font;
+    for (std::size_t i = ox; i < s.texts.size(); ++i) text(out, s.texts[i], p);
+    out += "</g>\n";
+  }
+  out += "</svg>\n";
   return out;
 }
 

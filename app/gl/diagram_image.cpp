@@ -154,7 +154,7 @@ float DiagramImage::belowTop(const ExportView& v, const Scene& scene, float stat
 std::vector<TextItem> DiagramImage::belowTexts(const ExportView& v, const Theme& theme, const Scene& scene,
                                                float status_h) const {
   const float top = belowTop(v, scene, status_h);
-  std::vector<TextItem> below = captionTexts(v, theme, top);
+  std::vector<TextItem> below = v.caption_drawn ? captionTexts(v, theme, top) : std::vector<TextItem>{};
   for (TextItem& t : statusTexts(v, theme, scene, top + captionHeight(v))) below.push_back(std::move(t));
   return below;
 }
@@ -196,8 +196,8 @@ bool sameView(const ExportView& a, const ExportView& b) {
   return a.program == b.program && a.spec == b.spec && a.snapshot == b.snapshot && seq(a) == seq(b) &&
          a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
          a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
-         a.status_time == b.status_time && a.caption == b.caption && a.glyphs == b.glyphs &&
-         a.notes == b.notes && a.crop == b.crop;
+         a.status_time == b.status_time && a.caption == b.caption && a.caption_drawn == b.caption_drawn &&
+         a.glyphs == b.glyphs && a.notes == b.notes && a.crop == b.crop;
 }
 }  // namespace
 
@@ -230,11 +230,19 @@ Status DiagramImage::draw(const ExportView& v, Box* crop) {
   if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
   if (Status s = fbo_.resize(v.width, v.height); !s) return s;
   ContextScope scope(ctx_);
-  ensureFonts(fontScaleOf(v), v.glyphs);
+  // Text is measured the same at any atlas scale; it is drawn sharp when the
+  // atlas is built near the scale the fit picks (in steps of 1/4).
+  if (!fonts_.regular || fonts_.glyph_text != v.glyphs) ensureFonts(fontScaleOf(v), v.glyphs);
   const Theme theme = makeTheme(v.theme);
-  applyStyle(theme, fontScaleOf(v));
   float status_h = 0;
-  const DiagramInputs in = inputs(v, theme, &status_h);
+  DiagramInputs in = inputs(v, theme, &status_h);
+  float font_scale = fontScaleOf(v);
+  if (in.fit) {
+    in.fitted = fittedScale(in, fonts_);
+    if (v.font_scale == 0) font_scale = std::max(v.scale, std::round(in.fitted * in.view.zoom * 4) / 4);
+  }
+  ensureFonts(font_scale, v.glyphs);
+  applyStyle(theme, font_scale);
 
   GLint prev_fbo = 0, prev_viewport[4];
   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
@@ -277,6 +285,94 @@ Status DiagramImage::draw(const ExportView& v, Box* crop) {
   glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
   glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
   return Status::Ok();
+}
+
+Result<PdfPage> DiagramImage::pdfPage(const ExportView& v) {
+  ExportView bare = v;
+  bare.caption_drawn = false;
+  auto img = renderPng(bare);
+  if (!img) return img.error();
+  PdfPage page{std::move(*img), {}};
+  ContextScope scope(ctx_);
+  const Theme theme = makeTheme(v.theme);
+  const float status_h = exportStatusHeight(v, fonts_.notice) + captionHeight(v);
+  page.texts = captionTexts(v, theme, float(v.height) - status_h);
+  return page;
+}
+
+PdfParams DiagramImage::pdfParams(int width, int height, ThemeKind kind) {
+  PdfParams p;
+  p.width = width;
+  p.height = height;
+  p.background = makeTheme(kind).background;
+  ContextScope scope(ctx_);
+  if (!fonts_.unicode) p.em_per_size = 1.0f;
+  for (int s = 0; s < 3; ++s) {
+    ImFont* f = fonts_.font(TextStyle(s));
+    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
+  }
+  if (language() == Lang::zh) p.font = "Noto Sans CJK SC";
+  return p;
+}
+
+MeasureText DiagramImage::measure(const std::string& glyphs) {
+  {
+    ContextScope scope(ctx_);
+    if (!fonts_.regular || fonts_.glyph_text != glyphs) ensureFonts(1.0f, glyphs);
+  }
+  return [this](const std::string& t, TextStyle s, float size) { return fonts_.measure(t, s, size); };
+}
+
+Result<Image> DiagramImage::renderTextSlide(int width, int height, ThemeKind kind,
+                                            const std::vector<TextItem>& texts, const std::string& glyphs) {
+  if (!ctx_ || !gl_) return Error{"DiagramImage: no GL renderer (init(true) first)"};
+  cache_valid_ = false;
+  if (Status s = fbo_.resize(width, height); !s) return s.error();
+  ContextScope scope(ctx_);
+  float largest = 1;
+  for (const TextItem& t : texts) largest = std::max(largest, t.size);
+  ensureFonts(std::max(1.0f, std::round(largest / 27.0f * 4) / 4), glyphs);  // the heading font is 27 px at 1x
+  const Theme theme = makeTheme(kind);
+  GLint prev_fbo = 0, prev_viewport[4];
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
+  glGetIntegerv(GL_VIEWPORT, prev_viewport);
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(float(width), float(height));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  io.DeltaTime = 1.0f / 60.0f;
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui::NewFrame();
+  drawSceneTexts(ImGui::GetForegroundDrawList(), ImVec2(0, 0), texts, fonts_);
+  ImGui::Render();
+  fbo_.bind();
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(theme.background.r, theme.background.g, theme.background.b, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  Image img{width, height, fbo_.readRgb()};
+  glBindFramebuffer(GL_FRAMEBUFFER, GLuint(prev_fbo));
+  glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
+  return img;
+}
+
+std::string DiagramImage::renderTextSlideSvg(int width, int height, ThemeKind kind,
+                                             const std::vector<TextItem>& texts, const std::string& glyphs,
+                                             const std::string& title) {
+  if (!ctx_) return "";
+  ContextScope scope(ctx_);
+  if (!fonts_.regular || fonts_.glyph_text != glyphs) ensureFonts(1.0f, glyphs);
+  SvgParams p;
+  p.width = width;
+  p.height = height;
+  p.background = makeTheme(kind).background;
+  if (!fonts_.unicode) p.em_per_size = 1.0f;
+  for (int s = 0; s < 3; ++s) {
+    ImFont* f = fonts_.font(TextStyle(s));
+    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
+  }
+  p.title = title;
+  return sceneToSvg(Scene{}, texts, p);
 }
 
 std::string DiagramImage::renderSvg(const ExportView& v) {

@@ -14,6 +14,7 @@
 #include "app/gl/diagram_view.h"
 #include "app/gl/fonts.h"
 #include "app/export/image_file.h"
+#include "app/export/pdf_writer.h"
 #include "app/gl/offscreen.h"
 
 namespace collviz::ui {
@@ -25,8 +26,8 @@ struct ExportView {
   ViewSettings view;
   ThemeKind theme = ThemeKind::light;
   int width = 0, height = 0;  // image pixels
-  float scale = 1.0f;         // pixels per layout unit (the window: UI scale x zoom)
-  float font_scale = 0;       // scale the font atlas is built for; 0: `scale`
+  float scale = 1.0f;         // the UI scale; the diagram is fitted to the size (view.zoom on top)
+  float font_scale = 0;       // scale the font atlas is built for; 0: near the fitted scale
   bool status = false;        // the machine's status block under the diagram (--status)
   bool status_time = false;   // with the op's time (varies run to run)
   std::string caption;        // a lecture step's caption, large, under the diagram
@@ -35,6 +36,7 @@ struct ExportView {
   // partly from the oracle), with or without `status`; off: the diagram alone.
   bool notes = true;
   bool crop = false;  // trimmed to what is drawn plus kCropMargin (x scale) on each side
+  bool caption_drawn = true;  // false: its place kept empty (a PDF page sets it as text)
 };
 
 inline constexpr float kCropMargin = 16.0f;  // layout units
@@ -60,6 +62,18 @@ class DiagramImage {
   // call. Null on failure. Needs init(true).
   const Offscreen* cached(const ExportView& v);
   std::string renderSvg(const ExportView& v);
+  // A slide of text only (a deck's title slide), drawn with the same fonts.
+  Result<Image> renderTextSlide(int width, int height, ThemeKind theme, const std::vector<TextItem>& texts,
+                                const std::string& glyphs);
+  std::string renderTextSlideSvg(int width, int height, ThemeKind theme, const std::vector<TextItem>& texts,
+                                 const std::string& glyphs, const std::string& title);
+  // A PDF page of the view: its picture without the caption, and the
+  // caption as text where the picture left it room.
+  Result<PdfPage> pdfPage(const ExportView& v);
+  // How text sits in a PDF with this image's fonts (baselines, em).
+  PdfParams pdfParams(int width, int height, ThemeKind theme);
+  // Text measured with this image's fonts (loaded for `glyphs`).
+  MeasureText measure(const std::string& glyphs);
   // After a render: non-empty when the diagram did not fit the image.
   const std::string& warning() const { return warning_; }
   const std::string& fontNotice() const { return fonts_.notice; }

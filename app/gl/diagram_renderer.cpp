@@ -1,5 +1,6 @@
 #include "app/gl/diagram_renderer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -35,6 +36,21 @@ void floatAttrib(GLuint loc, int n, GLsizei stride, size_t offset, bool instance
 
 DiagramRenderer::~DiagramRenderer() { destroy(); }
 
+// The tile instances' attributes, starting at instance `first` (the overlay
+// is drawn from its own first instance; GL 3.3 has no base instance).
+void DiagramRenderer::bindTiles(std::size_t first) const {
+  glBindBuffer(GL_ARRAY_BUFFER, tile_vbo_);
+  const GLsizei ts = sizeof(TileGpu);
+  const std::size_t at = first * sizeof(TileGpu);
+  floatAttrib(1, 4, ts, at + offsetof(TileGpu, rect), true);
+  floatAttrib(2, 4, ts, at + offsetof(TileGpu, fill), true);
+  floatAttrib(3, 4, ts, at + offsetof(TileGpu, border), true);
+  floatAttrib(4, 2, ts, at + offsetof(TileGpu, shape), true);
+  glEnableVertexAttribArray(5);
+  glVertexAttribIPointer(5, 2, GL_UNSIGNED_INT, ts, reinterpret_cast<void*>(at + offsetof(TileGpu, bits)));
+  glVertexAttribDivisor(5, 1);
+}
+
 Status DiagramRenderer::init() {
   if (Status s = tiles_.build("shaders/tile.vert", "shaders/tile.frag"); !s) return s;
   if (Status s = curves_.build("shaders/curve.vert", "shaders/curve.frag"); !s) return s;
@@ -51,15 +67,7 @@ Status DiagramRenderer::init() {
   glBindVertexArray(tile_vao_);
   glBindBuffer(GL_ARRAY_BUFFER, quad_vbo_);
   floatAttrib(0, 2, 0, 0, false);
-  glBindBuffer(GL_ARRAY_BUFFER, tile_vbo_);
-  const GLsizei ts = sizeof(TileGpu);
-  floatAttrib(1, 4, ts, offsetof(TileGpu, rect), true);
-  floatAttrib(2, 4, ts, offsetof(TileGpu, fill), true);
-  floatAttrib(3, 4, ts, offsetof(TileGpu, border), true);
-  floatAttrib(4, 2, ts, offsetof(TileGpu, shape), true);
-  glEnableVertexAttribArray(5);
-  glVertexAttribIPointer(5, 2, GL_UNSIGNED_INT, ts, reinterpret_cast<void*>(offsetof(TileGpu, bits)));
-  glVertexAttribDivisor(5, 1);
+  bindTiles(0);
 
   glGenVertexArrays(1, &curve_vao_);
   glGenBuffers(1, &curve_vbo_);
@@ -127,10 +135,11 @@ void DiagramRenderer::upload(const Scene& scene) {
   tile_count_ = GLsizei(tiles.size());
   curve_count_ = GLsizei(curves.size());
   solid_vertices_ = GLsizei(solid.size());
+  overlay_first_ = GLsizei(std::min(scene.overlay_tiles, scene.tiles.size()));
   ++uploads_;
 }
 
-void DiagramRenderer::draw(Vec2 offset, Vec2 target) const {
+void DiagramRenderer::draw(Vec2 offset, Vec2 target, bool overlay) const {
   if (!ready()) return;
   glEnable(GL_BLEND);
   glBlendEquation(GL_FUNC_ADD);
@@ -142,6 +151,18 @@ void DiagramRenderer::draw(Vec2 offset, Vec2 target) const {
     glUniform2f(p.uniform("u_target"), target.x, target.y);
     glUniform2f(p.uniform("u_offset"), offset.x, offset.y);
   };
+  if (overlay) {
+    if (tile_count_ > overlay_first_) {
+      begin(tiles_);
+      glBindVertexArray(tile_vao_);
+      bindTiles(std::size_t(overlay_first_));
+      glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, tile_count_ - overlay_first_);
+      bindTiles(0);
+    }
+    glBindVertexArray(0);
+    glUseProgram(0);
+    return;
+  }
   // Flows under the tiles, so boxes and nodes cover the curve ends.
   if (curve_count_ > 0) {
     begin(curves_);
@@ -157,7 +178,7 @@ void DiagramRenderer::draw(Vec2 offset, Vec2 target) const {
   if (tile_count_ > 0) {
     begin(tiles_);
     glBindVertexArray(tile_vao_);
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, tile_count_);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, overlay_first_);
   }
   glBindVertexArray(0);
   glUseProgram(0);

@@ -25,18 +25,22 @@ class DiagramRenderer {
   // changed (new snapshot or view settings), not every frame.
   void upload(const Scene& scene);
   // Draw the uploaded scene with its origin at `offset` inside a target of
-  // `target` scene pixels (the viewport must already cover the target).
-  void draw(Vec2 offset, Vec2 target) const;
+  // `target` scene pixels (the viewport must already cover the target):
+  // everything below the overlay, or (`overlay`) the overlay's tiles, which
+  // go over the scene's texts (Scene::overlay_tiles).
+  void draw(Vec2 offset, Vec2 target, bool overlay = false) const;
   void destroy();
   int uploads() const { return uploads_; }  // for tests and benchmarks
 
  private:
+  void bindTiles(std::size_t first) const;
   GlProgram tiles_, curves_, solid_;
   GLuint quad_vbo_ = 0;
   GLuint tile_vao_ = 0, tile_vbo_ = 0;
   GLuint curve_vao_ = 0, curve_vbo_ = 0;
   GLuint solid_vao_ = 0, solid_vbo_ = 0;
   GLsizei tile_count_ = 0, curve_count_ = 0, solid_vertices_ = 0;
+  GLsizei overlay_first_ = 0;  // tiles from here on are the overlay
   int uploads_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/view/fit.h"
 #include "app/view/round_layout.h"
 #include "app/view/trace.h"
 
@@ -32,21 +33,52 @@ void drawBinTooltip(const BlockOverview& o, const HitBox& hit, float local_x) {
 }
 }  // namespace
 
-Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
-  LayoutParams p{in.size, in.scale, [&fonts](const std::string& t, TextStyle s, float size) {
-                   return fonts.measure(t, s, size);
-                 }};
-  if (isRoundView(in.program, in.spec.op, in.view)) {
-    const RoundModel rm = buildRoundModel(in.spec, in.view.algo, in.view.round, in.snapshot);
-    DiagramModel model = roundDiagramModel(rm);
-    Scene scene = layoutRounds(rm, model, in.view, in.theme, p);
-    if (model_out) *model_out = std::move(model);
-    return scene;
+namespace {
+// The inputs' models, built once; `at(u, view)` lays them out at scale u.
+struct Laid {
+  bool rounds = false;
+  RoundModel rm;
+  DiagramModel model;
+  TraceSets trace;
+  Laid(const DiagramInputs& in) : rounds(isRoundView(in.program, in.spec.op, in.view)) {
+    if (rounds) {
+      rm = buildRoundModel(in.spec, in.view.algo, in.view.round, in.snapshot);
+      model = roundDiagramModel(rm);
+    } else {
+      model = buildModel(in.program, in.spec, in.snapshot);
+      trace = computeTrace(model, in.view.trace_rank, in.view.trace_mode);
+    }
   }
-  DiagramModel model = buildModel(in.program, in.spec, in.snapshot);
-  TraceSets trace = computeTrace(model, in.view.trace_rank, in.view.trace_mode);
-  Scene scene = layoutDiagram(model, trace, in.view, in.theme, p);
-  if (model_out) *model_out = std::move(model);
+  Scene at(const DiagramInputs& in, const MeasureText& measure, float u, const ViewSettings& view) const {
+    const LayoutParams p{in.size, u, measure};
+    return rounds ? layoutRounds(rm, model, view, in.theme, p) : layoutDiagram(model, trace, view, in.theme, p);
+  }
+};
+
+MeasureText measureOf(const Fonts& fonts) {
+  return [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
+}
+
+float fitOf(const Laid& laid, const DiagramInputs& in, const MeasureText& measure) {
+  ViewSettings still = in.view;
+  still.tween = 0;  // blocks in flight do not change where things go
+  still.zoom = 1;
+  return fitScale([&](float u) { return laid.at(in, measure, u, still); }, {in.size, in.scale, measure});
+}
+}  // namespace
+
+float fittedScale(const DiagramInputs& in, const Fonts& fonts) {
+  const Laid laid(in);
+  return fitOf(laid, in, measureOf(fonts));
+}
+
+Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
+  const MeasureText measure = measureOf(fonts);
+  Laid laid(in);
+  float u = in.scale * in.view.zoom;
+  if (in.fit) u = (in.fitted > 0 ? in.fitted : fitOf(laid, in, measure)) * in.view.zoom;
+  Scene scene = laid.at(in, measure, u, in.view);
+  if (model_out) *model_out = std::move(laid.model);
   return scene;
 }
 
@@ -71,8 +103,10 @@ void DiagramView::renderCallback(const ImDrawList*, const ImDrawCmd* cmd) {
   glEnable(GL_SCISSOR_TEST);
   glScissor(GLint(c.x * sx), GLint(fb_h - c.w * sy), GLsizei((c.z - c.x) * sx),
             GLsizei((c.w - c.y) * sy));
-  self->renderer_.draw(self->origin_, {io.DisplaySize.x, io.DisplaySize.y});
+  self->renderer_.draw(self->origin_, {io.DisplaySize.x, io.DisplaySize.y}, cmd->UserCallback == &overlayCallback);
 }
+
+void DiagramView::overlayCallback(const ImDrawList* list, const ImDrawCmd* cmd) { renderCallback(list, cmd); }
 
 // A straight copy from the cache: on a software rasterizer far cheaper than
 // drawing a textured quad (no sampling, no blending).
@@ -97,11 +131,23 @@ void DiagramView::blitCallback(const ImDrawList*, const ImDrawCmd* cmd) {
 
 const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
   Key key{in.snapshot ? in.snapshot->seq : 0, in.snapshot.get(), in.program, in.spec, in.view,
-          in.theme.kind, in.scale, in.size.x, in.size.y, fonts.scale, fonts.unicode};
+          in.theme.kind, in.scale, in.size.x, in.size.y, fonts.scale, fonts.unicode, in.fit};
   const Theme& theme = in.theme;
   if (!have_key_ || !(key == key_)) {
     // Compute once, draw every frame: only here do layout and upload run.
-    scene_ = layoutScene(in, fonts, &model_);
+    Key still = key;
+    still.view.tween = 0;
+    still.view.zoom = 1;
+    DiagramInputs fitted_in = in;
+    if (in.fit && in.fitted == 0) {
+      if (!have_fit_ || !(still == fit_key_)) {
+        fitted_ = fittedScale(in, fonts);
+        fit_key_ = still;
+        have_fit_ = true;
+      }
+      fitted_in.fitted = fitted_;
+    }
+    scene_ = layoutScene(fitted_in, fonts, &model_);
     renderer_.upload(scene_);
     key_ = key;
     have_key_ = true;
@@ -121,9 +167,16 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
     dl->AddCallback(&DiagramView::blitCallback, this);
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   } else {
+    // The scene, its texts, then the overlay (blocks in flight) and its texts.
+    const std::size_t split = std::min(scene_.overlay_texts, scene_.texts.size());
     dl->AddCallback(&DiagramView::renderCallback, this);
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
-    drawSceneTexts(dl, o, scene_.texts, fonts);
+    drawSceneTexts(dl, o, {scene_.texts.begin(), scene_.texts.begin() + long(split)}, fonts);
+    if (scene_.overlay_tiles < scene_.tiles.size() || split < scene_.texts.size()) {
+      dl->AddCallback(&DiagramView::overlayCallback, this);
+      dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+      drawSceneTexts(dl, o, {scene_.texts.begin() + long(split), scene_.texts.end()}, fonts);
+    }
   }
   // Reserve the space (scrolls when zoomed past the panel).
   ImGui::InvisibleButton("##diagram", ImVec2(std::max(scene_.width, in.size.x), std::max(scene_.height, in.size.y)));

@@ -26,8 +26,12 @@ struct DiagramInputs {
   std::shared_ptr<const Snapshot> snapshot;  // may be null or not match
   ViewSettings view;
   Theme theme;         // made once per frame or export (makeTheme)
-  float scale = 1.0f;  // UI scale times zoom
+  float scale = 1.0f;  // the UI scale (view.zoom multiplies the fitted scale)
   Vec2 size;           // pixels
+  // Fit the diagram to `size` (app/view/fit.h); off: laid out at `scale`
+  // times zoom as it comes.
+  bool fit = true;
+  float fitted = 0;  // the scale the fit already chose for these inputs (0: fit now)
   // Paint the theme's background first. Off in the window, whose background
   // is already that colour (every full-size layer costs on llvmpipe); on
   // when drawing into an empty target (export).
@@ -44,6 +48,8 @@ struct DiagramInputs {
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
 // what the SVG export writes (app/export/svg_writer.h), so the two stay in step.
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model = nullptr);
+// The scale the fit picks for `in` (zoom not applied; `in.fitted` ignored).
+float fittedScale(const DiagramInputs& in, const Fonts& fonts);
 // A scene's text, with ImGui's fonts, with the scene's origin at `origin`.
 void drawSceneTexts(ImDrawList* dl, ImVec2 origin, const std::vector<TextItem>& texts,
                     const Fonts& fonts);
@@ -71,10 +77,11 @@ class DiagramView {
     ViewSettings view;
     ThemeKind theme = ThemeKind::light;  // a theme's colours follow its kind
     float scale = 0, w = 0, h = 0, font_scale = 0;
-    bool unicode = false;
+    bool unicode = false, fit = true;
     bool operator==(const Key&) const = default;
   };
   static void renderCallback(const ImDrawList* list, const ImDrawCmd* cmd);
+  static void overlayCallback(const ImDrawList* list, const ImDrawCmd* cmd);
   static void blitCallback(const ImDrawList* list, const ImDrawCmd* cmd);
   // local_x: the mouse's x in the diagram (which bin of a block's strip).
   void drawTooltip(int hit, const Fonts& fonts, float local_x) const;
@@ -89,6 +96,11 @@ class DiagramView {
   unsigned blit_from_ = 0;  // the cache's framebuffer this frame
   Vec2 blit_size_;
   int rebuilds_ = 0;
+  // The fit's choice for the key without the play's tween: playing lays out
+  // every frame, but fits once.
+  Key fit_key_;
+  bool have_fit_ = false;
+  float fitted_ = 0;
 };
 
 }  // namespace collviz::ui

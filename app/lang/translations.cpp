@@ -137,6 +137,10 @@ constexpr Translation kTable[] = {
     {"hide the panels (diagram only)", "隐藏面板（只显示图）"},
     {"a lecture: go to step 12", "讲课：跳到第 12 步"},
     {"this help", "本帮助"},
+    {"first / last (op, round or lecture step)", "第一个 / 最后一个（操作、轮次或讲课步骤）"},
+    {"trace direction: what reaches the rank / where its data goes", "追踪方向：到达该 rank 的数据 / 该 rank 数据的去向"},
+    {"a lecture: presenter view (notes, timer)", "讲课：演讲者视图（备注、计时）"},
+    {"save a screenshot (PNG)", "保存截图 (PNG)"},
     // Bandwidth panel.
     {"Bandwidth###bandwidth", "带宽###bandwidth"},
     {"busbw = algbw × {0} for this op and N (nccl-tests' factor): the bytes each link carried per "

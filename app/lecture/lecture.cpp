@@ -14,7 +14,7 @@ namespace collviz::lecture {
 
 namespace {
 
-constexpr std::string_view kTopFields = "title, step";
+constexpr std::string_view kTopFields = "title, author, date, step";
 
 struct Where {
   const std::string& path;
@@ -269,10 +269,10 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
   Lecture lec;
   lec.path = path;
   for (auto&& [key, v] : doc) {
-    if (key.str() == "title") {
-      auto t = readText(w, "title", v);
+    if (key.str() == "title" || key.str() == "author" || key.str() == "date") {
+      auto t = readText(w, std::string(key.str()), v);
       if (!t) return t.error();
-      lec.title = *t;
+      (key.str() == "title" ? lec.title : key.str() == "author" ? lec.author : lec.date) = *t;
     } else if (key.str() != "step") {
       return w.fail(v, "unknown field " + std::string(key.str()) + "; allowed: " + std::string(kTopFields) +
                            " (each step is a [[step]] table)");

@@ -4,6 +4,7 @@
 //
 //   title.en = "The eight collectives"
 //   title.zh = "八种集合通信"
+//   author = "…"  date = "…"   # optional, on the deck's title slide
 //   [[step]]
 //   op = "broadcast"          # any fact a step leaves out carries over
 //   ranks = 4
@@ -51,6 +52,7 @@ struct Step {
 struct Lecture {
   std::string path;
   Text title;
+  Text author, date;  // optional: the deck's title slide
   std::vector<Step> steps;
 };
 

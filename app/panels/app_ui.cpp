@@ -160,14 +160,18 @@ void AppUi::handleKeys() {
   ImGuiIO& io = ImGui::GetIO();
   std::vector<LectureKey> keys;
   keys.swap(queued_keys_);
+  std::vector<unsigned> chars;
+  chars.swap(queued_chars_);
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
-  for (ImWchar c : io.InputQueueCharacters) {
+  chars.insert(chars.begin(), io.InputQueueCharacters.begin(), io.InputQueueCharacters.end());
+  for (unsigned c : chars) {
     if (lecture_ && lecture_->typed(c)) continue;
     if (c == 'c' || c == 'C') {
       state_.show_compare = !state_.show_compare;
       continue;
     }
-    if (lecture_ && (c == 'p' || c == 'P')) {
+    // S: the presenter view (P plays rounds, always).
+    if (lecture_ && (c == 's' || c == 'S')) {
       presenter_wanted_ = !presenter_wanted_;
       continue;
     }
@@ -304,6 +308,10 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   float status_h =
       hidden ? 0 : lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
   const std::string caption = lecture_ ? lecture_->current().caption.in(language()) : "";
+  // A presentation (panels hidden): the caption grows with the screen, as
+  // the diagram does (1.0 at about 1400x850).
+  lecture_panel_.caption_scale =
+      hidden ? std::max(fonts_.scale, std::min(io.DisplaySize.x / 1400.0f, io.DisplaySize.y / 850.0f)) : fonts_.scale;
   if (lecture_) status_h += lecture_panel_.CaptionHeight(caption, ImGui::GetContentRegionAvail().x, fonts_);
 
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
@@ -311,7 +319,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
                     ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
   ImVec2 avail = ImGui::GetContentRegionAvail();
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
-                   fonts_.scale * state_.view.zoom, {std::floor(avail.x), std::floor(avail.y)}};
+                   fonts_.scale, {std::floor(avail.x), std::floor(avail.y)}};
   in.values = &values_;
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
@@ -322,7 +330,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   if (cache_ok_ && options_.diagram_cache && !moving && avail.x >= 1 && avail.y >= 1) {
     if (cache_.init(true)) {
       ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
-                    int(avail.y), in.scale, fonts_.scale, false, false, {}, {}};
+                    int(avail.y), in.scale, 0, false, false, {}, {}};
       cv.notes = false;  // the window's status bar says it
       cv.glyphs = language() == Lang::zh ? uiChineseText() : "";
       if (const Offscreen* f = cache_.cached(cv)) in.cached_framebuffer = f->framebuffer();
@@ -335,7 +343,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   // window hints, no measured times); the status block and the crop as the
   // View menu says.
   shown_view_ = ExportView{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
-                           int(avail.y), in.scale, fonts_.scale, state_.shot_status, false, {}, {}};
+                           int(avail.y), in.scale, 0, state_.shot_status, false, {}, {}};
   shown_view_.view.in_file = true;
   shown_view_.view.hide_times = true;
   shown_view_.crop = state_.shot_crop;
@@ -362,13 +370,17 @@ void AppUi::drawHelp() {
                ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings);
   const char* rows[][2] = {
       {"← →", "previous / next op"},      {"↑ ↓  PgUp PgDn", "step (decomposition, then ops)"},
+      {"Home End", "first / last (op, round or lecture step)"},
       {"Space", "run again"},             {"0 – 9", "trace that rank"},
-      {"A", "trace all"},                 {"F", "full screen, no sidebar"},
+      {"A", "trace all"},                 {"D", "trace direction: what reaches the rank / where its data goes"},
+      {"F", "full screen, no sidebar"},
       {"+ −", "zoom"},                    {"T", "light / dark theme"},
       {"B", "bandwidth sweep (busbw against size)"}, {"H", "hide the panels (diagram only)"},
-      {"G 1 2 Enter", "a lecture: go to step 12"},  {"?", "this help"},
+      {"G 1 2 Enter", "a lecture: go to step 12"},  {"S", "a lecture: presenter view (notes, timer)"},
+      {"?", "this help"},
       {"L", "next algorithm (native, ring, tree, …)"}, {"P", "play the rounds (algorithm view)"},
       {"C", "compare two algorithms"},                {"Esc", "cancel the run in flight"},
+      {"F12", "save a screenshot (PNG)"},
   };
   for (auto& r : rows) {
     ImGui::PushFont(fonts_.bold);

@@ -48,6 +48,9 @@ class AppUi {
   // Queued, because ImGui 1.86 loses a press and release that arrive within
   // one frame (xdotool, clickers); typed characters come through ImGui.
   void queueKey(LectureKey key) { queued_keys_.push_back(key); }
+  // A typed character from another window (the presenter's): handled like
+  // the main window's own, so every key works from either window.
+  void queueChar(unsigned c) { queued_chars_.push_back(c); }
 
   // Screenshot button and F12: save the current view as a PNG, drawn by the
   // export's offscreen path, after this frame (see afterRender).
@@ -140,6 +143,7 @@ class AppUi {
   float styled_scale_ = 0;
   bool shown_matches_ = false;
   std::vector<LectureKey> queued_keys_;
+  std::vector<unsigned> queued_chars_;
   bool screenshot_requested_ = false;
   ExportView shown_view_;  // what the diagram panel shows, for the screenshot
   DiagramImage shot_;

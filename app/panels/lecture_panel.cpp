@@ -79,19 +79,19 @@ void LecturePanel::DrawBar(lecture::Player& p, const Fonts& fonts) {
 }
 
 namespace {
-CaptionParams captionParams(const std::string& caption, float width, const Fonts& fonts) {
+CaptionParams captionParams(const std::string& caption, float width, const Fonts& fonts, float scale) {
   CaptionParams p;
   p.text = caption;
-  p.scale = fonts.scale;
-  p.width = width - 36 * fonts.scale;
-  p.x = 18 * fonts.scale;
+  p.scale = std::max(fonts.scale, scale);
+  p.width = width - 36 * p.scale;
+  p.x = 18 * p.scale;
   p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
   return p;
 }
 }  // namespace
 
 float LecturePanel::CaptionHeight(const std::string& caption, float width, const Fonts& fonts) const {
-  const float h = captionHeight(captionParams(caption, width, fonts));
+  const float h = captionHeight(captionParams(caption, width, fonts, caption_scale));
   return std::max(h, ImGui::GetTextLineHeightWithSpacing() * 1.5f);
 }
 
@@ -100,7 +100,8 @@ void LecturePanel::DrawCaption(const std::string& caption, const std::string& co
   const float w = ImGui::GetContentRegionAvail().x;
   const float h = CaptionHeight(caption, w, fonts);
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  drawSceneTexts(ImGui::GetWindowDrawList(), o, captionTexts(captionParams(caption, w, fonts), theme), fonts);
+  drawSceneTexts(ImGui::GetWindowDrawList(), o, captionTexts(captionParams(caption, w, fonts, caption_scale), theme),
+                 fonts);
   if (!counter.empty()) {
     const ImVec2 sz = ImGui::CalcTextSize(counter.c_str());
     ImGui::GetWindowDrawList()->AddText(ImVec2(o.x + w - sz.x - 8, o.y + h - sz.y - 4),

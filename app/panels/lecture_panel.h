@@ -23,6 +23,9 @@ struct LecturePanel {
   std::string error;  // the last script that did not open, and why
   bool dialog_open = false;
   bool presenter_shown = false;  // ticks the View menu's item
+  // The caption's scale (pixels per layout unit): the UI scale, larger on a
+  // big screen with the panels hidden (AppUi sets it each frame).
+  float caption_scale = 1.0f;
 
   void DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out);
   void DrawBar(lecture::Player& p, const Fonts& fonts);

@@ -83,4 +83,24 @@ std::vector<TextItem> captionTexts(const CaptionParams& p, const Theme& th) {
   return out;
 }
 
+std::vector<TextItem> titleSlideTexts(const TitleSlide& t, const Theme& th) {
+  auto width = [&](const std::string& s, TextStyle st, float size) {
+    return t.measure ? t.measure(s, st, size) : 0.6f * size * float(codePoints(s));
+  };
+  // As large as a tenth of the slide's height, narrower than 90 % of its width.
+  float size = t.height * 0.09f;
+  const float w = width(t.title, TextStyle::heading, size);
+  if (w > t.width * 0.9f) size *= t.width * 0.9f / w;
+  std::vector<TextItem> out;
+  out.push_back({{t.width / 2, t.height * 0.42f}, 0.5f, 0.5f, t.title, th.text, size, TextStyle::heading});
+  if (!t.byline.empty()) {
+    float by = t.height * 0.04f;
+    const float bw = width(t.byline, TextStyle::regular, by);
+    if (bw > t.width * 0.9f) by *= t.width * 0.9f / bw;
+    out.push_back({{t.width / 2, t.height * 0.42f + size * 0.9f + by}, 0.5f, 0.5f, t.byline, th.muted_text, by,
+                   TextStyle::regular});
+  }
+  return out;
+}
+
 }  // namespace collviz::ui

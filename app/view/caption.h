@@ -29,4 +29,13 @@ std::vector<std::string> captionLines(const CaptionParams& p);
 float captionHeight(const CaptionParams& p);
 std::vector<TextItem> captionTexts(const CaptionParams& p, const Theme& theme);
 
+// A deck's title slide: the script's title large in the middle, under it
+// the author and date when given. Sized to the slide (`width` x `height`).
+struct TitleSlide {
+  std::string title, byline;
+  float width = 0, height = 0;
+  MeasureText measure;  // null: estimate
+};
+std::vector<TextItem> titleSlideTexts(const TitleSlide& t, const Theme& theme);
+
 }  // namespace collviz::ui

@@ -29,12 +29,19 @@ void layoutHeadingAndLegend(Builder& b, float& y) {
 Scene layoutDiagram(const DiagramModel& m, const TraceSets& trace, const ViewSettings& view,
                     const Theme& th, const LayoutParams& p) {
   layout::Builder b{m, trace, view, th, p, p.scale, {}};
+  b.s.scale = p.scale;
   float y = 18 * b.u;
+  layout::Mark at = layout::mark(b);
   layout::layoutHeadingAndLegend(b, y);
+  layout::regionSince(b, "heading", at);
   const layout::Geometry g = layout::columnGeometry(b, y);
+  at = layout::mark(b);
   layout::layoutFlows(b, g);
   layout::layoutRows(b, g);
+  layout::regionSince(b, "grid", at);
+  at = layout::mark(b);
   layout::layoutFooter(b, g);
+  layout::regionSince(b, "footer", at);
   return std::move(b.s);
 }
 

@@ -82,6 +82,9 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
     case LectureKey::cancel:
       s.show_help = false;
       break;  // the run itself is the app's (AppUi)
+    case LectureKey::trace_direction:
+      s.view.trace_mode = s.view.trace_mode == TraceMode::reaches ? TraceMode::goes : TraceMode::reaches;
+      break;
   }
   return false;
 }
@@ -104,6 +107,7 @@ bool keyForChar(unsigned int c, LectureKey* key, int* rank) {
     case 'b': case 'B': *key = LectureKey::bandwidth; return true;
     case 'p': case 'P': *key = LectureKey::play; return true;
     case 'l': case 'L': *key = LectureKey::next_algo; return true;
+    case 'd': case 'D': *key = LectureKey::trace_direction; return true;
     default: return false;
   }
 }

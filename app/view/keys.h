@@ -5,7 +5,8 @@
 //   Home/End first/last   H hide the panels (grid only)
 //   G, Enter: a lecture's "go to step" (no effect outside a lecture)
 //   L next algorithm; in the algorithm view ↑/↓ Home/End move through
-//   rounds and P plays them
+//   rounds and P plays them   D trace direction (what reaches Rk / where
+//   Rk's data goes)
 #pragma once
 
 #include "app/view/app_state.h"
@@ -18,6 +19,7 @@ enum class LectureKey : uint8_t {
   first, last, hide_panels, go_to, confirm,
   play, next_algo,  // the algorithm view (app/view/round_play.h)
   cancel,           // Esc: end the shown op's run in flight, close the help
+  trace_direction,  // D: what reaches the traced rank / where its data goes
 };
 
 // Apply a key; `rank` for trace_rank. Returns true when the op should run

@@ -63,6 +63,8 @@ void layoutLegend(Builder& b, float& y);
 std::string reduceGlyph(RedOp r);
 // Sizes and positions of everything below the legend, which ends at y.
 Geometry columnGeometry(const Builder& b, float y);
+// How far column k's title or subtitle reaches past each side of its box.
+float columnOverhang(const Builder& b, const Geometry& g, int k);
 // How visible column c is: a decomposition column not reached yet is a
 // ghost; an output not yet run is faded.
 float columnAlpha(const Builder& b, int c);
@@ -71,9 +73,20 @@ void layoutFlows(Builder& b, const Geometry& g);
 // Rank labels, column titles, row boxes and block tiles.
 void layoutRows(Builder& b, const Geometry& g);
 // One block's tile at `t` (colours, Σ stripes, the label, a bad mark; with
-// `result`, a "*" where part of the label is the oracle's).
-void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
-               bool result = false);
+// `result`, a "*" where part of the label is the oracle's). Returns the
+// label's size in pixels.
+float blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
+                bool result = false);
+// A tile of the grid was drawn with its label at `label_px`: the scene's
+// figures the fit reads (Scene::label_px_min, tile size).
+void noteGridTile(Builder& b, const Geometry& g, float label_px);
+// Regions of the figure (Scene::regions): a mark of what the scene holds,
+// then a region around everything drawn since (tiles, curves, texts).
+struct Mark {
+  std::size_t tiles = 0, curves = 0, triangles = 0, texts = 0;
+};
+Mark mark(const Builder& b);
+void regionSince(Builder& b, const std::string& name, const Mark& from);
 // Under the rows: the decomposition's check and the article's caveat.
 void layoutFooter(Builder& b, const Geometry& g);
 

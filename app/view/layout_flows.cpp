@@ -154,10 +154,13 @@ void gapLabel(const Gap& gap) {
   Builder& b = gap.b;
   const std::string label = b.m.gaps[gap.index].label + " →";
   float size = 14 * b.u;
-  const float w = b.measure(label, TextStyle::bold, size), room = gap.x1 - gap.x0 - 6 * b.u;
+  // Between the subtitles that overhang the two boxes.
+  const float x0 = gap.x0 + columnOverhang(b, gap.g, gap.index);
+  const float x1 = gap.x1 - columnOverhang(b, gap.g, gap.index + 1);
+  const float w = b.measure(label, TextStyle::bold, size), room = x1 - x0 - 6 * b.u;
   if (w > room) size = std::max(10 * b.u, size * room / w);
-  b.text({(gap.x0 + gap.x1) / 2, gap.g.y_head + 21 * b.u}, label, withAlpha(b.th.text, gap.alpha),
-         size, TextStyle::bold, 0.5f, 0);
+  b.text({(x0 + x1) / 2, gap.g.y_head + 21 * b.u}, label, withAlpha(b.th.text, gap.alpha), size,
+         TextStyle::bold, 0.5f, 0);
 }
 
 }  // namespace

@@ -1,14 +1,37 @@
 // Rows and tiles: the rank labels at the left, each column's title, one box
 // per rank (dashed "—" where there is no buffer) holding one tile per block.
 #include "app/view/layout_builder.h"
+#include "app/view/fit.h"
+#include "app/view/label_text.h"
 
 namespace collviz::ui::layout {
 
 // One block's tile: its letter's colours, Σ with contributor stripes, or
 // the "unknown" colours; a thick red border and "!" when elements are bad;
 // "*" when part of a result's label is the oracle's, not read from the bytes.
-void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
-               bool result) {
+void noteGridTile(Builder& b, const Geometry& g, float label_px) {
+  b.s.tile_w = g.tile_w;
+  b.s.tile_h = g.tile_h;
+  if (b.s.label_px_min == 0 || label_px < b.s.label_px_min) b.s.label_px_min = label_px;
+}
+
+Mark mark(const Builder& b) {
+  return {b.s.tiles.size(), b.s.curves.size(), b.s.triangles.size(), b.s.texts.size()};
+}
+
+void regionSince(Builder& b, const std::string& name, const Mark& from) {
+  Scene part;
+  part.tiles.assign(b.s.tiles.begin() + long(from.tiles), b.s.tiles.end());
+  part.curves.assign(b.s.curves.begin() + long(from.curves), b.s.curves.end());
+  part.triangles.assign(b.s.triangles.begin() + long(from.triangles), b.s.triangles.end());
+  part.texts.assign(b.s.texts.begin() + long(from.texts), b.s.texts.end());
+  if (part.tiles.empty() && part.curves.empty() && part.triangles.empty() && part.texts.empty()) return;
+  const MeasureText m = [&b](const std::string& t, TextStyle st, float size) { return b.measure(t, st, size); };
+  b.s.regions.push_back({sceneBounds(part, m), name});
+}
+
+float blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float alpha,
+                bool result) {
   const Theme& th = b.th;
   const float u = b.u;
   Rgba fill, border;
@@ -32,10 +55,16 @@ void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float
     ++b.s.bad_blocks;
   }
   b.tile(t, withAlpha(fill, alpha), withAlpha(border, alpha), 6 * u, bw, flags, stripes);
-  const std::string label = l.text(b.m.spec.redop);
-  float size = std::min(g.tile_h * 0.5f, 19 * u);
-  const float w = b.measure(label, TextStyle::regular, size);
-  if (w > g.tile_w - 6 * u) size *= (g.tile_w - 6 * u) / w;
+  // The full label, or a shorter form when it would shrink (label_text.h).
+  const float full = std::min(g.tile_h * 0.5f, 19 * u), room = t.w - 6 * u;
+  std::string label;
+  float size = 0;
+  for (const std::string& form : labelForms(l, b.m.spec.redop, b.m.spec.ranks)) {
+    const float w = b.measure(form, TextStyle::regular, full);
+    const float fits = w > room ? full * room / w : full;
+    if (fits > size) label = form, size = fits;
+    if (fits >= 0.75f * full) break;
+  }
   const float lift = flags ? g.tile_h * 0.07f : 0;  // keep Σ clear of the stripes
   b.text({t.center().x, t.center().y - lift}, label, withAlpha(th.text, alpha), size,
          TextStyle::regular, 0.5f, 0.5f);
@@ -45,6 +74,7 @@ void blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float
   if (result && !l.decoded)
     b.text({t.x + 3 * u, t.y + 1 * u}, "*", withAlpha(th.text, alpha), 13 * u, TextStyle::bold, 0,
            0);
+  return size;
 }
 
 namespace {
@@ -97,7 +127,7 @@ void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
   for (int k = 0; k < int(row.labels.size()); ++k) {
     const Rect t{box.x + g.pad + k * (g.tile_w + g.tile_gap), box.y + g.pad, g.tile_w, g.tile_h};
     const float ta = column_alpha * (b.trace.block(c, r, k) ? 1.0f : th.faded);
-    blockTile(b, g, t, row.labels[k], ta, !b.m.columns[c].expected);
+    noteGridTile(b, g, blockTile(b, g, t, row.labels[k], ta, !b.m.columns[c].expected));
     const BufferView* buf = b.m.buffer(c, r);
     if (buf && k < int(buf->overview.size()))
       heatStrip(b, t, buf->overview[k],

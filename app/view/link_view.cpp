@@ -202,22 +202,34 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
 }  // namespace
 
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
-  // Laid out once at full size; when it runs into the room the figure's
-  // footer needs, again with the circle of ranks smaller by the overflow.
-  const std::size_t marks[] = {b.s.tiles.size(), b.s.curves.size(), b.s.triangles.size(), b.s.texts.size()};
-  auto draw = [&](float size) {
-    float y = linkView(b, rm, area, size);
-    y = traffic(b, rm, area, y);
-    return roundTimes(b, rm, area, y);
-  };
-  const float full = std::min(area.w, 210 * b.u), limit = area.y + area.h - 70 * b.u;
-  const float y = draw(full);
-  if (y <= limit || full <= 110 * b.u) return y;
-  b.s.tiles.resize(marks[0]);
-  b.s.curves.resize(marks[1]);
-  b.s.triangles.resize(marks[2]);
-  b.s.texts.resize(marks[3]);
-  return draw(std::max(110 * b.u, full - (y - limit)));
+  Mark at = mark(b);
+  float y = linkView(b, rm, area, std::min(area.w, 210 * b.u));
+  regionSince(b, "links", at);
+  at = mark(b);
+  y = traffic(b, rm, area, y);
+  regionSince(b, "bytes", at);
+  at = mark(b);
+  y = roundTimes(b, rm, area, y);
+  regionSince(b, "times", at);
+  return y;
+}
+
+float layoutPanelBelow(Builder& b, const RoundModel& rm, Rect area) {
+  const float u = b.u, gap = 24 * u;
+  const float links_w = std::min(250 * u, area.h), rest = area.w - links_w - 2 * gap;
+  const float bytes_w = rest * 0.55f, times_w = rest - bytes_w;
+  Mark at = mark(b);
+  float bottom = linkView(b, rm, {area.x, area.y, links_w, area.h}, std::min(links_w, 210 * u));
+  regionSince(b, "links", at);
+  at = mark(b);
+  const Rect bytes{area.x + links_w + gap, area.y, bytes_w, area.h};
+  bottom = std::max(bottom, traffic(b, rm, bytes, bytes.y));
+  regionSince(b, "bytes", at);
+  at = mark(b);
+  const Rect times{bytes.x + bytes_w + gap, area.y, times_w, area.h};
+  bottom = std::max(bottom, roundTimes(b, rm, times, times.y));
+  regionSince(b, "times", at);
+  return bottom;
 }
 
 }  // namespace layout

@@ -19,6 +19,8 @@ std::string byteText(double bytes);
 namespace layout {
 // Draws into `area`; returns the lowest y used.
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area);
+// The same three parts side by side in `area` (under the grid).
+float layoutPanelBelow(Builder& b, const RoundModel& rm, Rect area);
 }  // namespace layout
 
 }  // namespace collviz::ui

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "app/lang/lang.h"
+#include "app/view/fit.h"
 #include "app/view/layout_builder.h"
 #include "app/view/link_view.h"
 
@@ -72,25 +73,29 @@ namespace {
 struct RoundGeometry {
   Geometry g;
   float panel_x = 0, panel_w = 0;  // the side panel
+  bool below = false;              // the panel's parts side by side under the grid
+  float panel_h = 0;               // below: its height
   Rect tile(int column, int rank, int slot) const {
     return {g.cols[std::size_t(column)].x + g.pad + slot * (g.tile_w + g.tile_gap), g.rowY(rank) + g.pad,
             g.tile_w, g.tile_h};
   }
 };
 
-RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y) {
+RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, bool below) {
   const float u = b.u, margin = 18 * u, label_w = 44 * u;
   const int ranks = rm.spec.ranks, slots = std::max(1, rm.slots);
   RoundGeometry rg;
   Geometry& g = rg.g;
-  rg.panel_w = std::clamp(b.p.size.x * 0.3f, 250 * u, 400 * u);
-  rg.panel_x = b.p.size.x - margin - rg.panel_w;
+  rg.below = below;
+  rg.panel_w = below ? 0 : std::clamp(b.p.size.x * 0.3f, 250 * u, 400 * u);
+  rg.panel_x = below ? b.p.size.x - margin + 24 * u : b.p.size.x - margin - rg.panel_w;
+  rg.panel_h = below ? 250 * u : 0;
   g.y_head = y;
   g.y_rows = y + 44 * u;
   g.row_gap = 8 * u;
   g.pad = 5 * u;
   g.tile_gap = 4 * u;
-  const float avail_h = b.p.size.y - g.y_rows - 46 * u;
+  const float avail_h = b.p.size.y - g.y_rows - 46 * u - (below ? rg.panel_h + 16 * u : 0);
   g.row_h = std::clamp((avail_h - (ranks - 1) * g.row_gap) / std::max(ranks, 1), 26 * u, 66 * u);
   g.tile_h = g.row_h - 2 * g.pad;
   const float grid_w = rg.panel_x - 24 * u - margin - label_w;
@@ -127,7 +132,7 @@ void slotTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float 
     b.text(t.center(), "—", withAlpha(b.th.muted_text, alpha), 14 * b.u, TextStyle::regular, 0.5f, 0.5f);
     return;
   }
-  blockTile(b, g, t, l, alpha);
+  noteGridTile(b, g, blockTile(b, g, t, l, alpha));
 }
 
 void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const RoundGeometry& rg) {
@@ -157,11 +162,13 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
       const Rect box{g.cols[std::size_t(c)].x, g.rowY(r), g.cols[std::size_t(c)].box_w, g.row_h};
       b.tile(box, withAlpha(b.th.row_box, ca), withAlpha(b.th.row_border, ca), 8 * u, 1 * u);
       for (int k = 0; k < int(state[std::size_t(r)].size()); ++k) {
-        float a = ca * (roundSlotLit(rm, state, b.view, r, k) ? 1.0f : b.th.faded);
-        // While its blocks travel, a written slot fades in as they arrive.
-        if (c == 1 && tween > 0 && rm.marks[std::size_t(r)][std::size_t(k)] != SlotMark::none)
-          a *= 0.15f + 0.85f * tween * tween;
-        slotTile(b, g, rg.tile(c, r, k), state[std::size_t(r)][std::size_t(k)], a);
+        const float a = ca * (roundSlotLit(rm, state, b.view, r, k) ? 1.0f : b.th.faded);
+        // While its blocks travel, a written slot keeps its old value; it
+        // changes when they arrive (the round's rest).
+        const bool arriving = c == 1 && tween > 0 && tween < 1 &&
+                              rm.marks[std::size_t(r)][std::size_t(k)] != SlotMark::none;
+        const auto& shown = arriving ? rm.before : state;
+        slotTile(b, g, rg.tile(c, r, k), shown[std::size_t(r)][std::size_t(k)], a);
         b.s.hits.push_back({rg.tile(c, r, k), c, r, k});
       }
     }
@@ -249,7 +256,6 @@ void inFlight(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
 
 void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
   const float u = b.u, margin = 18 * u;
-  const float y = std::max(rg.g.rowY(rm.spec.ranks) + 6 * u, b.s.height);
   std::string msg;
   Rgba colour = b.th.muted_text;
   if (!rm.error.empty()) {
@@ -269,7 +275,12 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
                     {wrong, rm.snapshot->problem});
     colour = b.th.bad;
   }
+  // Under the grid when it fits left of the side panel, else under both.
+  const float under_grid = rg.g.rowY(rm.spec.ranks) + 6 * u;
+  const bool beside = !rg.below && rg.g.cols[0].x + b.measure(msg, TextStyle::bold, 14 * u) < rg.panel_x - 12 * u;
+  const float y = beside ? under_grid : std::max(under_grid, b.s.height);
   b.text({rg.g.cols[0].x, y}, msg, colour, 14 * u, TextStyle::bold);
+  b.s.height = std::max(b.s.height, y);
   b.s.width = std::max(b.p.size.x, rg.g.x_end + rg.panel_w + margin);
   b.s.height = y + 24 * u;
 }
@@ -277,26 +288,56 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
 }  // namespace
 }  // namespace layout
 
-Scene layoutRounds(const RoundModel& rm, const DiagramModel& dm, const ViewSettings& view,
-                   const Theme& th, const LayoutParams& p) {
+namespace {
+Scene layoutRoundsAs(const RoundModel& rm, const DiagramModel& dm, const ViewSettings& view, const Theme& th,
+                     const LayoutParams& p, bool below) {
   const TraceSets none;
   layout::Builder b{dm, none, view, th, p, p.scale, {}};
+  b.s.scale = p.scale;
   float y = 18 * b.u;
+  layout::Mark at = layout::mark(b);
   layout::layoutHeadingAndLegend(b, y);
+  layout::regionSince(b, "heading", at);
   if (!rm.error.empty()) {
     b.text({18 * b.u, y}, rm.error, th.bad, 16 * b.u, TextStyle::bold);
     b.s.width = p.size.x;
     b.s.height = y + 30 * b.u;
     return std::move(b.s);
   }
+  at = layout::mark(b);
   layout::roundLine(b, rm, y);
-  const layout::RoundGeometry rg = layout::roundGeometry(b, rm, y);
+  layout::regionSince(b, "round line", at);
+  const layout::RoundGeometry rg = layout::roundGeometry(b, rm, y, below);
+  at = layout::mark(b);
   layout::columns(b, rm, dm, rg);
   layout::arrows(b, rm, rg);  // curves go under the tiles; outlines over them
-  layout::inFlight(b, rm, rg);
-  b.s.height = layout::layoutSidePanel(b, rm, {rg.panel_x, y, rg.panel_w, p.size.y - y});
+  layout::regionSince(b, "grid", at);
+  if (below) {
+    const float top = rg.g.rowY(rm.spec.ranks) + 16 * b.u, m = 18 * b.u;
+    b.s.height = layout::layoutPanelBelow(b, rm, {m, top, p.size.x - 2 * m, rg.panel_h});
+  } else {
+    b.s.height = layout::layoutSidePanel(b, rm, {rg.panel_x, y, rg.panel_w, p.size.y - y});
+  }
+  at = layout::mark(b);
   layout::footer(b, rm, rg);
+  layout::regionSince(b, "footer", at);
+  // Last, over everything (texts included): the blocks on their way.
+  b.s.overlay_tiles = b.s.tiles.size();
+  b.s.overlay_texts = b.s.texts.size();
+  layout::inFlight(b, rm, rg);
   return std::move(b.s);
+}
+}  // namespace
+
+Scene layoutRounds(const RoundModel& rm, const DiagramModel& dm, const ViewSettings& view,
+                   const Theme& th, const LayoutParams& p) {
+  // The link view, bytes and times beside the grid, or side by side under
+  // it when that reads better (a narrow view, many slots): whichever the
+  // fit scores higher at this scale.
+  Scene side = layoutRoundsAs(rm, dm, view, th, p, false);
+  if (!rm.error.empty()) return side;
+  Scene below = layoutRoundsAs(rm, dm, view, th, p, true);
+  return fitScore(below, p.size, p.measure) > fitScore(side, p.size, p.measure) ? below : side;
 }
 
 }  // namespace collviz::ui

@@ -5,6 +5,7 @@
 // into an offscreen framebuffer (export).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,6 +73,13 @@ struct HitBox {
   int column = 0, row = 0, block = 0;
 };
 
+// A part of the figure (heading and legend, grid, link view, bytes, times,
+// footer) that must not overlap another: the fit and the layout test read them.
+struct Region {
+  Rect rect;
+  std::string name;
+};
+
 struct Scene {
   std::vector<TileInstance> tiles;
   std::vector<CurveInstance> curves;
@@ -80,6 +88,15 @@ struct Scene {
   std::vector<HitBox> hits;
   float width = 0, height = 0;  // extent actually used
   int bad_blocks = 0;           // blocks whose bytes failed verification
+  std::vector<Region> regions;
+  // What the fit scores (app/view/fit.h): the smallest block label drawn
+  // (pixels; 0 when none), the grid's tile size, the scale laid out at.
+  float label_px_min = 0;
+  float tile_w = 0, tile_h = 0;
+  float scale = 0;
+  // Drawn after everything else, texts included (blocks in flight over
+  // the grid's labels): tiles and texts from these indices on.
+  std::size_t overlay_tiles = SIZE_MAX, overlay_texts = SIZE_MAX;
 };
 
 }  // namespace collviz::ui

@@ -16,7 +16,7 @@ TOOLS="import compare convert identify"
 
 now() { date +%s%N; }
 t0=$(now)
-"$BIN" lecture "$SCRIPT" --presenter --lang en >"$OUT/app.log" 2>&1 &
+"$BIN" lecture "$SCRIPT" --presenter --window --lang en >"$OUT/app.log" 2>&1 &
 APP=$!
 wait_window
 # The main window's title names the op and N; the presenter's does not.

@@ -3,6 +3,7 @@
 #   needs: OUT (output dir), TOOLS (commands that must exist)
 #   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() and
 #          wait_window (sets WID to the collviz window, up to 20 s)
+# XVFB_SCREEN: the screen (default 1600x1000x24).
 # The number is drawn at random from 200..999, not left to -displayfd (which
 # hands out the lowest free one), so that tests starting and stopping
 # servers side by side do not reuse a number a server is still releasing. A
@@ -31,7 +32,7 @@ for _ in $(seq 1 20); do
   # -noreset: by default the server resets when its last client leaves (the
   # xdotool check below), and a client that connects during that reset (the
   # app, a moment later) is turned away.
-  Xvfb ":$n" -displayfd 3 -noreset -screen 0 1600x1000x24 -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
+  Xvfb ":$n" -displayfd 3 -noreset -screen 0 "${XVFB_SCREEN:-1600x1000x24}" -nolisten tcp 3>"$OUT/display" >"$OUT/xvfb.log" 2>&1 &
   XVFB=$!
   for _ in $(seq 1 100); do
     [ -s "$OUT/display" ] && break

@@ -23,8 +23,9 @@ for script in "$SRC"/assets/lectures/*.toml; do
     "$BIN" lecture "$script" --lang $lang --export "$dir" >"$OUT/$name.$lang.log" 2>&1 ||
       fail "$name --lang $lang: exit $? ($(tail -3 "$OUT/$name.$lang.log"))"
     steps=$(grep -c '^\[\[step\]\]' "$script")
-    [ "$(ls "$dir"/*.png | wc -l)" -eq "$steps" ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps"
-    [ "$(ls "$dir"/*.svg | wc -l)" -eq "$steps" ] || fail "$name $lang: SVGs missing"
+    # One slide per step and the title slide.
+    [ "$(ls "$dir"/*.png | wc -l)" -eq $((steps + 1)) ] || fail "$name $lang: $(ls "$dir"/*.png | wc -l) PNGs for $steps steps and a title"
+    [ "$(ls "$dir"/*.svg | wc -l)" -eq $((steps + 1)) ] || fail "$name $lang: SVGs missing"
     [ -s "$dir/index.md" ] || fail "$name $lang: no index.md"
     ! grep -l "✗" "$dir"/*.svg || fail "$name $lang: a slide shows ✗ (not verified)"
   done
@@ -33,6 +34,7 @@ for script in "$SRC"/assets/lectures/*.toml; do
   grep -q "每处" "$OUT/$name.en/"*.svg && fail "$name: Chinese text in the English SVGs"
   for png in "$OUT/$name.zh/"*.png; do
     f=$(basename "$png")
+    [ "$f" = step00_title.png ] && continue  # no caption on the title slide
     # The caption sits at the bottom of the slide (no status block unless --status).
     convert "$png" -gravity South -crop 1600x180+0+0 +repage "$OUT/zh_caption.png"
     convert "$OUT/$name.en/$f" -gravity South -crop 1600x180+0+0 +repage "$OUT/en_caption.png"

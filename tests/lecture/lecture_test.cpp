@@ -59,6 +59,18 @@ TEST(Lecture, TheArticleTourFollowsTheArticle) {
   EXPECT_NE(l->steps[7].caption.zh.find("按列交换"), std::string::npos);
 }
 
+TEST(Lecture, AuthorAndDateForTheTitleSlide) {
+  auto l = parseLecture("title = \"T\"\nauthor = \"Ada\"\ndate.en = \"May 2026\"\ndate.zh = \"2026年5月\"\n"
+                        "[[step]]\nop = \"broadcast\"\n",
+                        "t.toml");
+  ASSERT_TRUE(l) << l.error().message;
+  EXPECT_EQ(l->author.in(Lang::en), "Ada");
+  EXPECT_EQ(l->date.in(Lang::zh), "2026年5月");
+  auto bad = parseLecture("author = 3\n[[step]]\nop = \"broadcast\"\n", "t.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("t.toml:1"), std::string::npos) << bad.error().message;
+}
+
 TEST(Lecture, FactsCarryOverCaptionsDoNot) {
   auto l = parseLecture("[[step]]\nop = \"gather\"\nranks = 6\ncaption = \"one\"\n[[step]]\nop = \"scatter\"\n",
                         "x.toml");
@@ -101,7 +113,7 @@ TEST(Lecture, BadScriptsNameFileLineFieldAndWhatIsAllowed) {
        "bad.toml:3: round applies to an algorithm's rounds; set algo (for all_reduce: native, ring"},
       {"[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\n[[step]]\nalgo = \"native\"\nround = 2\n",
        "bad.toml:6: round applies to an algorithm's rounds"},
-      {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, step"},
+      {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, author, date, step"},
       {"title = \"t\"\n", "bad.toml:1: no steps"},
       {"[[step]]\nop = \"gather\n", "bad.toml:2: not valid TOML"},
       {"step = 3\n", "bad.toml:1: step: must be a list of [[step]] tables; got an integer"},

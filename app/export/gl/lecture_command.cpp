@@ -1,10 +1,12 @@
 // `collviz lecture FILE`: check the script, then open the window in lecture
-// mode; with --export DIR, draw every step (the window's view with the
-// step's caption under the grid) as PNG and SVG, plus an index.md. PDF is
-// not written: the figures are drawn by OpenGL, and a PDF would need the
-// scene drawn a second way (cairo); the PNGs and the index are the deck.
+// mode (full screen; --window keeps a window); with --export DIR, draw a
+// title slide and every step (the window's view fitted above the step's
+// caption) as PNG and SVG, plus an index.md, or (--format pdf) the whole
+// deck as one PDF: each page the slide's picture with its caption as text.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 
 #include "app/cli/cli.h"
 #include "app/cli/cli_commands.h"
@@ -13,6 +15,7 @@
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
 #include "app/lecture/deck.h"
+#include "app/view/caption.h"
 #include "app/view/round_layout.h"
 
 namespace collviz {
@@ -26,8 +29,11 @@ struct LectureArgs {
   std::string format = "both";  // png, svg, both
   std::string theme = "light";
   int width = 1600, height = 1000;  // a projector's 16:10
+  std::string size;                 // WIDTHxHEIGHT, instead of --width/--height
+  std::string scale = "1";          // the UI scale: the image is size x scale pixels
   int deadline_ms = kDefaultDeadlineMs;
   bool presenter = false;
+  bool window = false;  // keep a window instead of full screen
   bool status = false, status_time = false;  // the machine's block, measured times
 };
 
@@ -77,12 +83,32 @@ Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::Ou
 }
 
 int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
-  if (a.format != "png" && a.format != "svg" && a.format != "both")
-    return usage("--format " + a.format + " is not a format; allowed: png, svg, both");
+  if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf")
+    return usage("--format " + a.format + " is not a format; allowed: png, svg, both, pdf");
+  if (a.format == "pdf" && !ui::pdfAvailable()) return usage(ui::deckPdf({}, {}).error().message);
   if (a.theme != "light" && a.theme != "dark") return usage("--theme " + a.theme + " is not a theme; allowed: light, dark");
-  if (a.width < 320 || a.height < 240 || a.width > 8192 || a.height > 8192)
-    return usage("--size is out of range; allowed: 320x240 to 8192x8192");
-  const bool png = a.format != "svg", svg = a.format != "png";
+  int width = a.width, height = a.height;
+  if (!a.size.empty()) {
+    std::smatch m;
+    if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})[xX](\d{1,5}))")))
+      return usage(notA("--size", a.size, "WIDTHxHEIGHT") + " (for example 1920x1080)");
+    width = std::stoi(m[1]);
+    height = std::stoi(m[2]);
+  }
+  auto parsed_scale = parseDecimal("--scale", a.scale);
+  if (!parsed_scale) return usage(parsed_scale.error().message + "; allowed: 0.25 to 8");
+  if (!(*parsed_scale >= 0.25 && *parsed_scale <= 8.0))
+    return usage("--scale " + shown(a.scale) + " is out of range; allowed: 0.25 to 8");
+  const float scale = float(*parsed_scale);
+  width = int(std::lround(width * scale));
+  height = int(std::lround(height * scale));
+  if (width < 320 || height < 240 || width > 8192 || height > 8192)
+    return usage("--size " + std::to_string(width) + "x" + std::to_string(height) +
+                 " (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels");
+  // PDF: the pages are drawn like the PNGs, then set into one document.
+  const bool pdf = a.format == "pdf";
+  const bool png = a.format == "png" || a.format == "both" || pdf, svg = a.format == "svg" || a.format == "both";
+  std::vector<ui::PdfPage> pages;
   int face = 0;
   if (language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
     std::fprintf(stderr, "collviz lecture: %s\n", ui::cjkMissingNotice().c_str());
@@ -90,7 +116,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   }
   HeadlessGl gl;
   if (png) {
-    if (Status s = checkRendererMemory(a.width, a.height); !s) return fail("lecture", s.message(), kExitFailed);
+    if (Status s = checkRendererMemory(width, height); !s) return fail("lecture", s.message(), kExitFailed);
     if (Status s = gl.open(); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
   }
   ui::DiagramImage image;
@@ -124,6 +150,35 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   auto dir = ui::OutputDir::open(a.export_dir, true);
   if (!dir) return usage(dir.error().message);
   int rc = kExitOk;
+  const ui::ThemeKind theme = a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light;
+  // The title slide: the script's title, its author and date when given.
+  {
+    ui::TitleSlide t;
+    t.title = lec.title.in(lang).empty() ? fs::path(lec.path).stem().string() : lec.title.in(lang);
+    const std::string author = lec.author.in(lang), date = lec.date.in(lang);
+    t.byline = author + (!author.empty() && !date.empty() ? " · " : "") + date;
+    t.width = float(width);
+    t.height = float(height);
+    const std::string title_glyphs = glyphs + t.title + t.byline;
+    t.measure = image.measure(title_glyphs);
+    const std::vector<ui::TextItem> texts = ui::titleSlideTexts(t, ui::makeTheme(theme));
+    if (pdf) pages.push_back({{}, texts});
+    for (bool as_svg : {false, true}) {
+      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
+      const std::string name = as_svg ? "step00_title.svg" : "step00_title.png";
+      Status w;
+      if (as_svg) {
+        w = ui::writeFileAt(*dir, name, image.renderTextSlideSvg(width, height, theme, texts, title_glyphs, t.title));
+      } else {
+        auto img = image.renderTextSlide(width, height, theme, texts, title_glyphs);
+        if (!img) return usage(img.error().message);
+        std::vector<uint8_t> bytes = ui::encodePng(*img);
+        w = ui::writeFileAt(*dir, name, bytes.data(), bytes.size());
+      }
+      if (!w) return usage(w.message());
+      std::printf("wrote %s\n", dir->shown(name).c_str());
+    }
+  }
   for (std::size_t i = 0; i < slides.size(); ++i) {
     const lecture::Slide& s = slides[i];
     const auto& snap = snaps[i];
@@ -135,16 +190,20 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
                            (snap->problem.empty() ? std::to_string(snap->mismatches) + " wrong elements"
                                                   : snap->problem));
     }
-    ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view,
-                     a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light,
-                     a.width, a.height, 1.0f, 0, a.status || a.status_time, a.status_time, {}, {}};
+    ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view, theme, width, height, scale, 0,
+                     a.status || a.status_time, a.status_time, {}, {}};
     v.view.lang = lang;
     v.view.hide_times = !a.status_time;  // a deck exported twice is byte-identical
     v.view.in_file = true;
     v.caption = s.item.caption;
     v.glyphs = glyphs;
+    if (pdf) {
+      auto page = image.pdfPage(v);
+      if (!page) return usage(page.error().message);
+      pages.push_back(std::move(*page));
+    }
     for (bool as_svg : {false, true}) {
-      if ((as_svg && !svg) || (!as_svg && !png)) continue;
+      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
       const std::string file = dir->shown(name);
       if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.message());
@@ -154,9 +213,18 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
   }
+  if (pdf) {
+    ui::PdfParams pp = image.pdfParams(width, height, theme);
+    pp.title = lec.title.in(lang).empty() ? lec.path : lec.title.in(lang);
+    auto bytes = ui::deckPdf(pages, pp);
+    if (!bytes) return usage(bytes.error().message);
+    const std::string file = dir->shown("deck.pdf");
+    if (Status s = ui::writeFileAt(*dir, "deck.pdf", *bytes); !s) return usage(s.message());
+    std::printf("wrote %s (%zu pages)\n", file.c_str(), pages.size());
+  }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
-                               std::string(langName(lang)) + " (" + std::to_string(a.width) + "x" +
-                               std::to_string(a.height) + ", theme " + a.theme + ")";
+                               std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
+                               std::to_string(height) + ", theme " + a.theme + ")";
   const std::string index = dir->shown("index.md");
   if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
     return usage(s.message());
@@ -179,15 +247,22 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
       "lecture", "Open a lecture script (TOML) in the window, or --export it as a slide deck");
   cmd->add_option("file", a->file, "The lecture script (collviz ships some in share/collviz/lectures)")->required();
   cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
-  cmd->add_option("--format", a->format, "With --export: png, svg or both")->capture_default_str();
+  cmd->add_option("--format", a->format,
+                  "With --export: png, svg, both, or pdf (the whole deck as one PDF, captions as text)")
+      ->capture_default_str();
   cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();
   cmd->add_option("--width", a->width, "With --export: image width in pixels")->capture_default_str();
   cmd->add_option("--height", a->height, "With --export: image height in pixels")->capture_default_str();
+  cmd->add_option("--size", a->size, "With --export: slide size WIDTHxHEIGHT (instead of --width/--height)");
+  cmd->add_option("--scale", a->scale, "With --export: UI scale; the slide is size x scale pixels")
+      ->capture_default_str();
   cmd->add_flag("--status", a->status,
                 "With --export: add the status block (backend, devices, the notes for the op shown)");
   cmd->add_flag("--status-time", a->status_time,
                 "With --export: the status block with measured times (they vary run to run)");
-  cmd->add_flag("--presenter", a->presenter, "Open the presenter view (notes, timer, step list) too");
+  cmd->add_flag("--presenter", a->presenter,
+                "Open the presenter view (notes, timer, step list) too; S opens and closes it");
+  cmd->add_flag("--window", a->window, "Open in a window with the panels, not full screen");
   addDeadlineOption(cmd, a->deadline_ms);
   cmd->callback([&action, a, window] {
     action = [a, window]() -> int {
@@ -201,6 +276,7 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
       window->open = true;
       window->lecture = a->file;
       window->presenter = a->presenter;
+      window->fullscreen = !a->window;
       return kExitOk;
     };
   });
