@@ -43,6 +43,18 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
   const auto t0 = Clock::now(), cap = t0 + per_op * reps;
   const milliseconds grace = std::clamp(window / 4, milliseconds(200), milliseconds(1000));
   ProgressWatch watch(pids());
+  // MPI ranks poll while they wait for a peer, so waiting costs CPU: there
+  // a silent rank that used none for a whole window is the one that hangs.
+  const bool polling = cfg_.backend == BackendKind::mpi;
+  auto idle = [&](const std::vector<int>& ranks) {
+    std::vector<int> out;
+    for (int r : ranks)
+      if (!watch.worked(r) || watch.stopped(r)) out.push_back(r);
+    return out;
+  };
+  auto working_now = [&](const std::vector<int>& ranks) {
+    return polling ? idle(ranks).empty() : watch.anyWorked(ranks);
+  };
   auto look = t0 + std::min(window, per_op);  // next judgement of the silent ranks
   std::optional<Clock::time_point> grace_end;
   enum class Why { none, error, hung, slow } why = Why::none;
@@ -70,7 +82,7 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
       if (Clock::now() < until) continue;
       if (grace_end) break;
       watch.sample();
-      const bool working = watch.anyWorked(silent());
+      const bool working = working_now(silent());
       if (Clock::now() < cap && working) {
         look = Clock::now() + window;
         continue;
@@ -112,14 +124,16 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
     std::vector<int> stopped;
     for (int r : quiet)
       if (watch.stopped(r)) stopped.push_back(r);
-    if (why == Why::slow && !watch.anyWorked(quiet)) why = Why::hung;
+    if (why == Why::slow && !working_now(quiet)) why = Why::hung;
+    // MPI: the idle ones among the silent (the others poll, waiting on them).
+    const std::vector<int> blockers = polling && stopped.empty() ? idle(quiet) : stopped;
     if (why == Why::slow) {
       silence = "rank(s) " + rankList(quiet) + " still working after " + std::to_string(msSince(t0)) +
                 " ms (slow, not hung: " + std::to_string(per_op.count()) + " ms allowed per op); " +
                 "allow more with --deadline-ms " +
                 std::to_string(suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
     } else {
-      const std::vector<int>& named = stopped.empty() ? quiet : stopped;
+      const std::vector<int>& named = blockers.empty() ? quiet : blockers;
       silence = "rank(s) " + rankList(named) + " did not finish: no progress for " +
                 std::to_string(std::min(window, per_op).count()) + " ms (hung" +
                 (stopped.empty() ? "" : ", process stopped") + ")";

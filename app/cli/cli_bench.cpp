@@ -245,7 +245,7 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--dtype", a->dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a->root, "Root rank (broadcast, scatter, gather, reduce)");
-  cmd->add_option("--backend", a->backend, "auto, gloo or nccl")->capture_default_str();
+  cmd->add_option("--backend", a->backend, "auto, gloo, nccl or mpi")->capture_default_str();
   addWholeOption(cmd, "--deadline-ms", a->deadline_ms,
                  "How long a silent rank may go without progress before it counts as hung "
                  "(0: 5 s + 2 s per 16 MiB of -e)");
