@@ -36,7 +36,9 @@ Result<BackendKind> DeviceReport::choose(BackendKind requested, std::string* not
                 "); using Gloo on CPU";
     requested = BackendKind::gloo;
   }
-  const BackendStatus* b = requested == BackendKind::nccl ? nccl : gloo;
+  const BackendStatus* b = requested == BackendKind::nccl ? nccl
+                           : requested == BackendKind::mpi ? find(BackendKind::mpi)
+                                                           : gloo;
   if (!b || !b->available)
     return Error{"backend " + std::string(name(requested)) + " is unavailable: " +
                  (b ? b->reason : std::string("unknown backend"))};

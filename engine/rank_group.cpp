@@ -75,9 +75,14 @@ Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
     if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
     else g->exposed_why_ = net.error().message;
   }
+  if (cfg.backend == BackendKind::mpi) {
+    if (Status st = g->launchMpi(); !st) return st.error();
+    if (Status st = g->rendezvous(std::vector<bool>(cfg.ranks, true)); !st) return st.error();
+    return g;
+  }
   for (int r = 0; r < cfg.ranks; ++r)
     if (Status st = g->spawn(r); !st) return st.error();
-  if (Status st = g->rendezvous(); !st) return st.error();
+  if (Status st = g->rendezvous(std::vector<bool>(cfg.ranks, false)); !st) return st.error();
   return g;
 }
 
@@ -144,9 +149,9 @@ Status RankGroup::spawn(int rank) {
 }
 
 // Serve the rendezvous store until every rank reports ready.
-Status RankGroup::rendezvous() {
+Status RankGroup::rendezvous(std::vector<bool> hello) {
   const int n = cfg_.ranks;
-  std::vector<bool> ready(n, false), hello(n, false);
+  std::vector<bool> ready(n, false);
   int left = n;
   const auto deadline = Clock::now() + joinTimeout();
   while (left > 0) {
@@ -323,6 +328,7 @@ std::string RankGroup::describeExit(int rank) {
   Worker& w = workers_[rank];
   std::string who = "rank " + std::to_string(rank) + " (pid " + std::to_string(w.pid) + ")";
   if (w.pid <= 0) return who + " is not running";
+  if (!w.child) return describeMpiExit(rank);  // an MPI rank: mpirun's child
   int status = 0;
   pid_t got = 0;
   for (int i = 0; i < 100 && got == 0; ++i) {  // the exit follows the EOF closely
@@ -339,6 +345,7 @@ std::string RankGroup::describeExit(int rank) {
 }
 
 void RankGroup::stop() {
+  if (cfg_.backend == BackendKind::mpi) return stopMpi();
   for (auto& w : workers_)
     if (w.pid > 0) w.ch.send(json{{"type", "exit"}}.dump());
   const auto deadline = Clock::now() + std::chrono::milliseconds(healthy_ ? 1000 : 0);

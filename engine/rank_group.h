@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/channel.h"
+#include "engine/mpi_launch.h"
 #include "engine/netns.h"
 #include "engine/placement.h"
 #include "engine/shared_memory.h"
@@ -103,10 +104,15 @@ class RankGroup {
     pid_t pid = -1;
     Channel ch;
     SharedMemory shm;
+    bool child = true;  // ours to reap; an MPI rank is mpirun's child
   };
   explicit RankGroup(GroupConfig cfg) : cfg_(std::move(cfg)) {}
   Status spawn(int rank);
-  Status rendezvous();
+  // MPI: start mpirun and accept every rank's connection (rank_group_mpi.cpp).
+  Status launchMpi();
+  void stopMpi();
+  std::string describeMpiExit(int rank);
+  Status rendezvous(std::vector<bool> hello);
   // Wait for every rank's answer to a run (rank_wait.cpp).
   Status awaitRanks(StepResult& step, const RunOptions& opts);
   std::string whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
@@ -137,6 +143,9 @@ class RankGroup {
   std::optional<std::string> fault_;
   std::optional<OpSpec> inputs_held_;
   PrivateNetwork net_;
+  pid_t mpirun_ = -1;  // the MPI group's launcher, our child
+  int mpirun_status_ = 0;  // its wait status once reaped
+  MpiLog mpi_log_;     // what mpirun printed
   std::string exposed_why_;  // why there is no private network
 };
 

@@ -5,7 +5,9 @@
 // sliding --deadline-ms window, sampled all through the wait whatever the
 // size: hung when no silent rank progressed during the last window (a
 // stopped rank is named at once, whatever its peers do), slow when they kept
-// working past the step's scaled deadline.
+// working past the step's scaled deadline. MPI ranks poll while they wait
+// for a peer, so waiting costs CPU there: a silent MPI rank that made no
+// progress during the window while its peers polled is the one that hangs.
 #include <poll.h>
 
 #include <algorithm>
@@ -38,6 +40,14 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
   const auto t0 = Clock::now(), cap = t0 + per_op * reps;
   const milliseconds grace = std::clamp(window / 4, milliseconds(200), milliseconds(1000));
   ProgressWindow watch(pids(), window);
+  const bool polling = cfg_.backend == BackendKind::mpi;
+  // The silent ranks that made no progress in the last window (or stopped).
+  auto idle = [&](const std::vector<int>& ranks) {
+    std::vector<int> out;
+    for (int r : ranks)
+      if (!watch.progressed(r) || watch.stopped(r)) out.push_back(r);
+    return out;
+  };
   std::optional<Clock::time_point> grace_end;
   enum class Why { none, error, hung, slow } why = Why::none;
   int first_error = -1;
@@ -75,6 +85,9 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
           working = working || watch.progressed(r);
           stopped = stopped || watch.stopped(r);
         }
+        // MPI: a peer polling flat out is no sign of progress; one idle
+        // silent rank is the hang.
+        if (polling) working = idle(silent()).empty();
         if (stopped || !working) why = Why::hung;
         else if (now >= cap) why = Why::slow;
         if (why != Why::none) grace_end = now + grace;
@@ -113,6 +126,8 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
     for (int r : quiet)
       if (watch.stopped(r)) stopped.push_back(r);
     if (why == Why::slow && !stopped.empty()) why = Why::hung;
+    // MPI: the idle ones among the silent (the others poll, waiting on them).
+    if (polling && stopped.empty() && why == Why::hung) stopped = idle(quiet);
     if (why == Why::slow) {
       silence = "rank(s) " + rankList(quiet) + " still working after " + std::to_string(msSince(t0)) +
                 " ms (slow, not hung: " + std::to_string(per_op.count()) + " ms allowed per op); " +
@@ -122,7 +137,11 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
       const std::vector<int>& named = stopped.empty() ? quiet : stopped;
       silence = "rank(s) " + rankList(named) + " did not finish: no progress for " +
                 std::to_string(window.count()) + " ms (hung" +
-                (stopped.empty() ? "" : ", process stopped") + ")";
+                (stopped.empty() ? "" : std::any_of(stopped.begin(), stopped.end(),
+                                                     [&](int r) { return watch.stopped(r); })
+                                             ? ", process stopped"
+                                             : ", no CPU time while its peers waited") +
+                ")";
     }
   }
   const std::string restart = "the group will be restarted";

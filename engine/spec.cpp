@@ -54,6 +54,7 @@ std::string_view name(BackendKind b) {
     case BackendKind::automatic: return "auto";
     case BackendKind::gloo: return "gloo";
     case BackendKind::nccl: return "nccl";
+    case BackendKind::mpi: return "mpi";
   }
   return "?";
 }
@@ -64,6 +65,7 @@ std::optional<BackendKind> parseBackend(std::string_view s) {
   if (s == "auto") return BackendKind::automatic;
   if (s == "gloo") return BackendKind::gloo;
   if (s == "nccl") return BackendKind::nccl;
+  if (s == "mpi") return BackendKind::mpi;
   return std::nullopt;
 }
 std::string allowedOps() { return joined(kOpNames); }

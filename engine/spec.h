@@ -22,7 +22,7 @@ inline constexpr int kDTypeCount = 7;
 enum class RedOp : uint8_t { sum, prod, min, max, avg };
 inline constexpr int kRedOpCount = 5;
 
-enum class BackendKind : uint8_t { automatic, gloo, nccl };
+enum class BackendKind : uint8_t { automatic, gloo, nccl, mpi };
 
 // Limits the engine enforces before anything runs.
 inline constexpr int kMinRanks = 1;
@@ -79,7 +79,7 @@ std::size_t outputBytes(const OpSpec& s, int rank);
 
 // What a backend can do; validation names the field and the allowed values.
 struct BackendCaps {
-  std::string name;  // "gloo", "nccl"
+  std::string name;  // "gloo", "nccl", "mpi"
   std::vector<DType> dtypes;
   std::vector<RedOp> redops;
   int max_ranks = kMaxRanks;

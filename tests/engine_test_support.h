@@ -48,12 +48,13 @@ inline std::string describe(const OpSpec& s) {
 
 inline std::shared_ptr<const Snapshot> runAndWait(Engine& e, const OpSpec& s,
                                                   Program p = Program::single,
-                                                  std::chrono::milliseconds t = 60s) {
+                                                  std::chrono::milliseconds t = 60s,
+                                                  BackendKind backend = BackendKind::gloo) {
   // Every value kept: the checks below re-read every element.
   Request r;
   r.spec = s;
   r.program = p;
-  r.backend = BackendKind::gloo;
+  r.backend = backend;
   r.keep_values = -1;
   const uint64_t id = e.submit(r);
   auto snap = e.waitFor(id, t);
@@ -327,7 +328,8 @@ inline std::string firstTableMismatch(const StepResult& st) {
   return "";
 }
 
-inline void checkSingle(const Snapshot& snap, const OpSpec& s) {
+inline void checkSingle(const Snapshot& snap, const OpSpec& s,
+                        const std::string& backend = "gloo") {
   SCOPED_TRACE(describe(s));
   ASSERT_TRUE(snap.error.empty()) << snap.error;
   EXPECT_EQ(snap.spec, s);
@@ -335,7 +337,7 @@ inline void checkSingle(const Snapshot& snap, const OpSpec& s) {
   EXPECT_EQ(snap.steps[0].spec, s);
   EXPECT_TRUE(snap.verified);
   EXPECT_EQ(snap.mismatches, 0);
-  EXPECT_EQ(snap.backend.name, "gloo");
+  EXPECT_EQ(snap.backend.name, backend);
   checkStep(snap.steps[0]);
 }
 

@@ -253,7 +253,7 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--dtype", a->dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a->root, "Root rank (broadcast, scatter, gather, reduce)");
-  cmd->add_option("--backend", a->backend, "auto, gloo or nccl")->capture_default_str();
+  cmd->add_option("--backend", a->backend, "auto, gloo, nccl or mpi")->capture_default_str();
   addDeadlineOption(cmd, a->deadline_ms);
   addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");

@@ -14,7 +14,7 @@ void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
   cmd->add_option("--dtype", a.dtype, "Element type: " + allowedDTypes())->capture_default_str();
   cmd->add_option("--redop", a.redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a.root, "Root rank (broadcast, scatter, gather, reduce)");
-  cmd->add_option("--backend", a.backend, "auto, gloo or nccl")->capture_default_str();
+  cmd->add_option("--backend", a.backend, "auto, gloo, nccl or mpi")->capture_default_str();
   addDeadlineOption(cmd, a.deadline_ms);
 }
 
@@ -56,7 +56,7 @@ Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {
   auto ro = parseRedOp(a.redop);
   if (!ro) return Error{notA("--redop", a.redop, "a reduce op") + "; allowed: " + allowedRedOps()};
   auto be = parseBackend(a.backend);
-  if (!be) return Error{notA("--backend", a.backend, "a backend") + "; allowed: auto, gloo, nccl"};
+  if (!be) return Error{notA("--backend", a.backend, "a backend") + "; allowed: auto, gloo, nccl, mpi"};
   if (a.deadline_ms < 100 || a.deadline_ms > 600000)
     return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
                  " is out of range; allowed: 100 to 600000"};

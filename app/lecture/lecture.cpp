@@ -124,10 +124,10 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     if (!d) return bad(*r, allowedRedOps());
     s.spec.redop = *d;
   } else if (key == "backend") {
-    auto r = readString(w, f, v, "auto, gloo, nccl");
+    auto r = readString(w, f, v, "auto, gloo, nccl, mpi");
     if (!r) return r.error();
     auto b = parseBackend(*r);
-    if (!b) return bad(*r, "auto, gloo, nccl");
+    if (!b) return bad(*r, "auto, gloo, nccl, mpi");
     s.backend = *b;
   } else if (key == "trace") {
     if (const auto* str = v.as_string()) {

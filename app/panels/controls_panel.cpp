@@ -29,7 +29,8 @@ bool enumCombo(const char* label, Enum* value, int count) {
 }
 
 void backendCombo(AppState& s, const DeviceReport* devices) {
-  const BackendKind kinds[] = {BackendKind::automatic, BackendKind::gloo, BackendKind::nccl};
+  const BackendKind kinds[] = {BackendKind::automatic, BackendKind::gloo, BackendKind::nccl,
+                               BackendKind::mpi};
   std::string current(name(s.backend));
   if (ImGui::BeginCombo(tr("backend"), current.c_str())) {
     for (BackendKind k : kinds) {
@@ -48,7 +49,8 @@ void backendCombo(AppState& s, const DeviceReport* devices) {
 // multi-rank route (2.30 and newer; older runtimes fall back, with a notice).
 void gpuSharingCombo(AppState& s, const DeviceReport* devices) {
   const BackendStatus* nccl = devices ? devices->find(BackendKind::nccl) : nullptr;
-  ImGui::BeginDisabled(s.backend == BackendKind::gloo || !nccl || !nccl->available);
+  ImGui::BeginDisabled(s.backend == BackendKind::gloo || s.backend == BackendKind::mpi || !nccl ||
+                       !nccl->available);
   const char* names[] = {"host-id", "multi-rank"};
   int current = static_cast<int>(s.gpu_sharing);
   if (ImGui::Combo(tr("sharing"), &current, names, 2))

@@ -17,8 +17,12 @@
 #include "engine/worker/control_store.h"
 #include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
+#include "engine/mpi_launch.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl_loader.h"
+#endif
+#ifdef COLLVIZ_HAVE_MPI
+#include "engine/worker/mpi_loader.h"
 #endif
 
 using json = nlohmann::json;
@@ -64,6 +68,15 @@ int probe() {
                                  "(the CUDA toolkit or NCCL not found at build time)"},
                       {"gpus", 0}});
 #endif
+#ifdef COLLVIZ_HAVE_MPI
+  backends.push_back(probeMpiModule());  // loads the MPI module, or says why it cannot
+#else
+  backends.push_back({{"name", "mpi"}, {"available", false},
+                      {"reason", "this collviz-rank was built without MPI "
+                                 "(Open MPI's mpi.h not found at build time: apt-get install "
+                                 "libopenmpi-dev, then build again)"},
+                      {"gpus", 0}});
+#endif
   std::fflush(stdout);
   FILE* out = ::fdopen(json_fd, "w");
   if (!out) return 1;
@@ -77,7 +90,13 @@ struct Args {
   Clock::time_point started = Clock::now();
   int rank = -1, size = 0, fd = -1, gpu = -1, timeout_ms = 5000;
   std::string backend = "gloo";
+  std::string connect;  // MPI: the engine's socket; rank from mpirun's environment
 };
+
+int envInt(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : -1;
+}
 
 bool parse(int argc, char** argv, Args& a) {
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -88,7 +107,13 @@ bool parse(int argc, char** argv, Args& a) {
     else if (k == "--gpu") a.gpu = std::atoi(v.c_str());
     else if (k == "--timeout-ms") a.timeout_ms = std::atoi(v.c_str());
     else if (k == "--backend") a.backend = v;
+    else if (k == "--connect") a.connect = v;
     else return false;
+  }
+  if (!a.connect.empty()) {  // started by mpirun: it says which rank this is
+    a.rank = envInt("OMPI_COMM_WORLD_RANK");
+    if (a.size != envInt("OMPI_COMM_WORLD_SIZE")) return false;
+    return a.rank >= 0 && a.rank < a.size;
   }
   return a.rank >= 0 && a.size > 0 && a.rank < a.size && a.fd >= 0;
 }
@@ -103,12 +128,28 @@ std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) 
     return nullptr;
   }
 #endif
+#ifdef COLLVIZ_HAVE_MPI
+  if (a.backend == "mpi") {  // the only place a run loads the MPI module
+    auto mpi = loadMpiCommunicator();
+    if (mpi) return std::move(*mpi);
+    *why = mpi.error().message;
+    return nullptr;
+  }
+#endif
   *why = "backend '" + a.backend + "' is not built into this collviz-rank";
   return nullptr;
 }
 
 int serve(const Args& a) {
   Channel ch(a.fd);
+  if (!a.connect.empty()) {
+    auto back = connectBack(a.connect);
+    if (!back) {
+      std::fprintf(stderr, "collviz-rank %d: %s\n", a.rank, back.error().message.c_str());
+      return 1;
+    }
+    ch = std::move(*back);
+  }
   std::string why;
   auto comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
@@ -199,7 +240,8 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, a)) {
     std::fprintf(stderr,
                  "collviz-rank: started by collviz with --rank R --size N --fd FD "
-                 "[--backend gloo|nccl] [--gpu G] [--timeout-ms T], or --probe\n");
+                 "[--backend gloo|nccl] [--gpu G] [--timeout-ms T], by mpirun with "
+                 "--backend mpi --connect NAME --size N, or --probe\n");
     return 2;
   }
   // End with the engine even if it is killed outright.

@@ -1,16 +1,9 @@
-// Loads the NCCL module with dlopen(RTLD_NOW | RTLD_LOCAL): every symbol it
-// needs (libnccl, libcudart) is bound at once, so a broken install fails
-// here with the loader's text, and nothing of it enters collviz-rank's
-// global symbol scope.
+// Loads the NCCL module (module_loader.h): every symbol it needs (libnccl,
+// libcudart) is bound at once, so a broken install fails here with the
+// loader's text.
 #include "engine/worker/nccl_loader.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <optional>
-
-#include "engine/program_files.h"
+#include "engine/worker/module_loader.h"
 #include "engine/worker/nccl_module.h"
 
 namespace collviz {
@@ -22,28 +15,15 @@ struct Module {
 };
 
 Result<Module> loadModule() {
-  const std::string path = ncclModulePath();
-  const std::string what = "cannot load the NCCL module " + path + ": ";
-  ::dlerror();
-  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = ::dlerror();
-    std::string why = e ? e : "dlopen failed";
-    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);  // the path is said once
-    return Error{what + why};
-  }
-  // The module stays loaded for the life of the process: its communicator's
-  // code must outlive every object it made.
-  auto abi = reinterpret_cast<int (*)()>(::dlsym(h, "collviz_nccl_abi_version"));
+  auto h = openModule(ncclModulePath(), "NCCL", "collviz_nccl_abi_version", kNcclModuleAbi);
+  if (!h) return h.error();
   Module m;
-  m.make = reinterpret_cast<void* (*)(int, long long)>(::dlsym(h, "collviz_make_nccl_communicator"));
-  m.probe = reinterpret_cast<const char* (*)()>(::dlsym(h, "collviz_probe_nccl"));
-  if (!abi || !m.make || !m.probe)
-    return Error{what + "it lacks collviz's entry points (not a collviz NCCL module)"};
-  if (const int v = abi(); v != kNcclModuleAbi)
-    return Error{what + "it was built for interface " + std::to_string(v) +
-                 " and this collviz-rank needs " + std::to_string(kNcclModuleAbi) +
-                 " (use the module of the same build)"};
+  m.make = reinterpret_cast<void* (*)(int, long long)>(
+      moduleSymbol(*h, "collviz_make_nccl_communicator"));
+  m.probe = reinterpret_cast<const char* (*)()>(moduleSymbol(*h, "collviz_probe_nccl"));
+  if (!m.make || !m.probe)
+    return Error{"cannot load the NCCL module " + ncclModulePath() +
+                 ": it lacks collviz's entry points (not a collviz NCCL module)"};
   return m;
 }
 
@@ -54,11 +34,7 @@ const Result<Module>& module() {
 
 }  // namespace
 
-std::string ncclModulePath() {
-  const char* env = std::getenv("COLLVIZ_NCCL_MODULE");
-  if (env && *env) return env;
-  return executableDir() + "/" + kNcclModuleFile;
-}
+std::string ncclModulePath() { return modulePath("COLLVIZ_NCCL_MODULE", kNcclModuleFile); }
 
 Result<std::unique_ptr<Communicator>> loadNcclCommunicator(
     int gpu, std::chrono::steady_clock::time_point started) {

@@ -97,7 +97,7 @@ TEST(Lecture, BadScriptsNameFileLineFieldAndWhatIsAllowed) {
       {"[[step]]\nop = \"gather\"\nroot = 7\n", "bad.toml:1: step 1: root = 7 is out of range; allowed: 0 to 3"},
       {"[[step]]\ndtype = \"f128\"\n", "bad.toml:2: dtype = \"f128\" is not allowed; allowed: f32"},
       {"[[step]]\nredop = \"avg\"\ndtype = \"i32\"\n", "bad.toml:1: step 1: redop avg needs a floating dtype"},
-      {"[[step]]\nbackend = \"mpi\"\n", "bad.toml:2: backend = \"mpi\" is not allowed; allowed: auto, gloo, nccl"},
+      {"[[step]]\nbackend = \"mpich\"\n", "bad.toml:2: backend = \"mpich\" is not allowed; allowed: auto, gloo, nccl, mpi"},
       {"[[step]]\ntrace_by = \"up\"\n", "bad.toml:2: trace_by = \"up\" is not allowed; allowed: destination, source"},
       {"[[step]]\ncaption.fr = \"bonjour\"\n", "bad.toml:2: caption.fr: unknown language; allowed: en, zh"},
       {"[[step]]\ncaption = 3\n", "bad.toml:2: caption: must be a string, or language variants"},

@@ -1,0 +1,154 @@
+// Benchmark (figures, not a test): the MPI backend against Gloo and against
+// a plain MPI loop, side by side in one run.
+//
+//   plain:  mpirun -np N mpi-plain-loop (tests/bench/mpi_plain_loop.cpp): MPI's
+//           call back to back with nothing around it, slowest rank's average.
+//   mpi:    runSweep (engine/bench_sweep.h) on --backend mpi, as `collviz bench
+//           -c 0` runs it: the rank workers time MPI's call.
+//   gloo:   the same on --backend gloo.
+// Points: 64 B all_reduce (latency), and 16 MiB and 64 MiB all_reduce,
+// all_gather, broadcast (busbw, nccl-tests' formulas). The three alternate
+// per repeat so a neighbour's load hits them alike; the table shows medians.
+//
+//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 2000]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/bench_sweep.h"
+#include "engine/mpi_launch.h"
+
+using namespace collviz;
+
+namespace {
+
+const char* arg(int argc, char** argv, const char* flag, const char* def) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], flag) == 0) return argv[i + 1];
+  return def;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string loadavg() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// The plain loop's time per call (us), or < 0 with the reason on stderr.
+double plainMpi(const std::string& mpirun, int ranks, Op op, std::size_t size, int iters,
+                int warmup) {
+  std::string cmd;
+  for (const auto& e : mpirunEnv(::geteuid() == 0)) cmd += e + " ";
+  for (const auto& a : mpirunArgs(mpirun, ranks,
+                                  {MPI_PLAIN_LOOP, std::string(name(op)), std::to_string(size),
+                                   std::to_string(iters), std::to_string(warmup)}))
+    cmd += "'" + a + "' ";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  char line[512] = {};
+  std::string out;
+  while (std::fgets(line, sizeof line, p)) out += line;
+  const int rc = ::pclose(p);
+  std::istringstream is(out);
+  std::string o;
+  int n = 0;
+  long long sz = 0;
+  double us = -1;
+  if (rc != 0 || !(is >> o >> n >> sz >> us)) {
+    std::fprintf(stderr, "plain MPI loop failed (%d): %s\n", rc, out.c_str());
+    return -1;
+  }
+  return us;
+}
+
+double engineUs(Engine& e, BenchConfig c, Op op, std::size_t size) {
+  c.ops = {op};
+  c.min_bytes = c.max_bytes = size;
+  auto res = runSweep(e, c, {}, nullptr);
+  if (!res || !res->error.empty() || res->rows.size() != 1) {
+    std::fprintf(stderr, "%s: %s\n", std::string(name(c.backend)).c_str(),
+                 !res ? res.error().message.c_str() : res->error.c_str());
+    return -1;
+  }
+  return res->rows[0].time_us;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int ranks = std::atoi(arg(argc, argv, "--ranks", "4"));
+  const int repeats = std::max(1, std::atoi(arg(argc, argv, "--repeats", "3")));
+  const int iters = std::atoi(arg(argc, argv, "--iters", "5"));
+  const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "2000"));
+  auto mpirun = findMpirun();
+  if (!mpirun) {
+    std::fprintf(stderr, "mpi_bench: %s\n", mpirun.error().message.c_str());
+    return 77;
+  }
+  struct Point {
+    Op op;
+    std::size_t size;
+  };
+  std::vector<Point> points = {{Op::all_reduce, 64}};
+  for (std::size_t mib : {16, 64})
+    for (Op op : {Op::all_reduce, Op::all_gather, Op::broadcast}) points.push_back({op, mib << 20});
+
+  BenchConfig c;
+  c.ranks = ranks;
+  c.check = 0;
+  c.max_bytes = std::size_t(64) << 20;
+  EngineOptions eo;
+  eo.deadline = benchDeadline(c);
+  Engine mpi(eo), gloo(eo);
+  if (const BackendStatus* st = mpi.devices().find(BackendKind::mpi); !st || !st->available) {
+    std::fprintf(stderr, "mpi_bench: MPI unavailable: %s\n", st ? st->reason.c_str() : "?");
+    return 77;
+  }
+  std::printf("mpi_bench: f32 sum, N = %d, %d repeats (median); 64 B: -n %d, big: -n %d -w 1; "
+              "%s; %u cores, load %s\n",
+              ranks, repeats, lat_iters, iters,
+              mpi.devices().find(BackendKind::mpi)->info.version.c_str(),
+              std::thread::hardware_concurrency(), loadavg().c_str());
+  std::printf("%-11s %9s | %11s %11s %11s | %9s %9s %9s | %10s %10s\n", "op", "size", "plain us",
+              "mpi us", "gloo us", "plain bw", "mpi bw", "gloo bw", "mpi/plain", "mpi/gloo");
+  std::printf("%-11s %9s | %11s %11s %11s | %9s %9s %9s | %10s %10s\n", "", "", "", "", "",
+              "busbw", "GB/s", "", "busbw", "time");
+  for (const Point& p : points) {
+    const bool lat = p.size < 4096;
+    BenchConfig one = c;
+    one.iters = lat ? lat_iters : iters;
+    one.warmup = lat ? 100 : 1;
+    std::vector<double> plain, em, eg;
+    for (int k = 0; k < repeats; ++k) {
+      plain.push_back(plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup));
+      one.backend = BackendKind::mpi;
+      em.push_back(engineUs(mpi, one, p.op, p.size));
+      one.backend = BackendKind::gloo;
+      eg.push_back(engineUs(gloo, one, p.op, p.size));
+    }
+    const double factor = busBandwidthFactor(p.op, ranks);
+    const double bytes = double(p.size);
+    const double tp = median(plain), tm = median(em), tg = median(eg);
+    auto bw = [&](double us) { return us > 0 ? bandwidthGBs(bytes, us) * factor : 0.0; };
+    std::printf("%-11s %9s | %11.2f %11.2f %11.2f | %9.3f %9.3f %9.3f | %9.3fx %9.4fx\n",
+                std::string(name(p.op)).c_str(), formatSize(p.size).c_str(), tp, tm, tg, bw(tp),
+                bw(tm), bw(tg), bw(tp) > 0 ? bw(tm) / bw(tp) : 0.0, tg > 0 ? tm / tg : 0.0);
+    std::fflush(stdout);
+  }
+  std::printf("aims: mpi/plain busbw >= 0.9x; 64 B all_reduce mpi/gloo time <= 0.1x\n");
+  std::printf("load at the end: %s\n", loadavg().c_str());
+  return 0;
+}
