@@ -90,7 +90,7 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
     }
     if (faulty && (fault.kind == RoundFault::Kind::corrupt || fault.kind == RoundFault::Kind::swap)) {
       plan.fault_after = fault.kind;
-      copies = copies || fault.kind == RoundFault::Kind::swap;  // swaps through scratch
+      if (fault.kind == RoundFault::Kind::swap) copy_slots = std::max<std::size_t>(copy_slots, 2);  // swaps through scratch
       const std::size_t esize = dtypeSize(s.spec.dtype);
       plan.corrupt_at = std::size_t(std::max(0, first_written)) * slot_ +
                         std::size_t(s.spec.elems / 2) * esize;  // little endian: the lowest bit
@@ -111,7 +111,9 @@ void RoundRunner::breakAfter(RoundDevice& d, const Plan& plan, std::byte* work,
   }
   const int slots = s_.slots;
   if (slots >= 2) {
-    runCopies(d, Copies{{{0, slots - 1}, {slots - 1, 0}}}, work, scratch);
+    CopyGroup swap;
+    swap.moves = {{0, slots - 1}, {slots - 1, 0}};
+    runCopies(d, Copies{swap}, work, scratch);
     return;
   }
   const std::size_t esize = dtypeSize(s_.spec.dtype), e = std::size_t(s_.spec.elems);
