@@ -54,6 +54,7 @@ class MpiRoundDevice : public RoundDevice {
     for (std::size_t i = 0; i < elems; ++i)
       writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
   }
+  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
 
  private:
   MPI_Comm comm_;
@@ -82,7 +83,7 @@ MpiRounds::~MpiRounds() {
 Result<RoundsTiming> MpiRounds::run(const algo::Schedule& s, int rank, int from, int to,
                                     const void* in, void* work, const RunOptions& o) {
   try {
-    RoundRunner runner(s, rank);
+    RoundRunner runner(s, rank, o.round_fault);
     if (scratch_.size() < runner.scratchBytes()) scratch_.resize(runner.scratchBytes());
     auto* w = static_cast<std::byte*>(work);
     auto* sc = reinterpret_cast<std::byte*>(scratch_.data());

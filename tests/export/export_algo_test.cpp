@@ -97,8 +97,8 @@ TEST(AlgoExport, GifHasEveryRoundAndItsFirstFrameIsRoundZero) {
     const long apart = pixelsApart(f, png, 40);
     EXPECT_LE(apart, long(png.width) * png.height / 100) << apart << " pixels differ by more than 40 levels";
     // And it is not the neighbouring round's picture (which differs a lot).
-    if (k > 0) EXPECT_GT(pixelsApart(f, rounds[std::size_t(k - 1)], 40), 3 * apart + 500);
-    if (k < 6) EXPECT_GT(pixelsApart(f, rounds[std::size_t(k + 1)], 40), 3 * apart + 500);
+    if (k > 0) { EXPECT_GT(pixelsApart(f, rounds[std::size_t(k - 1)], 40), 3 * apart + 500); }
+    if (k < 6) { EXPECT_GT(pixelsApart(f, rounds[std::size_t(k + 1)], 40), 3 * apart + 500); }
     if (k == 0) continue;
     // The tweens: blocks on their way, a picture of its own between the two rounds.
     for (int i = 3 * k - 2; i < 3 * k; ++i) {
