@@ -67,7 +67,12 @@ TEST(RoundFaults, EachIsCaughtAndNamedByTheRoundItHit) {
           << "round " << k + 1 << " was before the fault: " << snap->steps[std::size_t(k)].verify.first_problem;
     const StepResult& hit = snap->steps[std::size_t(c.round - 1)];
     EXPECT_FALSE(hit.verify.verified) << "round " << c.round << " was broken and checked out";
-    const std::string want = "round " + std::to_string(c.round) + "/" + std::to_string(rounds) +
+    // Counted as the view counts them: "step k/n" where the schedule has
+    // local steps (Bruck's rotations, pairwise's own block), else "round".
+    bool local_steps = false;
+    for (const StepResult& st : snap->steps) local_steps = local_steps || (st.transfers.empty() && !st.local.empty());
+    const std::string want = std::string(local_steps ? "step " : "round ") + std::to_string(c.round) + "/" +
+                             std::to_string(rounds) +
                              " (" + hit.name + "): ";
     EXPECT_THAT(snap->problem, StartsWith(want));
     EXPECT_THAT(snap->problem, HasSubstr("from the reference"));

@@ -152,8 +152,9 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
     if (!col.subtitle.empty())
       b.text({hx, g.y_head + 21 * u}, col.subtitle, b.th.muted_text, 13.5f * u, TextStyle::regular, 0.5f, 0);
     const auto& state = c == 0 ? rm.before : rm.now;
-    // Slot numbers over the first row (a local step's badges name them).
-    for (int k = 0; k < rm.slots; ++k) {
+    // Slot numbers over the first row (a local step's badges name them);
+    // before a run the subtitle "not yet run" holds that place.
+    for (int k = 0; col.subtitle.empty() && k < rm.slots; ++k) {
       const Rect t = rg.tile(c, 0, k);
       b.text({t.x + t.w / 2, g.rowY(0) - 2 * u}, std::to_string(k), withAlpha(b.th.muted_text, ca),
              std::min(11 * u, g.tile_w * 0.6f), TextStyle::regular, 0.5f, 1.0f);

@@ -125,12 +125,13 @@ TEST(LabelsEqualBytes, TheCliText) {
       ASSERT_EQ(js.wait(), 0) << js.err;
       const json j = json::parse(js.out);
       const TestPattern tp = testPattern(s);
-      // Rounds in order: "round k/R: ..." then one "  Rr  labels" line per rank.
+      // Steps in order: "round k/R: ..." ("step k/R" where the schedule has
+      // local steps) then one "  Rr  labels" line per rank.
       std::istringstream in(text.out);
       std::string line;
       int round = -1, rows = 0;
       while (std::getline(in, line)) {
-        if (line.rfind("round ", 0) == 0) {
+        if (line.rfind("round ", 0) == 0 || line.rfind("step ", 0) == 0) {
           ++round;
           continue;
         }
