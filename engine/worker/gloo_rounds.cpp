@@ -32,12 +32,12 @@ Fn reduceFor(DType t, RedOp r) {
   return nullptr;
 }
 
-class GlooRoundDevice : public RoundDevice {
+class GlooRoundDevice : public HostRoundDevice {
  public:
   GlooRoundDevice(gloo::Context& ctx, std::chrono::milliseconds timeout, const OpSpec& s,
                   std::byte* work, std::size_t work_bytes, std::byte* scratch,
                   std::size_t scratch_bytes)
-      : timeout_(timeout), dtype_(s.dtype), fn_(reduceFor(s.dtype, s.redop)) {
+      : HostRoundDevice(s.dtype), timeout_(timeout), fn_(reduceFor(s.dtype, s.redop)) {
     work_ = {work, work_bytes, ctx.createUnboundBuffer(work, work_bytes)};
     if (scratch_bytes)
       scratch_ = {scratch, scratch_bytes, ctx.createUnboundBuffer(scratch, scratch_bytes)};
@@ -67,18 +67,6 @@ class GlooRoundDevice : public RoundDevice {
   void reduce(std::byte* dst, const std::byte* src, std::size_t elems) override {
     fn_(dst, dst, src, elems);
   }
-  void copy(std::byte* dst, const std::byte* src, std::size_t bytes) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void zero(std::byte* dst, std::size_t bytes) override { std::memset(dst, 0, bytes); }
-  void load(std::byte* dst, const std::byte* src, std::size_t bytes) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void divide(std::byte* p, std::size_t elems, int n) override {
-    for (std::size_t i = 0; i < elems; ++i)
-      writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
-  }
-  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
 
  private:
   struct Buffer {
@@ -89,7 +77,6 @@ class GlooRoundDevice : public RoundDevice {
   Buffer& which(std::byte* p) { return p >= work_.base && p < work_.base + work_.bytes ? work_ : scratch_; }
 
   std::chrono::milliseconds timeout_;
-  DType dtype_;
   Fn fn_;
   Buffer work_, scratch_;
 };

@@ -9,10 +9,10 @@
 namespace collviz {
 namespace {
 
-class MpiRoundDevice : public RoundDevice {
+class MpiRoundDevice : public HostRoundDevice {
  public:
   MpiRoundDevice(MPI_Comm comm, int tag_ub, const OpSpec& s, const MpiOps& ops)
-      : comm_(comm), tag_ub_(tag_ub), dtype_(s.dtype), to_(ops.of(s.dtype, s.redop)) {}
+      : HostRoundDevice(s.dtype), comm_(comm), tag_ub_(tag_ub), to_(ops.of(s.dtype, s.redop)) {}
 
   Status exchange(const std::vector<Post>& sends, const std::vector<Post>& recvs) override {
     std::vector<MPI_Request> reqs;
@@ -43,23 +43,10 @@ class MpiRoundDevice : public RoundDevice {
   void reduce(std::byte* dst, const std::byte* src, std::size_t elems) override {
     MPI_Reduce_local(src, dst, int(elems), to_.type, to_.op);  // dst = src op dst
   }
-  void copy(std::byte* dst, const std::byte* src, std::size_t bytes) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void zero(std::byte* dst, std::size_t bytes) override { std::memset(dst, 0, bytes); }
-  void load(std::byte* dst, const std::byte* src, std::size_t bytes) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void divide(std::byte* p, std::size_t elems, int n) override {
-    for (std::size_t i = 0; i < elems; ++i)
-      writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
-  }
-  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
 
  private:
   MPI_Comm comm_;
   int tag_ub_;
-  DType dtype_;
   MpiTypeOp to_;
 };
 

@@ -8,9 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "engine/algo/schedule.h"
+#include "engine/dtype.h"
 #include "engine/status.h"
 #include "engine/worker/communicator.h"
 
@@ -42,6 +44,28 @@ class RoundDevice {
   virtual void flipLowBit(std::byte* p) = 0;
   // Wait for local work queued so far (a GPU stream); the host does it at once.
   virtual Status sync() { return {}; }
+};
+
+// A device on host memory (Gloo, MPI): everything but the messages and the
+// reduce is plain memory work, shared here.
+class HostRoundDevice : public RoundDevice {
+ public:
+  explicit HostRoundDevice(DType dtype) : dtype_(dtype) {}
+  void copy(std::byte* dst, const std::byte* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void zero(std::byte* dst, std::size_t bytes) override { std::memset(dst, 0, bytes); }
+  void load(std::byte* dst, const std::byte* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void divide(std::byte* p, std::size_t elems, int n) override {
+    for (std::size_t i = 0; i < elems; ++i)
+      writeElement(p, dtype_, i, readElement(p, dtype_, i) / n);
+  }
+  void flipLowBit(std::byte* p) override { *p ^= std::byte{1}; }
+
+ protected:
+  DType dtype_;
 };
 
 struct RoundCounts {
