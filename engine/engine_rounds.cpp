@@ -82,7 +82,7 @@ std::vector<std::vector<BlockLabel>> startLabels(const algo::Schedule& s, const 
 // Elements that differ between the rounds' outputs and the native op's
 // (where the workers wrote them); the first few are named in `places`.
 int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes& b,
-                          std::vector<std::string>& places) {
+                          std::vector<Said>& places) {
   constexpr std::size_t kNamed = 8;
   const std::size_t sz = dtypeSize(s.dtype);
   int64_t diffs = 0;
@@ -95,11 +95,11 @@ int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes&
         if (std::memcmp(x.data() + i, y.data + i, sz) == 0) continue;
         ++diffs;
         if (places.size() < kNamed) {
-          std::ostringstream os;
-          os << "rank " << r << " output element " << i / sz << ": "
-             << readElement(x.data() + i, s.dtype, 0) << " here, "
-             << readElement(y.data + i, s.dtype, 0) << " from the native op";
-          places.push_back(os.str());
+          std::ostringstream here, there;
+          here << readElement(x.data() + i, s.dtype, 0);
+          there << readElement(y.data + i, s.dtype, 0);
+          places.push_back(say("rank {0} output element {1}: {2} here, {3} from the native op", r,
+                               i / sz, here.str(), there.str()));
         }
       }
     if (x.size() != y.size) diffs += int64_t((std::max(x.size(), y.size) - common) / sz);

@@ -5,7 +5,9 @@
 //   worker -> engine  {"type":"store_set","key":k,"value":hex}    (no reply)
 //   worker -> engine  {"type":"store_get","key":k}
 //   engine -> worker  {"type":"store_value","found":bool,"value":hex}
-//   worker -> engine  {"type":"ready","backend":{...}} | {"type":"error","message":m}
+//   worker -> engine  {"type":"ready","backend":{...}} | {"type":"error","message":m,"text":t}
+//                     (m: the English; t: the message id and arguments,
+//                     {"id":s,"args":[t...]} or {"lit":s}, engine/text.h)
 //   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","out_offset","warmup","iters","timeout_ms"}
@@ -25,10 +27,22 @@
 // one per visible GPU.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "engine/status.h"
+#include "engine/text.h"
+
 namespace collviz::protocol {
+
+nlohmann::json textToJson(const Text& t);
+Text textFromJson(const nlohmann::json& j);  // anything malformed: an empty Text
+// {"type":"error","message":english,"text":...}
+nlohmann::json errorMessage(const Error& e);
+// The Error a {"type":"error"} message carries (its text, else its message
+// as a literal); `body` when it is not JSON at all.
+Error errorFrom(const std::string& body);
 
 std::string toHex(const std::vector<char>& bytes);
 std::vector<char> fromHex(const std::string& hex);

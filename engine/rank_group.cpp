@@ -2,6 +2,7 @@
 
 #include "engine/deadline.h"
 #include "engine/exit_cleanup.h"
+#include "engine/protocol.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -207,9 +208,9 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
         // A peer that never started makes the others fail waiting for it:
         // name it first.
         const std::string blame = whoBlocksJoining(ready, hello);
-        return Error{"starting " + std::string(name(cfg_.backend)) + ": " +
-                     (blame.empty() ? "" : blame + "; ") + "rank " + std::to_string(r) + ": " +
-                     j.value("message", "")};
+        const Error e = protocol::errorFrom(m->body);
+        return blame.empty() ? Error{say("starting {0}: rank {1}: {2}", name(cfg_.backend), r, e.text)}
+                             : Error{say("starting {0}: {1}; rank {2}: {3}", name(cfg_.backend), blame, r, e.text)};
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "engine/protocol.h"
 #include "engine/deadline.h"
 #include "engine/rank_group.h"
 
@@ -52,7 +53,7 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
   enum class Why { none, error, hung, slow } why = Why::none;
   int first_error = -1;
   std::vector<int> state(static_cast<std::size_t>(n), 0);  // 0 waiting, 1 done, 2 error
-  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  std::vector<Error> errors(static_cast<std::size_t>(n));
   done.assign(std::size_t(n), {});
   int left = n;
   auto silent = [&] {
@@ -110,7 +111,7 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
         continue;
       }
       state[k] = 2;
-      errors[k] = j.is_discarded() ? m->body : j.value("message", m->body);
+      errors[k] = protocol::errorFrom(m->body);
       if (first_error < 0) first_error = r;
       if (!grace_end) {
         why = Why::error;
@@ -148,10 +149,11 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
   // An error a rank returned comes first; so it does when the deadline and
   // that error arrive together and no rank is left silent.
   if (first_error >= 0 && (why == Why::error || silence.empty()))
-    return Error{errors[std::size_t(first_error)] + (silence.empty() ? "" : "; " + silence)};
+    return silence.empty() ? errors[std::size_t(first_error)]
+                           : Error{say("{0}; {1}", errors[std::size_t(first_error)].text, silence)};
   if (silence.empty()) return Error{what + ": " + restart};
   return Error{what + ": " + silence + "; " + restart +
-               (first_error < 0 ? "" : "; first error: " + errors[std::size_t(first_error)])};
+               (first_error < 0 ? "" : "; first error: " + errors[std::size_t(first_error)].message)};
 }
 
 Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {

@@ -134,14 +134,14 @@ json toJson(const Snapshot& s, const ValueLimit& limit) {
   j["backend"] = toJson(s.backend);
   j["steps"] = json::array();
   for (const auto& st : s.steps) {
-    json step = {{"name", st.name.empty() ? std::string(name(st.spec.op)) : st.name},
+    json step = {{"name", st.name.empty() ? std::string(name(st.spec.op)) : std::string(st.name)},
                  {"time_us", st.time_us},
                  {"verified", st.verify.verified},
                  {"wrong", st.verify.wrong},
                  {"mismatches", st.verify.mismatches},
                  {"undecodable", st.verify.undecodable},
                  {"unwritten", st.verify.unwritten},
-                 {"bad_blocks", st.verify.bad_blocks},
+                 {"bad_blocks", english(st.verify.bad_blocks)},
                  {"pattern", st.verify.mode}};
     if (!st.verify.first_problem.empty()) step["first_problem"] = st.verify.first_problem;
     if (!st.name.empty()) {

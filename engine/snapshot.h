@@ -11,6 +11,7 @@
 
 #include "engine/oracle.h"
 #include "engine/spec.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -78,7 +79,7 @@ struct RankResult {
   BufferView output;
   double op_us = 0;    // this rank's time inside the communicator call
   double copy_us = 0;  // device<->host copies (NCCL), 0 on CPU
-  std::string copies;  // NCCL: "page-locked (...)" or "pageable (why)"; empty on CPU
+  Said copies;  // NCCL: "page-locked (...)" or "pageable (why)"; empty on CPU
 };
 
 struct Verification {
@@ -88,10 +89,10 @@ struct Verification {
   int64_t undecodable = 0;    // elements whose provenance is not allowed
   int64_t unwritten = 0;      // elements that still hold the poison (engine/poison.h)
   std::string mode;           // "provenance" or "values" (pattern beyond limits)
-  std::string first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
+  Said first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
   // One line per wrong output block, what it holds and what belongs there:
   // "rank 0 output block 0: Σ₃ where Σ₀ belongs (4 of 4 elements wrong)".
-  std::vector<std::string> bad_blocks;
+  std::vector<Said> bad_blocks;
 };
 
 // One message of an algorithm's round, as counted by the engine.
@@ -120,7 +121,7 @@ struct StepResult {
   double time_us = 0;  // slowest rank's op time
   double wait_us = 0;  // engine: from sending the op to the last rank's reply (measured)
   // An algorithm's round: ranks[r].output is rank r's working buffer after it.
-  std::string name;   // "reduce-scatter 2/3"; empty for a whole op
+  Said name;          // "reduce-scatter 2/3"; empty for a whole op
   std::string phase;  // "reduce-scatter"
   std::vector<Transfer> transfers;
   std::vector<LocalMove> local;  // a local step's copies (a step has these or transfers)
@@ -128,7 +129,7 @@ struct StepResult {
 
 // An algorithm's textbook figures next to what was counted.
 struct AlgoFormula {
-  std::string text;
+  Said text;
   int rounds = 0;
   double bytes = 0;    // busiest rank's bytes sent by the formula
   bool exact = true;   // the schedule must send exactly that
@@ -137,9 +138,9 @@ struct AlgoFormula {
 struct BackendInfo {
   std::string name;       // "gloo" / "nccl"
   std::string version;
-  std::string devices;    // "CPU (2 cores)", "1 x NVIDIA H200 (139 GiB)"
-  std::string transport;  // "tcp 127.0.0.1", "socket over lo (NCCL_HOSTID per rank)"
-  std::string notes;      // how ops the backend lacks are done, fallbacks
+  Said devices;           // "CPU (2 cores)", "1 x NVIDIA H200 (139 GiB)"
+  Said transport;         // "tcp 127.0.0.1", "socket over lo (NCCL_HOSTID per rank)"
+  Said notes;             // how ops the backend lacks are done, fallbacks
 };
 
 struct Snapshot {
@@ -157,11 +158,11 @@ struct Snapshot {
   // byte for byte with the all-gather step's output.
   bool all_reduce_compared = false;
   int64_t all_reduce_diffs = 0;  // elements that differ
-  std::string error;     // non-empty: the request failed, steps may be empty
+  Said error;            // non-empty: the request failed, steps may be empty
   bool rejected = false; // the request was refused before anything ran
                          // (invalid spec, backend unavailable): a usage error
   bool cancelled = false;  // Engine::cancel ended it (error says so)
-  std::string notice;    // e.g. "NCCL unavailable (...); using Gloo"
+  Said notice;           // e.g. "NCCL unavailable (...); using Gloo"
   // An algorithm run round by round (algo != "native"): steps are its rounds.
   std::string algo = "native";
   std::vector<uint64_t> bytes_sent, bytes_received;  // per rank, counted by the workers
@@ -173,11 +174,11 @@ struct Snapshot {
   bool final_compared = false;  // compared byte for byte with the backend's own op
   int64_t final_diffs = 0;      // elements that differ
   // The first few differing elements: "rank 1 output element 5: 12 here, 13 native".
-  std::vector<std::string> final_diff_places;
+  std::vector<Said> final_diff_places;
   // What went wrong first, named by the round it hit: "round 3/6
   // (reduce-scatter 3/3): 2 slots differ from the reference", or the output
   // against the native op. Empty when everything checked out.
-  std::string problem;
+  Said problem;
 };
 
 }  // namespace collviz

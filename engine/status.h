@@ -6,10 +6,21 @@
 #include <utility>
 #include <variant>
 
+#include "engine/text.h"
+
 namespace collviz {
 
+// What went wrong, for a person: `text` is the message id and its
+// arguments (app/lang renders it in the reader's language), `message` its
+// English, made from it (what JSON, logs and tests read). An Error built from
+// a bare string has a literal text: shown as it is, in every language.
 struct Error {
   std::string message;
+  Text text;
+  Error() = default;
+  Error(std::string english) : message(std::move(english)), text(lit(message)) {}  // NOLINT
+  Error(const char* english) : Error(std::string(english)) {}                       // NOLINT
+  Error(Text t) : message(t.english()), text(std::move(t)) {}                       // NOLINT
 };
 
 // Result<T>: a T or an Error. Small on purpose; std::expected is C++23.
@@ -43,6 +54,10 @@ class Status {
   const std::string& message() const {
     static const std::string kEmpty;
     return error_ ? error_->message : kEmpty;
+  }
+  const Text& text() const {
+    static const Text kEmpty;
+    return error_ ? error_->text : kEmpty;
   }
   Error error() const { return error_.value_or(Error{}); }
 

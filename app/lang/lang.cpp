@@ -1,5 +1,9 @@
 #include "app/lang/lang.h"
 
+#include <vector>
+
+#include "app/lang/tables.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <unordered_map>
@@ -26,6 +30,38 @@ const char* lookup(std::string_view english) {
   return it == chinese().end() ? nullptr : it->second.data();
 }
 }  // namespace
+
+std::span<const Translation> translations() {
+  static const auto* all = [] {
+    auto* v = new std::vector<Translation>;
+    for (auto part : {tableApp(), tableEngine(), tableWorker(), tableAlgo(), tableCli()})
+      v->insert(v->end(), part.begin(), part.end());
+    return v;
+  }();
+  return *all;
+}
+
+std::string render(const Text& t) {
+  if (t.literal) return t.id;
+  if (t.args.empty()) return tr(t.id);
+  return Text::fill(tr(t.id), t.args, [](const Text& a) { return render(a); });
+}
+
+std::string render(const Error& e) { return e.text.empty() ? e.message : render(e.text); }
+
+std::string render(const Status& s) { return s.ok() ? std::string() : render(s.error()); }
+
+std::string render(const Said& s) {
+  const Text* t = s.current();
+  return t ? render(*t) : std::string(s);
+}
+
+std::vector<std::string> render(const std::vector<Said>& v) {
+  std::vector<std::string> out;
+  out.reserve(v.size());
+  for (const Said& s : v) out.push_back(render(s));
+  return out;
+}
 
 Lang language() { return g_lang.load(std::memory_order_relaxed); }
 void setLanguage(Lang lang) { g_lang.store(lang, std::memory_order_relaxed); }

@@ -10,6 +10,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -33,7 +37,19 @@ std::string tr(const std::string& english);
 // tr, then "{0}", "{1}", ... replaced by args: trf("what reaches {0}", {"R2"}).
 std::string trf(const char* english, std::initializer_list<std::string> args);
 
-// The table, for the test that walks it and for building glyph ranges.
+// An engine message (engine/text.h) in the current language: its id looked
+// up like tr(), its arguments rendered in their turn (literals as they are).
+// In English this is t.english(), byte for byte.
+std::string render(const Text& t);
+// An error as its reader sees it: its text, else its English message.
+std::string render(const Error& e);
+std::string render(const Status& s);
+// A Said (a string with its message): its text while it still matches.
+std::string render(const Said& s);
+std::vector<std::string> render(const std::vector<Said>& v);
+
+// The table (every part of app/lang/tables.h), for the test that walks it
+// and for building glyph ranges.
 struct Translation {
   std::string_view en, zh;
 };

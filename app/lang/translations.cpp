@@ -3,7 +3,7 @@
 // stay in English, each with its phrase (整份复制 … 按列交换); 输入, 输出,
 // 追踪去向, 全部, 每行一张 GPU, 颜色跟随数据块，下标表示分片, 每处一片, 每处一整份.
 // A test walks this table and every tr("...") in app/: none may be missing.
-#include "app/lang/lang.h"
+#include "app/lang/tables.h"
 
 namespace collviz {
 
@@ -329,6 +329,6 @@ constexpr Translation kTable[] = {
 };
 }  // namespace
 
-std::span<const Translation> translations() { return kTable; }
+std::span<const Translation> tableApp() { return kTable; }
 
 }  // namespace collviz

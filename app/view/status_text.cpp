@@ -183,7 +183,7 @@ std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
   }
   if (s && p.machine) {
     const std::string notes =
-        p.figure ? notesForFigure(s->backend.notes, s->program, s->spec, p.rounds) : s->backend.notes;
+        p.figure ? notesForFigure(s->backend.notes, s->program, s->spec, p.rounds) : render(s->backend.notes);
     if (!notes.empty()) lines.push_back({{notes, th.muted_text}});
   }
   if (!p.font_notice.empty() && p.machine) lines.push_back({{p.font_notice, th.bad}});

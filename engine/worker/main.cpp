@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/protocol.h"
 #include "engine/channel.h"
 #include "engine/shared_memory.h"
 #include "engine/worker/communicator.h"
@@ -154,13 +155,13 @@ int serve(const Args& a) {
   auto comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
   if (!comm) {
-    ch.send(json{{"type", "error"}, {"message", why}}.dump());
+    ch.send(protocol::errorMessage(Error{why}).dump());
     return 1;
   }
   const char* fault_env = std::getenv("COLLVIZ_FAULT");
   auto fault = parseFault(fault_env ? fault_env : "", a.size);
   if (!fault) {
-    ch.send(json{{"type", "error"}, {"message", fault.error().message}}.dump());
+    ch.send(protocol::errorMessage(fault.error()).dump());
     return 1;
   }
   auto faulty = std::make_unique<FaultyCommunicator>(std::move(comm), *fault);
@@ -168,7 +169,7 @@ int serve(const Args& a) {
   comm = std::move(faulty);
   ChannelStore store(ch);
   if (Status st = comm->init(a.rank, a.size, store, a.timeout_ms); !st) {
-    ch.send(json{{"type", "error"}, {"message", st.message()}}.dump());
+    ch.send(protocol::errorMessage(st.error()).dump());
     // A library thread may still be inside its init: end without running
     // destructors under it.
     std::fflush(stderr);
@@ -186,7 +187,7 @@ int serve(const Args& a) {
       shm.reset();
       auto mapped = SharedMemory::attach(m->fd, j.value("bytes", std::size_t(0)));
       if (!mapped) {
-        ch.send(json{{"type", "error"}, {"message", mapped.error().message}}.dump());
+        ch.send(protocol::errorMessage(mapped.error()).dump());
         continue;
       }
       shm = std::move(*mapped);
@@ -197,7 +198,7 @@ int serve(const Args& a) {
     if (j.contains("fault")) {  // the window's "Break it", with a run or a round
       auto f = parseFault(j.value("fault", ""), a.size);
       if (!f) {
-        ch.send(json{{"type", "error"}, {"message", f.error().message}}.dump());
+        ch.send(protocol::errorMessage(f.error()).dump());
         continue;
       }
       injector.setFault(*f);
@@ -207,7 +208,7 @@ int serve(const Args& a) {
       continue;
     }
     if (type != "run") {
-      ch.send(json{{"type", "error"}, {"message", "unknown message: " + m->body}}.dump());
+      ch.send(protocol::errorMessage(Error{say("unknown message: {0}", m->body)}).dump());
       continue;
     }
     const OpSpec s = specFromMessage(j);
@@ -215,7 +216,7 @@ int serve(const Args& a) {
     const std::size_t out_off = j.value("out_offset", std::size_t(0));
     const std::size_t need = out_off + outputBytes(s, a.rank);
     if (!shm.data() || need > shm.size() || in_off + inputBytes(s, a.rank) > shm.size()) {
-      ch.send(json{{"type", "error"}, {"message", "shared memory too small"}}.dump());
+      ch.send(protocol::errorMessage(Error{say("shared memory too small")}).dump());
       continue;
     }
     const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
@@ -223,7 +224,7 @@ int serve(const Args& a) {
     RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
     auto t = comm->run(s, in, out, o);
     if (!t) {
-      ch.send(json{{"type", "error"}, {"message", t.error().message}}.dump());
+      ch.send(protocol::errorMessage(t.error()).dump());
       continue;
     }
     json done = {{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}};

@@ -5,13 +5,14 @@
 
 #include "engine/algo/algorithms.h"
 #include "engine/algo/msccl.h"
+#include "engine/protocol.h"
 
 namespace collviz {
 namespace {
 
 using json = nlohmann::json;
 
-json error(const std::string& m) { return json{{"type", "error"}, {"message", m}}; }
+json error(const Error& e) { return protocol::errorMessage(e); }
 
 // The last schedule built: a schedule is asked for round after round.
 struct ScheduleCache {
@@ -54,9 +55,9 @@ json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm
   if (!cache.schedule || cache.algo != name || cache.spec != s ||
       (!text.empty() && cache.file_text != text)) {
     if (from_file && text.empty())
-      return error(name + ": the file's text comes with round 1 of a run; this rank has not seen it");
+      return error(say("{0}: the file's text comes with round 1 of a run; this rank has not seen it", name));
     auto built = scheduleOf(j, s, name);
-    if (!built) return error(built.error().message);
+    if (!built) return error(built.error());
     cache = {name, s, text, std::make_unique<algo::Schedule>(std::move(*built))};
   }
   const algo::Schedule& sch = *cache.schedule;
@@ -64,12 +65,11 @@ json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm
   const std::size_t work_off = j.value("work_offset", std::size_t(0));
   if (!shm.data() || in_off + inputBytes(s, rank) > shm.size() ||
       work_off + sch.workBytes() > shm.size())
-    return error("shared memory too small for the working buffer");
+    return error(say("shared memory too small for the working buffer"));
   const RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
   auto t = comm.runRounds(sch, j.value("from", 0), j.value("to", 0), shm.data() + in_off,
                           shm.data() + work_off, o);
-  if (!t) return error(name + " " + std::string(collviz::name(s.op)) + " on rank " +
-                       std::to_string(rank) + ": " + t.error().message);
+  if (!t) return error(say("{0} {1} on rank {2}: {3}", name, collviz::name(s.op), rank, t.error().text));
   return json{{"type", "done"},       {"op_us", t->op_us}, {"copy_us", t->copy_us},
               {"sent", t->sent},      {"received", t->received}};
 }

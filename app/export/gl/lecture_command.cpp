@@ -14,6 +14,7 @@
 #include "app/cli/cli_common.h"
 #include "app/export/gl/headless_gl.h"
 #include "app/gl/diagram_image.h"
+#include "app/lang/lang.h"
 #include "app/lecture/deck.h"
 #include "app/view/caption.h"
 #include "app/view/round_layout.h"
@@ -183,12 +184,12 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     const lecture::Slide& s = slides[i];
     const auto& snap = snaps[i];
     if (!snap->error.empty()) {
-      std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), snap->error.c_str());
+      std::fprintf(stderr, "collviz lecture: %s: %s\n", s.item.file.c_str(), render(snap->error).c_str());
       rc = kExitFailed;
     } else if (!snap->verified) {
       unverified.push_back(s.item.file + ": " +
-                           (snap->problem.empty() ? std::to_string(snap->mismatches) + " wrong elements"
-                                                  : snap->problem));
+                           (snap->problem.empty() ? trf("{0} wrong elements", {std::to_string(snap->mismatches)})
+                                                  : render(snap->problem)));
     }
     ui::ExportView v{s.item.program, s.item.spec, snap, s.item.view, theme, width, height, scale, 0,
                      a.status || a.status_time, a.status_time, {}, {}};

@@ -1,0 +1,18 @@
+// The string table, in parts: one per area, so each area's texts sit in a
+// file of their own. translations() (lang.h) is all of them in this order;
+// a text in two parts must have one Chinese (strings_test checks).
+#pragma once
+
+#include <span>
+
+#include "app/lang/lang.h"
+
+namespace collviz {
+
+std::span<const Translation> tableApp();     // translations.cpp: the window, exports, decks
+std::span<const Translation> tableEngine();  // translations_engine.cpp: engine/*.cpp messages
+std::span<const Translation> tableWorker();  // translations_worker.cpp: engine/worker/ messages
+std::span<const Translation> tableAlgo();    // translations_algo.cpp: engine/algo/ messages, formulas
+std::span<const Translation> tableCli();     // translations_cli.cpp: collviz run/algos/bench/devices
+
+}  // namespace collviz
