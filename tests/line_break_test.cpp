@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "app/view/line_break.h"
+#include "app/view/palette.h"
+#include "app/view/status_text.h"
 #include "app/view/text.h"
+#include "engine/snapshot.h"
 
 namespace collviz::ui {
 namespace {
@@ -201,6 +204,39 @@ TEST(LineBreak, NewlinesLimitsAndWidePieces) {
   EXPECT_EQ(wrapText("一 Reduce-scatter 二", p), std::vector<std::string>({"一", "Reduce-scatter", "二"}));
   p.cut_wide_pieces = true;
   for (const std::string& l : wrapText("一 Reduce-scatter 二", p)) EXPECT_LE(ems(l), 2.0f) << l;
+}
+
+}  // namespace
+}  // namespace collviz::ui
+
+namespace collviz::ui {
+namespace {
+
+// The status block under a file's figure: a long note wraps (it was cut with
+// "…" at the width), and the line count used for sizing agrees.
+TEST(LineBreak, StatusNotesWrapToTheWidth) {
+  Snapshot s;
+  s.backend = {"gloo", "0.5.0", "CPU", "", ""};
+  s.backend.notes = "每个 rank 发送 16 MiB，8 ranks 共用一块 GPU（All-reduce 的环算法）。每行一张 GPU；颜色跟随数据块。";
+  s.verified = true;
+  StatusLineParams p;
+  p.shown = &s;
+  p.max_width = 300;
+  p.measure = [](const std::string& t, TextStyle, float size) { return size * ems(t); };
+  const std::vector<TextItem> items = statusLineTexts(p, makeTheme(ThemeKind::light));
+  std::vector<std::string> notes;  // the note's lines, in order
+  for (const TextItem& t : items) {
+    EXPECT_LE(p.measure(t.text, t.style, t.size), 300.5f) << t.text;
+    if (t.anchor.y > items.front().anchor.y) notes.push_back(t.text);
+  }
+  ASSERT_GE(notes.size(), 2u);
+  EXPECT_EQ(statusLineCount(p), int(1 + notes.size()));
+  std::string joined;
+  for (const std::string& l : notes) {
+    joined += l;
+    EXPECT_EQ(std::u32string_view(U"，。；）").find(toCodePoints(l).front()), std::u32string_view::npos) << l;
+  }
+  EXPECT_EQ(withoutSpaces(joined), withoutSpaces(s.backend.notes));
 }
 
 }  // namespace

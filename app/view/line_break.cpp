@@ -183,14 +183,17 @@ class Wrapper {
         cut_rest_ = begin;
         return;
       }
-      std::vector<std::size_t> ends;  // code point ends after `begin`, up to the first that overflows
+      std::vector<std::size_t> ends;  // code point ends after `begin` (the first 4096)
       for (std::size_t i = begin; i < piece.ink && ends.size() < 4096;) {
         ++i;
         while (i < piece.ink && (static_cast<unsigned char>(text_[i]) & 0xc0) == 0x80) ++i;
         ends.push_back(i);
       }
-      // The most code points that fit (at least one), by bisection.
-      std::size_t lo = 0, hi = ends.size() - 1;
+      // The most code points that fit (at least one): doubling, then
+      // bisection, so the bytes measured stay near a line's length.
+      std::size_t n = 1;
+      while (n < ends.size() && fits(begin, ends[n])) n *= 2;
+      std::size_t lo = n / 2, hi = std::min(n, ends.size() - 1);  // ends[lo] fits (or is the one forced)
       while (lo < hi) {
         const std::size_t mid = (lo + hi + 1) / 2;
         if (fits(begin, ends[mid])) lo = mid;
