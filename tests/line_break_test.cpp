@@ -1,4 +1,4 @@
-// Line breaking (app/view/line_break): the article's own sentences and mixed
+// Line breaking (app/lang/line_break): the article's own sentences and mixed
 // Chinese/Latin captions wrapped at several widths, each result checked
 // against rules restated here independently of the code under test.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 #include "app/view/palette.h"
 #include "app/view/status_text.h"
 #include "app/view/text.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 
 namespace collviz::ui {
 

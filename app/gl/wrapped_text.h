@@ -1,5 +1,5 @@
 // Wrapped text in ImGui broken where Chinese and English break
-// (app/view/line_break). ImGui's own wrap (TextWrapped, PushTextWrapPos)
+// (app/lang/line_break). ImGui's own wrap (TextWrapped, PushTextWrapPos)
 // breaks only at spaces, so a Chinese line would break at its one space and
 // leave a word alone, or run past the edge.
 #pragma once

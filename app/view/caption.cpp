@@ -1,6 +1,6 @@
 #include "app/view/caption.h"
 
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {

@@ -6,7 +6,7 @@
 // mean, in the article's words.
 #include "app/lang/lang.h"
 #include "app/view/layout_builder.h"
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 #include "app/view/round_layout.h"
 
 namespace collviz::ui::layout {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/lang/lang.h"
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 #include "app/view/round_layout.h"
 
 namespace collviz::ui {
@@ -34,7 +34,7 @@ std::string nbsp(std::string s) {
   return s;
 }
 
-// `text` in lines no wider than `width` at `size` (app/view/line_break; a
+// `text` in lines no wider than `width` at `size` (app/lang/line_break; a
 // word longer than the width gets a line of its own).
 std::vector<std::string> wrapWords(Builder& b, const std::string& text, float size, float width) {
   WrapParams p;

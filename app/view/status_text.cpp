@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -197,7 +197,7 @@ float measureOf(const StatusLineParams& p, const std::string& t, TextStyle st) {
 }
 
 // A note (a line of one segment) too long for the width is wrapped, up to
-// kNoteLines lines (app/view/line_break); the verdict's line is cut instead.
+// kNoteLines lines (app/lang/line_break); the verdict's line is cut instead.
 constexpr int kNoteLines = 3;
 std::vector<Line> wrappedLines(const StatusLineParams& p, const Theme& th) {
   std::vector<Line> out;

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace collviz::ui {
+namespace collviz {
 
 // Byte offsets in `utf8` where a new line may start (never 0, never the
 // end). A break at offset i puts text[i..] on the next line; spaces before i
@@ -42,10 +42,14 @@ struct WrapParams {
   bool cut_wide_pieces = false;
 };
 
+// Columns a terminal gives `utf8`: CJK and full-width characters take two,
+// others one (a measure for wrapText in the CLI).
+float terminalColumns(const std::string& utf8);
+
 // `text` in lines of at most `p.width` (a single unbreakable piece wider
 // than that gets a line of its own, or is cut with `cut_wide_pieces`).
 // Lines carry no leading or trailing spaces. Work is bounded by the lines
 // returned, not by the length of `text`, when `max_lines` is set.
 std::vector<std::string> wrapText(std::string_view text, const WrapParams& p);
 
-}  // namespace collviz::ui
+}  // namespace collviz

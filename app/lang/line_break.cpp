@@ -1,9 +1,9 @@
-#include "app/view/line_break.h"
+#include "app/lang/line_break.h"
 
 #include <algorithm>
 #include <cstdint>
 
-namespace collviz::ui {
+namespace collviz {
 
 namespace {
 
@@ -123,6 +123,17 @@ std::vector<std::size_t> breakOpportunities(std::string_view s) {
   for (std::size_t i = 1; i < cps.size(); ++i)
     if (breakBefore(cps, i)) out.push_back(cps[i].begin);
   return out;
+}
+
+float terminalColumns(const std::string& utf8) {
+  float n = 0;
+  for (const CodePoint& c : decode(utf8))
+    n += (c.cp >= 0x1100 && c.cp <= 0x115f) || (c.cp >= 0x2e80 && c.cp <= 0xa4cf) || (c.cp >= 0xac00 && c.cp <= 0xd7a3) ||
+                 (c.cp >= 0xf900 && c.cp <= 0xfaff) || (c.cp >= 0xfe30 && c.cp <= 0xfe4f) ||
+                 (c.cp >= 0xff00 && c.cp <= 0xff60) || (c.cp >= 0xffe0 && c.cp <= 0xffe6) || (c.cp >= 0x20000 && c.cp <= 0x3fffd)
+             ? 2
+             : 1;
+  return n;
 }
 
 namespace {
@@ -291,4 +302,4 @@ std::vector<std::string> wrapText(std::string_view text, const WrapParams& p) {
   return lines;
 }
 
-}  // namespace collviz::ui
+}  // namespace collviz
