@@ -2,9 +2,12 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "app/lang/line_break.h"
 #include "engine/algo/algorithms.h"
 #include "engine/report.h"
 
@@ -106,35 +109,19 @@ std::string summaryFor(std::string summary, Op op) {
 }
 
 // `text` after `lead` (padded to `indent` columns), wrapped at kColumns
-// with every further line indented as much. Counts code points.
-constexpr std::size_t kColumns = 100;
-std::size_t columnsOf(const std::string& t) {
-  std::size_t n = 0;
-  for (unsigned char c : t) n += (c & 0xC0) != 0x80;
-  return n;
-}
+// terminal columns (app/lang/line_break: Chinese breaks between characters)
+// with every further line indented as much.
+constexpr float kColumns = 100;
 void printWrapped(const std::string& lead, const std::string& text, std::size_t indent) {
-  std::string line = lead + std::string(indent > columnsOf(lead) ? indent - columnsOf(lead) : 1, ' ');
-  std::size_t used = columnsOf(line);
-  const std::size_t start = used;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    if (used > start && used + 1 + columnsOf(word) > kColumns) {
-      std::printf("%s\n", line.c_str());
-      line = std::string(indent, ' ');
-      used = indent;
-    } else if (used > start) {
-      line += ' ';
-      ++used;
-    }
-    line += word;
-    used += columnsOf(word);
-    at = end + 1;
-  }
-  std::printf("%s\n", line.c_str());
+  const std::size_t lead_cols = std::size_t(terminalColumns(lead));
+  const std::string first = lead + std::string(indent > lead_cols ? indent - lead_cols : 1, ' ');
+  WrapParams p;
+  p.width = kColumns - terminalColumns(first);
+  p.measure = terminalColumns;
+  const std::vector<std::string> lines = wrapText(text, p);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    std::printf("%s%s\n", i == 0 ? first.c_str() : std::string(indent, ' ').c_str(), lines[i].c_str());
+  if (lines.empty()) std::printf("%s\n", first.c_str());
 }
 
 void printAlgos(int ranks, bool as_json) {

@@ -28,22 +28,26 @@ float fontScaleOf(const ExportView& v) { return v.font_scale > 0 ? v.font_scale 
 
 // A file's status block: the figure's notes, and with `status` the
 // machine's lines that concern the figure (status_text.h).
-StatusLineParams statusParams(const ExportView& v, const std::string& font_notice) {
+StatusLineParams statusParams(const ExportView& v, const Fonts& fonts) {
   StatusLineParams p;
   p.shown = v.snapshot.get();
   p.with_time = v.status_time;
-  p.font_notice = font_notice;
+  p.font_notice = fonts.notice;
   p.machine = v.status;
   p.figure = true;
   p.rounds = isRoundView(v.program, v.spec.op, v.view);
   p.scale = v.scale;
+  // Notes wrap to the image's width: the height and the lines agree.
+  p.x = 18 * v.scale;
+  p.max_width = float(v.width) - 2 * p.x;
+  p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
   return p;
 }
 }  // namespace
 
-float exportStatusHeight(const ExportView& v, const std::string& font_notice) {
+float exportStatusHeight(const ExportView& v, const Fonts& fonts) {
   if (!v.status && !v.notes) return 0;
-  const int lines = statusLineCount(statusParams(v, font_notice));
+  const int lines = statusLineCount(statusParams(v, fonts));
   return lines == 0 ? 0 : lines * statusLineHeight(v.scale) + 14 * v.scale;
 }
 
@@ -91,7 +95,7 @@ void DiagramImage::ensureFonts(float scale, const std::string& glyphs) {
 }
 
 DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, float* status_h) const {
-  const float h = exportStatusHeight(v, fonts_.notice) + captionHeight(v);
+  const float h = exportStatusHeight(v, fonts_) + captionHeight(v);
   *status_h = h;
   ViewSettings view = v.view;
   view.theme = v.theme;
@@ -104,12 +108,9 @@ DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, floa
 std::vector<TextItem> DiagramImage::statusTexts(const ExportView& v, const Theme& theme,
                                                 const Scene& scene, float top) const {
   if (!v.status && !v.notes) return {};
-  StatusLineParams p = statusParams(v, fonts_.notice);
+  StatusLineParams p = statusParams(v, fonts_);
   p.bad_blocks = scene.bad_blocks;
-  p.x = 18 * v.scale;
   p.y = top + 4 * v.scale;
-  p.max_width = float(v.width) - 2 * p.x;
-  p.measure = [this](const std::string& t, TextStyle s, float size) { return fonts_.measure(t, s, size); };
   return statusLineTexts(p, theme);
 }
 
@@ -295,7 +296,7 @@ Result<PdfPage> DiagramImage::pdfPage(const ExportView& v) {
   PdfPage page{std::move(*img), {}};
   ContextScope scope(ctx_);
   const Theme theme = makeTheme(v.theme);
-  const float status_h = exportStatusHeight(v, fonts_.notice) + captionHeight(v);
+  const float status_h = exportStatusHeight(v, fonts_) + captionHeight(v);
   page.texts = captionTexts(v, theme, float(v.height) - status_h);
   return page;
 }

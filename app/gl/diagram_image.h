@@ -43,7 +43,7 @@ inline constexpr float kCropMargin = 16.0f;  // layout units
 
 // Height of the status block under the diagram (0 without one): an image of
 // a diagram `h` pixels tall with its status block is h + this tall.
-float exportStatusHeight(const ExportView& v, const std::string& font_notice);
+float exportStatusHeight(const ExportView& v, const Fonts& fonts);
 
 class DiagramImage {
  public:

@@ -1,4 +1,5 @@
 #include "app/gl/diagram_view.h"
+#include "app/gl/wrapped_text.h"
 #include "app/lang/lang.h"
 
 #include <algorithm>
@@ -230,9 +231,8 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) 
         vals += buf;
       }
       if (shown < e) vals += ", … (" + trf("{0} elements", {std::to_string(e)}) + ")";
-      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-      ImGui::Text("%s", fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})).c_str());
-      ImGui::PopTextWrapPos();
+      WrappedText(fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})),
+                  ImGui::GetFontSize() * 30);
       if (hit.block < int(b->overview.size())) {
         drawBinTooltip(b->overview[hit.block], hit, local_x);
         // The exact values where the mouse is (finer as the view zooms in),
@@ -241,9 +241,7 @@ void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) 
           const int64_t at = elementAt(e, (local_x - hit.rect.x) / hit.rect.w);
           const std::string exact = values_->line(model_, hit.column, hit.row, hit.block, at, 8);
           if (!exact.empty()) {
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
-            ImGui::TextUnformatted(fonts.display(exact).c_str());
-            ImGui::PopTextWrapPos();
+            WrappedText(fonts.display(exact), ImGui::GetFontSize() * 30);
           }
         }
       }

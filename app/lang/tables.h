@@ -11,6 +11,7 @@ namespace collviz {
 
 std::span<const Translation> tableApp();     // translations.cpp: the window, exports, decks
 std::span<const Translation> tableEngine();  // translations_engine.cpp: engine/*.cpp messages
+std::span<const Translation> tableChecks();  // translations_checks.cpp: verification, spec, devices, bench
 std::span<const Translation> tableWorker();  // translations_worker.cpp: engine/worker/ messages
 std::span<const Translation> tableAlgo();    // translations_algo.cpp: engine/algo/ messages, formulas
 std::span<const Translation> tableCli();     // translations_cli.cpp: collviz run/algos/bench/devices

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/lang/lang.h"
+#include "app/gl/wrapped_text.h"
 #include "engine/algo/msccl.h"
 
 namespace collviz::ui {
@@ -29,7 +30,7 @@ void AlgoFileDialog::Draw(AppState& s, bool open_now) {
   ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
   const std::string title = std::string(tr("Open algorithm")) + "###open_algorithm";
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
-  ImGui::TextWrapped("%s", tr("An MSCCL algorithm file (XML from msccl-tools): it is checked, "
+  WrappedText(tr("An MSCCL algorithm file (XML from msccl-tools): it is checked, "
                               "run round by round and listed with the algorithms."));
   ImGui::SetNextItemWidth(-1);
   const bool enter = ImGui::InputText("##algo_path", path_, sizeof path_, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -41,7 +42,7 @@ void AlgoFileDialog::Draw(AppState& s, bool open_now) {
   if (ImGui::Button(tr("Cancel"))) ImGui::CloseCurrentPopup();
   if (!error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
-    ImGui::TextWrapped("%s", error.c_str());
+    WrappedText(error);
     ImGui::PopStyleColor();
   }
   ImGui::EndPopup();

@@ -8,6 +8,7 @@
 #include "app/lang/lang.h"
 #include "app/view/compare_model.h"
 #include "app/view/round_play.h"
+#include "app/gl/wrapped_text.h"
 
 namespace collviz::ui {
 
@@ -37,7 +38,7 @@ void AlgoPanel::Draw(AppState& s, const std::string& bar, const Fonts& fonts) {
     ImGui::PopItemWidth();
     return;
   }
-  if (!bar.empty()) ImGui::TextWrapped("%s", fonts.display(bar).c_str());
+  if (!bar.empty()) WrappedText(fonts.display(bar));
   int round = s.view.round;
   if (ImGui::SliderInt("##round", &round, 0, s.rounds, tr("round %d"), ImGuiSliderFlags_AlwaysClamp))
     stepRound(s, round - s.view.round);

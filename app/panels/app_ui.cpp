@@ -13,6 +13,7 @@
 #include "app/view/round_layout.h"
 #include "app/view/round_play.h"
 #include "app/gl/style.h"
+#include "app/gl/wrapped_text.h"
 
 namespace collviz::ui {
 
@@ -273,9 +274,9 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     if (ImGui::Button(fonts_.display(tr("Bandwidth sweep… (B)")).c_str())) state_.show_bandwidth = true;
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", fonts_.display(tr("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
+    WrappedText(fonts_.display(tr("keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · "
                                                "F full screen · H hide panels · + − zoom · T theme · "
-                                               "B bandwidth · ? help")).c_str());
+                                               "B bandwidth · ? help")));
     ImGui::PopStyleColor();
     ImGui::EndChild();
     ImGui::SameLine();
@@ -283,7 +284,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   ImGui::BeginChild("main", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar);
   if (!lecture_panel_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
-    ImGui::TextWrapped("%s", lecture_panel_.error.c_str());
+    WrappedText(lecture_panel_.error);
     ImGui::PopStyleColor();
   }
   if (lecture_ && !hidden) lecture_panel_.DrawBar(*lecture_, fonts_);
@@ -348,7 +349,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   shown_view_.view.hide_times = true;
   shown_view_.crop = state_.shot_crop;
   shown_view_.glyphs = language() == Lang::zh ? uiChineseText() : "";
-  shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_.notice)));
+  shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_)));
   shown_matches_ = shown != nullptr;
   ImGui::EndChild();
   ImGui::PopStyleVar();

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app/view/palette.h"
+#include "app/gl/wrapped_text.h"
 #include "engine/bench.h"
 
 namespace collviz::ui {
@@ -60,9 +61,9 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   char factor_text[16];
   std::snprintf(factor_text, sizeof factor_text, "%.2f", busBandwidthFactor(s.op, s.ranks));
-  ImGui::TextWrapped("%s", trf("busbw = algbw × {0} for this op and N (nccl-tests' factor): the bytes each "
+  WrappedText(trf("busbw = algbw × {0} for this op and N (nccl-tests' factor): the bytes each "
                                "link carried per second, comparable across ops and N with the link's peak.",
-                               {factor_text}).c_str());
+                               {factor_text}));
   ImGui::PopStyleColor();
   ImGui::PushItemWidth(ImGui::GetFontSize() * 7);
   ImGui::SliderInt(tr("from 2^"), &min_exp, 3, 30);
@@ -91,12 +92,12 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
   const std::string& err = !refusal.empty() ? refusal : shown.error;
   if (!err.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
-    ImGui::TextWrapped("%s", err.c_str());
+    WrappedText(err);
     ImGui::PopStyleColor();
   }
   if (!shown.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", shown.notice.c_str());
+    WrappedText(shown.notice);
     ImGui::PopStyleColor();
   }
   const float avail = ImGui::GetContentRegionAvail().x;

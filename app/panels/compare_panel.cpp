@@ -12,6 +12,7 @@
 #include "app/panels/compare_plot.h"
 #include "app/view/compare_model.h"
 #include "app/view/link_view.h"
+#include "app/gl/wrapped_text.h"
 
 namespace collviz::ui {
 
@@ -35,7 +36,7 @@ void algoCombo(const char* id, std::string& value, const std::vector<std::string
 
 void cell(const Fonts& fonts, const std::string& text) {
   ImGui::TableNextColumn();
-  ImGui::TextWrapped("%s", fonts.display(text).c_str());
+  WrappedText(fonts.display(text));
 }
 
 bool sameConfig(const CompareSweepConfig& c, const OpSpec& s, const std::string& a, const std::string& b,
@@ -56,7 +57,7 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   }
   if (s.program() != Program::single || choices.size() < 2) {
     sweep.reset();
-    ImGui::TextWrapped("%s", tr("This op has fewer than two algorithms to compare."));
+    WrappedText(tr("This op has fewer than two algorithms to compare."));
     ImGui::End();
     return;
   }
@@ -138,25 +139,23 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   }
   for (const CompareRow& r : rows) {
     if (!r.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s: %s", r.algo.c_str(), r.error.c_str());
-    else if (!r.formula_text.empty()) ImGui::TextWrapped("%s", fonts.display(r.algo + ": " + r.formula_text).c_str());
+    else if (!r.formula_text.empty()) WrappedText(fonts.display(r.algo + ": " + r.formula_text));
   }
   if (!st.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", fonts.display(st.error).c_str());
 
   ImGui::Separator();
-  ImGui::TextWrapped("%s", fonts.display(tr("Model: time ≈ α · message rounds + β · Σ over rounds of the busiest "
+  WrappedText(fonts.display(tr("Model: time ≈ α · message rounds + β · Σ over rounds of the busiest "
                                             "sender's bytes, fitted to every measured size of both algorithms "
-                                            "(least squares on relative error)."))
-                               .c_str());
+                                            "(least squares on relative error).")));
   if (points.size() < 2) {
-    ImGui::TextWrapped("%s", tr("The fit appears once the sweep has measured two sizes."));
+    WrappedText(tr("The fit appears once the sweep has measured two sizes."));
   } else {
-    ImGui::TextWrapped("%s", fonts.display(fitText(fit)).c_str());
+    WrappedText(fonts.display(fitText(fit)));
     if (fit.fitted()) {
       char err[64];
       std::snprintf(err, sizeof err, "%.1f %%", fit.rms_rel_error * 100);
-      ImGui::TextWrapped("%s", fonts.display(trf("fit error: {0} (RMS of model vs measured) over {1} points",
-                                                 {err, std::to_string(fit.points)}))
-                                   .c_str());
+      WrappedText(fonts.display(trf("fit error: {0} (RMS of model vs measured) over {1} points",
+                                                 {err, std::to_string(fit.points)})));
     }
     drawComparePlot(st.series, fit, fonts);
   }

@@ -6,6 +6,7 @@
 
 #include "app/lang/lang.h"
 #include "app/view/heading.h"
+#include "app/gl/wrapped_text.h"
 
 namespace collviz::ui {
 
@@ -27,9 +28,9 @@ void stepBlock(const char* label, const lecture::Step* s, const Fonts& fonts) {
     return;
   }
   ImGui::PushFont(fonts.bold);
-  ImGui::TextWrapped("%s", fonts.display(stepLine(*s)).c_str());
+  WrappedText(fonts.display(stepLine(*s)));
   ImGui::PopFont();
-  ImGui::TextWrapped("%s", fonts.display(s->caption.in(language())).c_str());
+  WrappedText(fonts.display(s->caption.in(language())));
 }
 }  // namespace
 
@@ -64,7 +65,7 @@ void PresenterView::Draw(lecture::Player& p, const Fonts& fonts) {
   ImGui::TextDisabled("%s", tr("Notes"));
   const std::string& notes = p.current().notes.in(language());
   ImGui::PushFont(fonts.heading);  // read at a glance, from a step away
-  ImGui::TextWrapped("%s", notes.empty() ? tr("(no notes for this step)") : fonts.display(notes).c_str());
+  WrappedText(notes.empty() ? std::string(tr("(no notes for this step)")) : fonts.display(notes));
   ImGui::PopFont();
   ImGui::Spacing();
   ImGui::Separator();

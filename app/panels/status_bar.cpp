@@ -6,6 +6,7 @@
 
 #include "app/view/status_text.h"
 #include "app/gl/style.h"
+#include "app/gl/wrapped_text.h"
 
 namespace collviz::ui {
 
@@ -22,9 +23,7 @@ void noteLine(const std::string& text, ImVec4 color) {
   ImGui::Dummy(ImVec2(w, h));
   if (ImGui::IsItemHovered() && ImGui::CalcTextSize(text.c_str()).x > w) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
+    WrappedText(text, ImGui::GetFontSize() * 40);
     ImGui::EndTooltip();
   }
 }

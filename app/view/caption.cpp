@@ -1,5 +1,6 @@
 #include "app/view/caption.h"
 
+#include "app/lang/line_break.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -14,56 +15,17 @@ float measureOf(const CaptionParams& p, const std::string& t) {
   return p.measure ? p.measure(t, TextStyle::heading, size) : 0.6f * size * float(codePoints(t));
 }
 
-// Code point length of the UTF-8 sequence starting with byte c.
-size_t seqLen(unsigned char c) { return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2; }
-// A CJK character or full-width punctuation: a line may break before it.
-bool breaksAnywhere(unsigned char lead) { return lead >= 0xe3; }
 }  // namespace
 
 float captionTextSize(float scale) { return kSize * scale; }
 
 std::vector<std::string> captionLines(const CaptionParams& p) {
-  std::vector<std::string> lines;
-  std::string line;
-  size_t last_break = std::string::npos;  // in `line`: where it may be cut
-  for (size_t i = 0; i < p.text.size();) {
-    const size_t n = std::min(seqLen(static_cast<unsigned char>(p.text[i])), p.text.size() - i);
-    const std::string ch = p.text.substr(i, n);
-    i += n;
-    if (ch == "\n") {
-      lines.push_back(line);
-      line.clear();
-      last_break = std::string::npos;
-      continue;
-    }
-    if (ch == " " || breaksAnywhere(static_cast<unsigned char>(ch[0]))) last_break = line.size();
-    line += ch;
-    if (p.width > 0 && measureOf(p, line) > p.width) {
-      if (last_break != std::string::npos && last_break > 0) {
-        std::string rest = line.substr(last_break);
-        line.resize(last_break);
-        lines.push_back(line);
-        line = rest.starts_with(" ") ? rest.substr(1) : rest;
-        last_break = std::string::npos;
-      } else if (line.size() > ch.size()) {
-        // A word wider than the caption is cut where it overflows: lines
-        // stay within the width, so laying out costs linear time however
-        // long the word.
-        line.resize(line.size() - ch.size());
-        lines.push_back(line);
-        line = ch;
-      }
-    }
-    // Lines past the last one shown are never drawn: stop (long text costs
-    // no more than the lines shown).
-    if (int(lines.size()) > kCaptionMaxLines) break;
-  }
-  if (!line.empty() && int(lines.size()) <= kCaptionMaxLines) lines.push_back(line);
-  if (int(lines.size()) > kCaptionMaxLines) {
-    lines.resize(kCaptionMaxLines);
-    lines.back() += "…";
-  }
-  return lines;
+  WrapParams w;
+  w.width = p.width;
+  w.measure = [&](const std::string& t) { return measureOf(p, t); };
+  w.max_lines = kCaptionMaxLines;
+  w.cut_wide_pieces = true;  // a caption stays on the slide
+  return wrapText(p.text, w);
 }
 
 float captionHeight(const CaptionParams& p) {

@@ -1,5 +1,5 @@
-// A lecture step's caption under the grid, large: wrapped to the width (at
-// spaces in English, between any two characters in Chinese) and laid out as
+// A lecture step's caption under the grid, large: wrapped to the width
+// (app/lang/line_break: at spaces, between Chinese characters) and laid out as
 // scene text, so the window, the PNG and the SVG draw the same lines.
 #pragma once
 

@@ -6,6 +6,7 @@
 // mean, in the article's words.
 #include "app/lang/lang.h"
 #include "app/view/layout_builder.h"
+#include "app/lang/line_break.h"
 #include "app/view/round_layout.h"
 
 namespace collviz::ui::layout {
@@ -95,19 +96,24 @@ void layoutLegend(Builder& b, float& y) {
       ly += line_h;
     }
   };
-  for (const std::string& t : parts) {
-    float w = b.measure(t, TextStyle::regular, ts);
-    wrapIfNeeded(w);
-    b.text({lx, ly}, t, b.th.muted_text, ts, TextStyle::regular, 0, 0.5f);
-    lx += w + 26 * b.u;
-  }
-  if (!traced.empty()) {
-    const TextStyle st = TextStyle::bold;
-    const float w = b.measure(traced, st, ts);
-    wrapIfNeeded(w);
-    b.text({lx, ly}, traced, nothing ? b.th.bad : b.th.text, ts, st, 0, 0.5f);
-    lx += w + 26 * b.u;
-  }
+  // A statement goes on the line when it fits, else on the next; one wider
+  // than a whole line is broken where Chinese and English break.
+  auto statement = [&](const std::string& t, Rgba colour, TextStyle st) {
+    const float w = b.measure(t, st, ts), row = right - 8 * b.u - (m + 12 * b.u);
+    WrapParams wp;
+    wp.width = w > row ? row : 0;
+    wp.measure = [&](const std::string& l) { return b.measure(l, st, ts); };
+    const std::vector<std::string> lines = wrapText(t, wp);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const float lw = lines.size() == 1 ? w : b.measure(lines[i], st, ts);
+      if (i > 0) lx = right;  // each further line starts a new one
+      wrapIfNeeded(lw);
+      b.text({lx, ly}, lines[i], colour, ts, st, 0, 0.5f);
+      lx += lw + 26 * b.u;
+    }
+  };
+  for (const std::string& t : parts) statement(t, b.th.muted_text, TextStyle::regular);
+  if (!traced.empty()) statement(traced, nothing ? b.th.bad : b.th.text, TextStyle::bold);
   if (!isRoundView(b.m.program, spec.op, b.view) && anyRowAbsent(b.m)) {
     // The article: 虚线框表示无指定输入或输出，并不表示清空原数据.
     const std::string t = tr("dashed box = no input or output specified, not cleared");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/lang/lang.h"
+#include "app/lang/line_break.h"
 #include "app/view/round_layout.h"
 
 namespace collviz::ui {
@@ -33,29 +34,13 @@ std::string nbsp(std::string s) {
   return s;
 }
 
-// Words of `text` in lines no wider than `width` at `size` (a word longer
-// than the width gets a line of its own).
+// `text` in lines no wider than `width` at `size` (app/lang/line_break; a
+// word longer than the width gets a line of its own).
 std::vector<std::string> wrapWords(Builder& b, const std::string& text, float size, float width) {
-  std::vector<std::string> lines;
-  std::string line, word;
-  auto flush = [&] {
-    if (word.empty()) return;
-    const std::string joined = line.empty() ? word : line + " " + word;
-    if (!line.empty() && b.measure(joined, TextStyle::regular, size) > width) {
-      lines.push_back(line);
-      line = word;
-    } else {
-      line = joined;
-    }
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ') flush();
-    else word += c;
-  }
-  flush();
-  if (!line.empty()) lines.push_back(line);
-  return lines;
+  WrapParams p;
+  p.width = width;
+  p.measure = [&](const std::string& t) { return b.measure(t, TextStyle::regular, size); };
+  return wrapText(text, p);
 }
 
 // One message on the circle: a curve bent to its right (so a→b and b→a

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "app/lang/line_break.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -190,20 +191,46 @@ std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
   return lines;
 }
 
+float measureOf(const StatusLineParams& p, const std::string& t, TextStyle st) {
+  const float size = kTextSize * p.scale;
+  return p.measure ? p.measure(t, st, size) : 0.6f * size * float(codePoints(t));
+}
+
+// A note (a line of one segment) too long for the width is wrapped, up to
+// kNoteLines lines (app/lang/line_break); the verdict's line is cut instead.
+constexpr int kNoteLines = 3;
+std::vector<Line> wrappedLines(const StatusLineParams& p, const Theme& th) {
+  std::vector<Line> out;
+  for (Line& line : statusLines(p, th)) {
+    if (line.size() != 1 || line[0].keep || p.max_width <= 0) {
+      out.push_back(std::move(line));
+      continue;
+    }
+    WrapParams w;
+    w.width = p.max_width;
+    w.measure = [&](const std::string& t) { return measureOf(p, t, line[0].style); };
+    w.max_lines = kNoteLines;
+    for (std::string& l : wrapText(line[0].text, w)) {
+      Segment seg = line[0];
+      seg.text = std::move(l);
+      out.push_back({seg});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-int statusLineCount(const StatusLineParams& p) { return int(statusLines(p, makeTheme(ThemeKind::light)).size()); }
+int statusLineCount(const StatusLineParams& p) { return int(wrappedLines(p, makeTheme(ThemeKind::light)).size()); }
 
 float statusLineHeight(float scale) { return kLine * scale; }
 
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th) {
   std::vector<TextItem> out;
   const float size = kTextSize * p.scale;
-  auto measure = [&](const std::string& t, TextStyle st) {
-    return p.measure ? p.measure(t, st, size) : 0.6f * size * float(codePoints(t));
-  };
+  auto measure = [&](const std::string& t, TextStyle st) { return measureOf(p, t, st); };
   float y = p.y;
-  for (const Line& line : statusLines(p, th)) {
+  for (const Line& line : wrappedLines(p, th)) {
     float x = p.x;
     for (std::size_t i = 0; i < line.size(); ++i) {
       std::string t = line[i].text;

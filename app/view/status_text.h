@@ -32,8 +32,8 @@ struct StatusLineParams {
   std::string font_notice;  // fonts missing (drawn in the error colour)
   float scale = 1.0f;       // pixels per layout unit
   float x = 0, y = 0;       // top-left of the first line
-  float max_width = 0;      // a longer line is cut with "…" (0: never)
-  MeasureText measure;      // null: estimate
+  float max_width = 0;      // a longer note wraps (up to 3 lines), the backend's line is cut with "…" (0: never)
+  MeasureText measure;      // null: estimate; the line count needs the same width and measure
 };
 
 // Lines the status takes for `p` (for sizing before layout).
