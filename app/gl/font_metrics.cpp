@@ -84,6 +84,7 @@ CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int c
     s.em = (cap.height / cap.units_per_em) / (ideo.height / ideo.units_per_em);
     s.measured = true;
   }
+  if (!cjk.empty()) s.family = fontFamily(cjk, cjk_face);
   cache[key] = s;
   return s;
 }

@@ -19,7 +19,8 @@ struct CjkScale {
   // is set at E * em.
   float em = 1.0f;
   bool measured = false;
-  std::string why;  // when not measured: what was missing
+  std::string why;     // when not measured: what was missing
+  std::string family;  // the CJK font's family name (SVG, PDF); "" when unreadable
 };
 
 // One font's heights, in its units (face `face` of a collection).

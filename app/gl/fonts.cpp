@@ -125,7 +125,7 @@ void Fonts::load(float s, const std::string& text) {
     cjk_scale[int(TextStyle::regular)] = measureCjkScale(dir + "/" + kRegular, cjk_regular, face);
     cjk_scale[int(TextStyle::bold)] = cjk_scale[int(TextStyle::heading)] =
         measureCjkScale(dir + "/" + kBold, cjk_bold, bold_face);
-    cjk_family = fontFamily(cjk_regular, face);
+    cjk_family = cjk_scale[int(TextStyle::regular)].family;
   }
   if (unicode) {
     ranges.clear();
