@@ -273,6 +273,24 @@ TEST(Text, AsciiFallbackKeepsSubscriptsLegible) {
   EXPECT_EQ(asciiFallback("↻ run again · 12.3 µs ← →"), "(r) run again * 12.3 us <- ->");
 }
 
+// CJK runs (set in the CJK font at the measured size by the SVG and PDF
+// writers): ideographs and full-width punctuation apart from Latin, in order.
+TEST(Text, CjkRunsSplitChineseFromLatin) {
+  auto shown = [](const std::string& t) {
+    std::string out;
+    for (const TextRun& r : cjkRuns(t)) out += (r.cjk ? "{" : "[") + r.text + (r.cjk ? "}" : "]");
+    return out;
+  };
+  EXPECT_EQ(shown("H中"), "[H]{中}");
+  EXPECT_EQ(shown("每行一张 GPU：R0 的 Σ₀"), "{每行一张}[ GPU]{：}[R0 ]{的}[ Σ₀]");
+  EXPECT_EQ(shown("plain · text"), "[plain · text]");
+  EXPECT_EQ(shown(""), "");
+  EXPECT_TRUE(isCjk(U'中'));
+  EXPECT_TRUE(isCjk(U'，'));
+  EXPECT_FALSE(isCjk(U'Σ'));
+  EXPECT_FALSE(isCjk(U'→'));
+}
+
 // Every non-ASCII symbol in a string the app draws has an ASCII spelling.
 // Chinese text is drawn only with a CJK font (without one the UI is in
 // English), so its code points need none.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/view/text.h"
+
 namespace collviz::ui {
 
 namespace {
@@ -120,7 +122,13 @@ void text(std::string& out, const TextItem& t, const SvgParams& p) {
   out += "<text x=\"" + num(t.anchor.x) + "\" y=\"" + num(base) + "\" font-size=\"" + num(t.size * p.em_per_size) + "\"";
   if (t.style != TextStyle::regular) out += " font-weight=\"bold\"";
   if (anchor[0] != 's') out += std::string(" text-anchor=\"") + anchor + "\"";
-  out += " " + paint("fill", t.color) + ">" + escape(t.text) + "</text>\n";
+  out += " " + paint("fill", t.color) + ">";
+  // CJK runs in their own font, sized so that an ideograph is as tall as H.
+  const std::string cjk_size = num(t.size * p.em_per_size * p.cjk_em[int(t.style)]);
+  const std::string cjk_font = p.cjk_family.empty() ? "" : " font-family=\"" + escape(p.cjk_family) + ", sans-serif\"";
+  for (const TextRun& r : cjkRuns(t.text))
+    out += r.cjk ? "<tspan font-size=\"" + cjk_size + "\"" + cjk_font + ">" + escape(r.text) + "</tspan>" : escape(r.text);
+  out += "</text>\n";
 }
 
 }  // namespace

@@ -21,6 +21,11 @@ struct SvgParams {
   // ImGui sizes a font by its line height (ascent - descent); SVG and CSS
   // by its em. For DejaVu Sans: em 2048 units, ascent - descent 2384.
   float em_per_size = 2048.0f / 2384.0f;
+  // CJK runs (text.h) are set in `cjk_family` at this many times the em of
+  // the text around them, per TextStyle, so that 中 is as tall as H
+  // (Fonts::cjk_scale, measured from the font files).
+  float cjk_em[3] = {1.0f, 1.0f, 1.0f};
+  std::string cjk_family;
   std::string title;  // <title>, for accessibility
 };
 

@@ -24,6 +24,19 @@ struct ContextScope {
   ~ContextScope() { ImGui::SetCurrentContext(prev); }
 };
 
+// How text sits in an SVG or PDF with these fonts: baselines, em, and the
+// CJK runs' family and size (SvgParams, PdfParams).
+template <class Params>
+void textParams(const Fonts& fonts, Params* p) {
+  if (!fonts.unicode) p->em_per_size = 1.0f;  // ImGui's own font: no metrics to match
+  for (int s = 0; s < 3; ++s) {
+    ImFont* f = fonts.font(TextStyle(s));
+    if (f && f->FontSize > 0) p->ascent[s] = f->Ascent / f->FontSize;
+    p->cjk_em[s] = fonts.cjk_scale[s].em;
+  }
+  if (!fonts.cjk_family.empty()) p->cjk_family = fonts.cjk_family;
+}
+
 float fontScaleOf(const ExportView& v) { return v.font_scale > 0 ? v.font_scale : v.scale; }
 
 // A file's status block: the figure's notes, and with `status` the
@@ -307,12 +320,7 @@ PdfParams DiagramImage::pdfParams(int width, int height, ThemeKind kind) {
   p.height = height;
   p.background = makeTheme(kind).background;
   ContextScope scope(ctx_);
-  if (!fonts_.unicode) p.em_per_size = 1.0f;
-  for (int s = 0; s < 3; ++s) {
-    ImFont* f = fonts_.font(TextStyle(s));
-    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
-  }
-  if (language() == Lang::zh) p.font = "Noto Sans CJK SC";
+  textParams(fonts_, &p);
   return p;
 }
 
@@ -367,11 +375,7 @@ std::string DiagramImage::renderTextSlideSvg(int width, int height, ThemeKind ki
   p.width = width;
   p.height = height;
   p.background = makeTheme(kind).background;
-  if (!fonts_.unicode) p.em_per_size = 1.0f;
-  for (int s = 0; s < 3; ++s) {
-    ImFont* f = fonts_.font(TextStyle(s));
-    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
-  }
+  textParams(fonts_, &p);
   p.title = title;
   return sceneToSvg(Scene{}, texts, p);
 }
@@ -389,11 +393,7 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   p.width = v.width;
   p.height = v.height;
   p.background = theme.background;
-  if (!fonts_.unicode) p.em_per_size = 1.0f;  // ImGui's own font: no metrics to match
-  for (int s = 0; s < 3; ++s) {
-    ImFont* f = fonts_.font(TextStyle(s));
-    if (f && f->FontSize > 0) p.ascent[s] = f->Ascent / f->FontSize;
-  }
+  textParams(fonts_, &p);
   Heading h = headingFor(v.program, v.spec.op);
   p.title = h.number + " " + h.title + " — " + h.phrase;
   const std::vector<TextItem> below = status_h > 0 ? belowTexts(v, theme, scene, status_h) : std::vector<TextItem>{};

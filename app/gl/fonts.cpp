@@ -80,13 +80,14 @@ namespace {
 void cjkRanges(const std::string& text, ImVector<ImWchar>* out) {
   ImFontGlyphRangesBuilder b;
   for (char32_t c : toCodePoints(text))
-    if (c >= 0x2e80 && c <= 0xffff) b.AddChar(ImWchar(c));
+    if (isCjk(c)) b.AddChar(ImWchar(c));
   out->clear();
   b.BuildRanges(out);
 }
 
-// Merge the CJK glyphs into the font just added.
-void mergeCjk(ImGuiIO& io, float size, bool bold, const ImVector<ImWchar>& ranges) {
+// Merge the CJK glyphs into the font just added, scaled so that 中 is as
+// tall as the Latin font's H (measured by load()).
+void mergeCjk(ImGuiIO& io, float size, bool bold, const CjkScale& scale, const ImVector<ImWchar>& ranges) {
   int face = 0;
   const std::string path = findCjkFont(bold, &face);
   ImFontConfig cfg;
@@ -94,8 +95,7 @@ void mergeCjk(ImGuiIO& io, float size, bool bold, const ImVector<ImWchar>& range
   cfg.FontNo = face;
   cfg.OversampleH = 1;  // CJK glyphs are dense; 1x keeps the atlas small
   cfg.OversampleV = 1;
-  // Noto CJK draws its ideographs smaller than DejaVu's capitals at one size.
-  io.Fonts->AddFontFromFileTTF(path.c_str(), size * 1.1f, &cfg, ranges.Data);
+  io.Fonts->AddFontFromFileTTF(path.c_str(), size * scale.pixel, &cfg, ranges.Data);
 }
 }  // namespace
 
@@ -117,6 +117,16 @@ void Fonts::load(float s, const std::string& text) {
     if (std::string why = unicode ? fontFileProblem(dir + "/" + f, 0) : ""; !why.empty() && bad_font.empty())
       bad_font = dir + "/" + f + " " + why;
   if (!bad_font.empty()) unicode = false;
+  for (CjkScale& c : cjk_scale) c = CjkScale{};
+  cjk_family.clear();
+  if (unicode && have_cjk) {
+    int bold_face = 0;
+    const std::string cjk_regular = findCjkFont(false, &face), cjk_bold = findCjkFont(true, &bold_face);
+    cjk_scale[int(TextStyle::regular)] = measureCjkScale(dir + "/" + kRegular, cjk_regular, face);
+    cjk_scale[int(TextStyle::bold)] = cjk_scale[int(TextStyle::heading)] =
+        measureCjkScale(dir + "/" + kBold, cjk_bold, bold_face);
+    cjk_family = cjk_scale[int(TextStyle::regular)].family;
+  }
   if (unicode) {
     ranges.clear();
     ImFontGlyphRangesBuilder b;
@@ -139,11 +149,11 @@ void Fonts::load(float s, const std::string& text) {
     cfg.OversampleV = 2;
     std::string reg = dir + "/" + kRegular, bld = dir + "/" + kBold;
     regular = io.Fonts->AddFontFromFileTTF(reg.c_str(), kBaseSize * s, &cfg, ranges.Data);
-    if (have_cjk) mergeCjk(io, kBaseSize * s, false, cjk_ranges);
+    if (have_cjk) mergeCjk(io, kBaseSize * s, false, cjk_scale[int(TextStyle::regular)], cjk_ranges);
     bold = io.Fonts->AddFontFromFileTTF(bld.c_str(), kBaseSize * s, &cfg, ranges.Data);
-    if (have_cjk) mergeCjk(io, kBaseSize * s, true, cjk_ranges);
+    if (have_cjk) mergeCjk(io, kBaseSize * s, true, cjk_scale[int(TextStyle::bold)], cjk_ranges);
     heading = io.Fonts->AddFontFromFileTTF(bld.c_str(), kHeadingSize * s, &cfg, ranges.Data);
-    if (have_cjk) mergeCjk(io, kHeadingSize * s, true, cjk_ranges);
+    if (have_cjk) mergeCjk(io, kHeadingSize * s, true, cjk_scale[int(TextStyle::heading)], cjk_ranges);
     unicode = regular && bold && heading;
   }
   if (!unicode) {

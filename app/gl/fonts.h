@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "app/gl/font_metrics.h"
 #include "app/view/scene.h"
 
 namespace collviz::ui {
@@ -26,6 +27,10 @@ struct Fonts {
   ImVector<ImWchar> cjk_ranges;
   std::string glyph_text;     // the text whose CJK glyphs were asked for
   bool cjk_missing = false;   // CJK glyphs were asked for and no CJK font was found
+  // Per TextStyle: how much larger CJK glyphs are set than the Latin font's
+  // size so that 中 is as tall as H (font_metrics.h); 1 without a CJK font.
+  CjkScale cjk_scale[3];
+  std::string cjk_family;     // the CJK font's family name, for SVG and PDF text
 
   // (Re)build the atlas for `scale`. Call outside a frame; the caller then
   // recreates the renderer's font texture.

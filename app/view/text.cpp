@@ -81,4 +81,17 @@ int codePoints(std::string_view s) {
   return n;
 }
 
+bool isCjk(char32_t c) { return c >= 0x2e80 && c <= 0xffff; }
+
+std::vector<TextRun> cjkRuns(std::string_view s) {
+  std::vector<TextRun> runs;
+  for (size_t i = 0; i < s.size();) {
+    const size_t from = i;
+    const bool cjk = isCjk(next(s, i));
+    if (runs.empty() || runs.back().cjk != cjk) runs.push_back({"", cjk});
+    runs.back().text.append(s.substr(from, i - from));
+  }
+  return runs;
+}
+
 }  // namespace collviz::ui

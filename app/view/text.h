@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace collviz::ui {
 
@@ -16,5 +17,18 @@ std::u32string toCodePoints(std::string_view utf8);
 
 // Number of code points (for rough width estimates in tests).
 int codePoints(std::string_view utf8);
+
+// CJK: ideographs, kana, CJK and full-width punctuation (U+2E80..U+FFFF),
+// the code points merged in from the CJK font and scaled to the Latin cap
+// height (font_metrics.h).
+bool isCjk(char32_t c);
+
+// The text cut into runs of CJK and of other code points, in order (the SVG
+// and PDF writers set each run in its own font and size).
+struct TextRun {
+  std::string text;
+  bool cjk = false;
+};
+std::vector<TextRun> cjkRuns(std::string_view utf8);
 
 }  // namespace collviz::ui

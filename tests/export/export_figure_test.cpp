@@ -19,7 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every <text> of an SVG, unescaped enough for the checks here.
-std::vector<std::string> svgTexts(const std::string& svg) {
+std::vector<std::string> svgTexts(const std::string& with_tspans) {
+  const std::string svg = withoutTspans(with_tspans);
   std::vector<std::string> out;
   static const std::regex text(R"(<text[^>]*>([^<]*)</text>)");
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it)

@@ -30,7 +30,9 @@ Png loadPng(const std::string& path) {
 }
 
 RunResult collviz(const std::string& args, const std::string& env) {
-  std::string cmd = env + (env.empty() ? "" : " ") + "'" COLLVIZ_CLI "' " + args + " 2>&1";
+  // COLLVIZ_TEST_CLI: another collviz to run the tests against (a figure before a change).
+  const char* other = std::getenv("COLLVIZ_TEST_CLI");
+  std::string cmd = env + (env.empty() ? "" : " ") + "'" + (other && *other ? other : COLLVIZ_CLI) + "' " + args + " 2>&1";
   RunResult r;
   FILE* f = popen(cmd.c_str(), "r");
   if (!f) return r;
@@ -66,7 +68,13 @@ void writeFile(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::vector<std::vector<std::string>> svgRows(const std::string& svg) {
+std::string withoutTspans(const std::string& svg) {
+  static const std::regex tspan(R"(</?tspan[^>]*>)");
+  return std::regex_replace(svg, tspan, "");
+}
+
+std::vector<std::vector<std::string>> svgRows(const std::string& with_tspans) {
+  const std::string svg = withoutTspans(with_tspans);
   struct Item {
     double x, y;
     std::string text;

@@ -21,6 +21,7 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 // Runs `collviz <args>` through the shell; `env` is prepended (e.g. "env -u DISPLAY").
+// COLLVIZ_TEST_CLI names another collviz to run instead of this build's.
 RunResult collviz(const std::string& args, const std::string& env = "");
 
 // A fresh empty directory under the build tree.
@@ -30,6 +31,9 @@ std::string readFile(const std::string& path);
 bool haveTool(const std::string& tool);
 void writeFile(const std::string& path, const std::string& text);
 
+// The SVG with its <tspan> tags taken out (CJK runs are tspans of their own
+// size inside a <text>), so a <text>'s content reads as one string.
+std::string withoutTspans(const std::string& svg);
 // The <text> elements of an SVG in reading order: one line per row (texts
 // within 8 px of the row's first y), left to right, separated by " | ".
 std::string svgTextRows(const std::string& svg);

@@ -1,0 +1,42 @@
+// How large to set CJK glyphs beside Latin text: an ideograph (中) as tall
+// as the Latin font's capital H at the same text size. Both heights are read
+// from the font files (stb_truetype: the glyphs' bounding boxes in font
+// units) when the fonts load, never guessed; the window's ImGui fonts, the
+// diagram's text, the SVG export and the PDF deck all take their factor
+// from here. Without a CJK font, or a font stb_truetype cannot read, the
+// factor is 1 and `why` says what was missing.
+#pragma once
+
+#include <string>
+
+namespace collviz::ui {
+
+struct CjkScale {
+  // ImGui sizes a font by its line height (hhea ascent - descent): the CJK
+  // font merged into a Latin font of size S is loaded at S * pixel.
+  float pixel = 1.0f;
+  // SVG, CSS and cairo size a font by its em: a CJK run inside text of em E
+  // is set at E * em.
+  float em = 1.0f;
+  bool measured = false;
+  std::string why;     // when not measured: what was missing
+  std::string family;  // the CJK font's family name (SVG, PDF); "" when unreadable
+};
+
+// One font's heights, in its units (face `face` of a collection).
+struct GlyphHeights {
+  float units_per_em = 0;
+  float line = 0;     // hhea ascent - descent (what ImGui's size means)
+  float height = 0;   // the ink height of the glyph asked for
+  std::string why;    // empty when read
+};
+GlyphHeights glyphHeights(const std::string& path, int face, char32_t glyph);
+
+// The family name the font goes by (its name table), as SVG and cairo ask
+// for it; "" when unreadable.
+std::string fontFamily(const std::string& path, int face);
+
+// H of `latin` against 中 of `cjk` (face `cjk_face`). Cached per file pair.
+CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int cjk_face);
+
+}  // namespace collviz::ui
