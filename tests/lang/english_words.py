@@ -40,6 +40,9 @@ TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_\-']*(?:\.[A-Za-z0-9_]+)*")
 
 def leftovers(line, ok):
     bad = []
+    line = line.replace("\u2010", "-").replace("\u2011", "-")
+    # key=value settings (ranks=4 dtype=f32) name options: identifiers.
+    line = re.sub(r"\b[a-z_]+=\S*", " ", line)
     # Flags, paths, env settings and file names are identifiers.
     cleaned = re.sub(r"(--?[a-z][\w-]*(=\S*)?|\S*/\S*|[A-Z_]{3,}=\S*|\S+\.(png|svg|pdf|gif|json|toml|xml|md)\b)", " ", line)
     for m in TOKEN.finditer(cleaned):
