@@ -8,6 +8,7 @@ namespace collviz {
 std::span<const Translation> tableCli() {
   static constexpr Translation kTable[] = {
       {"in :", "输入："},
+      {"{0} wrong elements", "{0} 个元素错误"},
   };
   return kTable;
 }

@@ -44,7 +44,7 @@ def leftovers(line, ok):
     # key=value settings (ranks=4 dtype=f32) name options: identifiers.
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
     # Flags, paths, env settings and file names are identifiers.
-    cleaned = re.sub(r"(--?[a-z][\w-]*(=\S*)?|\S*/\S*|[A-Z_]{3,}=\S*|\S+\.(png|svg|pdf|gif|json|toml|xml|md)\b)", " ", line)
+    cleaned = re.sub(r"((?<!\S)--?[a-z][\w-]*(=\S*)?|\S*/\S*|[A-Z_]{3,}=\S*|\S+\.(png|svg|pdf|gif|json|toml|xml|md)\b)", " ", line)
     for m in TOKEN.finditer(cleaned):
         w = m.group(0).rstrip("-'")
         if not w or w in ok:
