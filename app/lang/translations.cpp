@@ -170,7 +170,7 @@ constexpr Translation kTable[] = {
     {"NOT VERIFIED", "未通过核对"},
     {"first problem", "第一个问题"},
     {"{0} values not printed (…(k)… marks k left out of a block); --values all prints every value, --values N summarises buffers past N",
-     "{0} 个数值未打印（…(k)… 表示一个数据块中省略了 k 个）；--values all 打印全部数值，--values N 对超过 N 个数值的缓冲区只打印摘要"},
+     "{0} 个数值未打印（…(k)… 表示一个数据块中省略了 k 个）；`--values all` 打印全部数值，`--values N` 对超过 N 个数值的缓冲区只打印摘要"},
     {"({0} values)", "（{0} 个数值）"},
     {"run other ops in the background", "在后台运行其他操作"},
     {"so ← → shows a real result at once; stops once every op is cached", "这样 ← → 立即显示真实结果；所有操作都有缓存后停止"},

@@ -7,7 +7,7 @@ namespace collviz {
 
 std::span<const Translation> tableChecks() {
   static constexpr Translation kTable[] = {
-      {"input", "输入"},
+      {"{0} ({1})", "{0}（{1}）"},
   };
   return kTable;
 }

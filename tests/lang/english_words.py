@@ -41,6 +41,10 @@ TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_\-']*(?:\.[A-Za-z0-9_]+)*")
 def leftovers(line, ok):
     bad = []
     line = line.replace("\u2010", "-").replace("\u2011", "-")
+    # ImGui ids (label###id), printf specs (%d, %.1f), code in backticks.
+    line = re.sub(r"###\S*", " ", line)
+    line = re.sub(r"%[-+ #0-9.]*[a-zA-Z]", " ", line)
+    line = re.sub(r"`[^`]*`", " ", line)
     # key=value settings (ranks=4 dtype=f32) name options: identifiers.
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
     # Flags, paths, env settings and file names are identifiers.
@@ -54,6 +58,8 @@ def leftovers(line, ok):
         if "." in w:  # a file or a dotted name
             continue
         if len(w) == 1 and w.isupper():  # block names A, B, C
+            continue
+        if all(len(part) == 1 for part in w.split("-")):  # N-p, r-s: variables
             continue
         if re.fullmatch(r"[A-Z][A-Z_]+", w) and "_" in w:  # COLLVIZ_FAULT
             continue

@@ -14,6 +14,7 @@
 #include "app/lecture/player.h"
 #include "app/view/caption.h"
 #include "engine/collectives.h"
+#include "engine/protocol.h"
 
 namespace collviz::lecture {
 namespace {
@@ -322,7 +323,7 @@ TEST(Strings, EveryEntryHasItsChineseOnce) {
     EXPECT_NE(t.zh, t.en) << "not translated: " << t.en;
     EXPECT_TRUE(seen.insert(t.en).second) << "twice: " << t.en;
     // Placeholders survive translation.
-    for (const char* ph : {"{0}", "{1}", "{2}"})
+    for (const char* ph : {"{0}", "{1}", "{2}", "{3}", "{4}", "{5}", "{6}", "{7}", "{8}", "{9}"})
       EXPECT_EQ(t.en.find(ph) == std::string_view::npos, t.zh.find(ph) == std::string_view::npos) << t.en;
   }
 }
@@ -382,6 +383,58 @@ TEST(Strings, EveryTrLiteralInTheSourcesIsInTheTable) {
     }
   }
   EXPECT_GT(found, 80);
+}
+
+// Every message id the engine (or the app) makes with say("...") is in the
+// table with its Chinese: a Text whose id is missing would be shown in
+// English under --lang zh. Adjacent literals ("a " "b") are one id.
+TEST(Strings, EverySayIdInTheSourcesIsInTheTable) {
+  std::set<std::string> table;
+  for (const Translation& t : translations()) table.insert(std::string(t.en));
+  const std::regex call(R"re(\bsay\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+))re");
+  const std::regex piece(R"re("((?:[^"\\]|\\.)*)")re");
+  int found = 0;
+  for (const char* dir : {COLLVIZ_SOURCE_DIR "/engine", COLLVIZ_SOURCE_DIR "/app"})
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const auto ext = e.path().extension();
+      if ((ext != ".cpp" && ext != ".h" && ext != ".cu") || e.path().filename() == "text.h") continue;
+      std::ifstream in(e.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      const std::string src = ss.str();
+      for (std::sregex_iterator m(src.begin(), src.end(), call), end; m != end; ++m) {
+        std::string joined;
+        const std::string lits = (*m)[1];
+        for (std::sregex_iterator p(lits.begin(), lits.end(), piece); p != end; ++p) joined += (*p)[1];
+        joined = std::regex_replace(joined, std::regex(R"(\\")"), "\"");
+        joined = std::regex_replace(joined, std::regex(R"(\\n)"), "\n");
+        ++found;
+        EXPECT_TRUE(table.count(joined)) << e.path().filename() << ": say() id not in the table: \"" << joined << "\"";
+      }
+    }
+  EXPECT_GT(found, 10);
+}
+
+// A Text renders in the reader's language, arguments in their turn; literals
+// stay as they are; English is byte for byte the English.
+TEST(Strings, ATextRendersInTheReadersLanguage) {
+  const collviz::Text inner = say("{0} {1} on rank {2}: {3}", "ring", "all_reduce", 3, say("shared memory too small"));
+  const Error e{say("{0}; {1}", inner, lit("COLLVIZ_FAULT=hang"))};
+  setLanguage(Lang::en);
+  EXPECT_EQ(render(e), "ring all_reduce on rank 3: shared memory too small; COLLVIZ_FAULT=hang");
+  EXPECT_EQ(e.message, render(e));
+  setLanguage(Lang::zh);
+  EXPECT_EQ(render(e), "ring all_reduce（rank 3）：共享内存太小；COLLVIZ_FAULT=hang");
+  // A Said changed as a string after it was made is shown as the string.
+  Said s = say("shared memory too small");
+  EXPECT_EQ(render(s), "共享内存太小");
+  s += "!";
+  EXPECT_EQ(render(s), "shared memory too small!");
+  // Across the worker protocol the message keeps its id and arguments.
+  const Error back = protocol::errorFrom(protocol::errorMessage(e).dump());
+  EXPECT_EQ(render(back), render(e));
+  EXPECT_EQ(back.message, e.message);
+  setLanguage(Lang::en);
 }
 
 }  // namespace
