@@ -45,9 +45,9 @@ int64_t elemsForSize(Op op, int ranks, DType t, std::size_t size) {
 
 Result<std::size_t> parseSize(std::string_view text) {
   auto bad = [&] {
-    return Error{"size \"" + std::string(text) +
-                 "\" is not a size; allowed: a whole number of bytes, optionally with K, M or G "
-                 "(powers of 1024), e.g. 8, 64K, 128M"};
+    return Error{say("size \"{0}\" is not a size; allowed: a whole number of bytes, optionally "
+                     "with K, M or G (powers of 1024), e.g. 8, 64K, 128M",
+                     text)};
   };
   std::string_view t = text;
   if (t.empty() || !std::isdigit(static_cast<unsigned char>(t[0]))) return bad();
@@ -79,21 +79,20 @@ std::string formatSize(std::size_t bytes) {
 }
 
 Status validate(const BenchConfig& c) {
-  if (c.ops.empty()) return Error{"op: none chosen; allowed: " + allowedOps() + ", all"};
+  if (c.ops.empty()) return Error{say("op: none chosen; allowed: {0}, all", allowedOps())};
   if (c.min_bytes < 1)
-    return Error{"-b 0 is out of range; allowed: 1 byte or more"};
+    return Error{say("-b 0 is out of range; allowed: 1 byte or more")};
   if (c.max_bytes < c.min_bytes)
-    return Error{"-e " + formatSize(c.max_bytes) + " is below -b " + formatSize(c.min_bytes) +
-                 "; allowed: -e >= -b"};
+    return Error{say("-e {0} is below -b {1}; allowed: -e >= -b", formatSize(c.max_bytes),
+                     formatSize(c.min_bytes))};
   if (c.factor < 2 || c.factor > 1024)
-    return Error{"-f " + std::to_string(c.factor) + " is out of range; allowed: 2 to 1024"};
+    return Error{say("-f {0} is out of range; allowed: 2 to 1024", c.factor)};
   if (c.iters < 1 || c.iters > 100000)
-    return Error{"-n " + std::to_string(c.iters) + " is out of range; allowed: 1 to 100000"};
+    return Error{say("-n {0} is out of range; allowed: 1 to 100000", c.iters)};
   if (c.warmup < 0 || c.warmup > 100000)
-    return Error{"-w " + std::to_string(c.warmup) + " is out of range; allowed: 0 to 100000"};
+    return Error{say("-w {0} is out of range; allowed: 0 to 100000", c.warmup)};
   if (c.check < 0 || c.check > c.iters)
-    return Error{"-c " + std::to_string(c.check) + " is out of range; allowed: 0 to -n (" +
-                 std::to_string(c.iters) + ")"};
+    return Error{say("-c {0} is out of range; allowed: 0 to -n ({1})", c.check, c.iters)};
   for (Op op : c.ops) {
     OpSpec s;
     s.op = op;
@@ -102,7 +101,7 @@ Status validate(const BenchConfig& c) {
     s.dtype = c.dtype;
     s.redop = c.redop;
     s.root = c.root;
-    if (Status st = validate(s); !st) return Error{"--" + st.message()};
+    if (Status st = validate(s); !st) return Error{say("--{0}", st.text())};
   }
   return {};
 }
@@ -140,14 +139,12 @@ Status checkAgainstBackend(const std::vector<BenchPoint>& plan, const BackendCap
     const OpSpec& s = p.spec;
     const std::size_t limit = maxSizeFor(s.op, s.ranks, s.dtype, caps);
     if (p.size > limit)
-      return Error{"-e: " + std::string(name(s.op)) + " of " + std::to_string(p.size) + " B (" +
-                   formatSize(p.size) + ") with " + std::to_string(s.ranks) +
-                   " ranks is more than backend " + caps.name + " can hold (" +
-                   std::to_string(caps.max_rank_bytes) + " B of input + output per rank); "
-                   "allowed: -e <= " + std::to_string(limit) + " (" + formatSize(limit) +
-                   ") for " + std::string(name(s.op)) + " " + std::string(name(s.dtype)) +
-                   " on " + std::to_string(s.ranks) + " ranks"};
-    if (Status st = validate(s, caps); !st) return Error{"--" + st.message()};
+      return Error{say("-e: {0} of {1} B ({2}) with {3} ranks is more than backend {4} can hold "
+                       "({5} B of input + output per rank); allowed: -e <= {6} ({7}) for {0} {8} "
+                       "on {3} ranks",
+                       name(s.op), p.size, formatSize(p.size), s.ranks, caps.name,
+                       caps.max_rank_bytes, limit, formatSize(limit), name(s.dtype))};
+    if (Status st = validate(s, caps); !st) return Error{say("--{0}", st.text())};
   }
   return {};
 }

@@ -61,8 +61,7 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
       st = checkNcclMemory({p.spec}, work_blocks, *bs);
     }
     if (!st)
-      return Error{std::string(name(p.spec.op)) + " at " + std::to_string(p.size) + " B: " +
-                   st.message() + " (use a smaller -e)"};
+      return Error{say("{0} at {1} B: {2} (use a smaller -e)", name(p.spec.op), p.size, st.text())};
   }
   res.backend = bs->info;
 
@@ -94,13 +93,14 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
         return res;
       }
       if (snap->request != id) {
-        res.error = "another run request replaced the sweep's request (give the sweep an "
-                    "Engine of its own)";
+        res.error = say("another run request replaced the sweep's request (give the sweep an "
+                        "Engine of its own)");
         return res;
       }
       if (!snap->error.empty() || snap->steps.empty()) {
-        res.error = std::string(name(p.spec.op)) + " at " + std::to_string(p.size) + " B: " +
-                    (snap->error.empty() ? "no result" : snap->error);
+        res.error = snap->error.empty()
+                        ? say("{0} at {1} B: no result", name(p.spec.op), p.size)
+                        : say("{0} at {1} B: {2}", name(p.spec.op), p.size, snap->error);
         return res;
       }
       if (!snap->backend.name.empty()) res.backend = snap->backend;
@@ -230,7 +230,7 @@ bool BenchJob::finished() const {
 }
 
 void BenchJob::run(EngineOptions eo) {
-  Result<BenchResult> res = Error{"not run"};
+  Result<BenchResult> res = Error{say("not run")};
   {
     Engine engine(eo);  // its own workers; destroyed (workers ended) before `finished`
     BenchCallbacks cb;
@@ -251,7 +251,7 @@ void BenchJob::run(EngineOptions eo) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (!res) {
-    state_.error = res.error().message;
+    state_.error = res.error().text;
   } else {
     state_.cancelled = res->cancelled;
     state_.error = res->error;

@@ -43,7 +43,7 @@ struct BenchRow {
   double busbw = 0;     // GB/s
   int checks = 0;       // iterations verified
   int64_t wrong = -1;   // wrong elements over the checks; -1: not checked
-  std::string problem;  // an algorithm's first wrong check, by round (Snapshot::problem)
+  Said problem;         // an algorithm's first wrong check, by round (Snapshot::problem)
   std::vector<double> rank_us;  // each rank's average op time
   double engine_us = 0;    // the size's requests, wall time inside the engine
   double overhead_us = 0;  // engine_us minus the time the engine waited for the ranks
@@ -55,8 +55,8 @@ struct BenchRow {
 struct BenchResult {
   std::vector<BenchRow> rows;
   BackendInfo backend;
-  std::string notice;      // e.g. "NCCL unavailable ...; using Gloo"
-  std::string error;       // non-empty: the sweep stopped on this failure
+  Said notice;             // e.g. "NCCL unavailable ...; using Gloo"
+  Said error;              // non-empty: the sweep stopped on this failure
   bool cancelled = false;  // stopped by the cancel flag
 };
 
@@ -98,8 +98,8 @@ class BenchJob {
     std::string current;       // "all_reduce 128M" while it runs
     bool finished = false;     // no more changes (done, failed or cancelled)
     bool cancelled = false;
-    std::string error;         // refusal or failure, for a dialog
-    std::string notice;
+    Said error;                // refusal or failure, for a dialog
+    Said notice;
     BackendInfo backend;
     uint64_t version = 0;      // bumps on every change: rebuild the chart when it moves
   };

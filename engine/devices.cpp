@@ -27,28 +27,35 @@ const BackendStatus* DeviceReport::find(BackendKind k) const {
 }
 
 Result<BackendKind> DeviceReport::choose(BackendKind requested, std::string* notice) const {
+  Said said;
+  auto chosen = choose(requested, notice ? &said : nullptr);
+  if (notice && !said.empty()) *notice = said;
+  return chosen;
+}
+
+Result<BackendKind> DeviceReport::choose(BackendKind requested, Said* notice) const {
   const BackendStatus* nccl = find(BackendKind::nccl);
   const BackendStatus* gloo = find(BackendKind::gloo);
   if (requested == BackendKind::automatic) {
     if (nccl && nccl->available) return BackendKind::nccl;
     if (notice)
-      *notice = "NCCL unavailable (" + (nccl ? nccl->reason : std::string("not probed")) +
-                "); using Gloo on CPU";
+      *notice = say("NCCL unavailable ({0}); using Gloo on CPU",
+                    nccl ? lit(nccl->reason) : say("not probed"));
     requested = BackendKind::gloo;
   }
   const BackendStatus* b = requested == BackendKind::nccl ? nccl
                            : requested == BackendKind::mpi ? find(BackendKind::mpi)
                                                            : gloo;
   if (!b || !b->available)
-    return Error{"backend " + std::string(name(requested)) + " is unavailable: " +
-                 (b ? b->reason : std::string("unknown backend"))};
+    return Error{say("backend {0} is unavailable: {1}", name(requested),
+                     b ? lit(b->reason) : say("unknown backend"))};
   return requested;
 }
 
 Result<DeviceReport> parseProbe(const std::string& text) {
   const json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.contains("backends"))
-    return Error{"collviz-rank --probe printed no valid report: " + text.substr(0, 200)};
+    return Error{say("collviz-rank --probe printed no valid report: {0}", text.substr(0, 200))};
   DeviceReport rep;
   for (const auto& b : j["backends"]) {
     BackendStatus s;
@@ -89,12 +96,12 @@ Result<DeviceReport> parseProbe(const std::string& text) {
 Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms,
                                   const std::atomic<bool>* cancel) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error{"pipe failed"};
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error{say("pipe failed")};
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return Error{"fork failed"};
+    return Error{say("fork failed")};
   }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -109,15 +116,15 @@ Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms
   std::string out;
   std::array<char, 4096> buf;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::string failure;
+  Text failure;
   for (;;) {
     if (cancel && cancel->load()) {
-      failure = "cancelled";
+      failure = say("cancelled");
       break;
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      failure = "the rank worker's probe did not finish within " + std::to_string(timeout_ms) +
-                " ms (a stalled GPU driver?)";
+      failure = say("the rank worker's probe did not finish within {0} ms (a stalled GPU driver?)",
+                    timeout_ms);
       break;
     }
     pollfd pfd{fds[0], POLLIN, 0};
@@ -136,10 +143,9 @@ Result<DeviceReport> probeDevices(const std::string& worker_path, int timeout_ms
   forgetChild(pid);
   if (!failure.empty()) return Error{failure};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Error{"cannot run the rank worker " + worker_path +
-                 (WIFEXITED(status) && WEXITSTATUS(status) == 127
-                      ? " (not found or not executable)"
-                      : " (probe failed)")};
+    return Error{WIFEXITED(status) && WEXITSTATUS(status) == 127
+                     ? say("cannot run the rank worker {0} (not found or not executable)", worker_path)
+                     : say("cannot run the rank worker {0} (probe failed)", worker_path)};
   return parseProbe(out);
 }
 

@@ -40,6 +40,8 @@ struct DeviceReport {
   const BackendStatus* find(BackendKind k) const;
   // Resolve `automatic` (NCCL when available, else Gloo with a notice) and
   // refuse an unavailable explicit choice with its reason.
+  Result<BackendKind> choose(BackendKind requested, Said* notice) const;
+  // The same with the notice's English only.
   Result<BackendKind> choose(BackendKind requested, std::string* notice) const;
 };
 

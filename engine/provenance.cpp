@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 
 #include "engine/dtype.h"
 
@@ -40,20 +41,36 @@ bool isProd(const OpSpec& s) { return reduces(s.op) && s.redop == RedOp::prod; }
 
 }  // namespace
 
-std::string Pattern::describe() const {
+Text Pattern::text() const {
   switch (kind) {
     case Kind::sum_bits:
-      return full ? "provenance: contributors, block and element decoded from every value"
-                  : "provenance: contributors decoded from every value, position mod " +
-                        std::to_string(modulus) + "; values checked against the oracle";
+      return full ? say("provenance: contributors, block and element decoded from every value")
+                  : say("provenance: contributors decoded from every value, position mod {0}; "
+                        "values checked against the oracle",
+                        modulus);
     case Kind::prod_bits:
-      return "provenance: contributors decoded from every product (2^(2^rank) pattern); "
-             "values checked against the oracle";
+      return say("provenance: contributors decoded from every product (2^(2^rank) pattern); "
+                 "values checked against the oracle");
     case Kind::plain:
-      return "values only: this dtype/N/E is beyond the provenance pattern's exact range; "
-             "labels follow the oracle, values are checked against it";
+      return say("values only: this dtype/N/E is beyond the provenance pattern's exact range; "
+                 "labels follow the oracle, values are checked against it");
   }
   return {};
+}
+
+std::string Pattern::describe() const { return text().english(); }
+
+Text patternText(const std::string& described) {
+  for (Pattern p : {Pattern{Pattern::Kind::sum_bits, true, 0}, Pattern{Pattern::Kind::prod_bits},
+                    Pattern{Pattern::Kind::plain}})
+    if (p.describe() == described) return p.text();
+  // "... position mod K; ...": K is the one number in it.
+  const std::size_t at = described.find(" mod ");
+  if (at != std::string::npos) {
+    Pattern p{Pattern::Kind::sum_bits, false, std::atoll(described.c_str() + at + 5)};
+    if (p.describe() == described) return p.text();
+  }
+  return lit(described);
 }
 
 Pattern choosePattern(const OpSpec& s) {

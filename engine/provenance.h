@@ -23,6 +23,7 @@
 
 #include "engine/oracle.h"
 #include "engine/spec.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -31,8 +32,13 @@ struct Pattern {
   Kind kind = Kind::plain;
   bool full = false;    // sum_bits: block and element decode exactly
   int64_t modulus = 0;  // sum_bits: K (codes decode mod K)
-  std::string describe() const;  // one line for the UI and the JSON
+  Text text() const;             // one line for a person (engine/text.h)
+  std::string describe() const;  // its English, for the JSON (Verification::mode)
 };
+
+// The message a describe() string (Verification::mode) was made from, to show
+// it in the reader's language; a string no pattern gives comes back literal.
+Text patternText(const std::string& described);
 
 Pattern choosePattern(const OpSpec& s);
 double patternValue(const OpSpec& s, const Pattern& p, int rank, int block, int64_t elem);

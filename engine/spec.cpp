@@ -39,7 +39,7 @@ constexpr std::array<std::string_view, kOpCount> opNames() {
 }
 constexpr auto kOpNames = opNames();
 
-Status fail(std::string msg) { return Error{std::move(msg)}; }
+Status fail(Text msg) { return Error{std::move(msg)}; }
 
 }  // namespace
 
@@ -112,48 +112,47 @@ std::size_t outputBytes(const OpSpec& s, int rank) {
 
 Status validate(const OpSpec& s) {
   if (s.ranks < kMinRanks || s.ranks > kMaxRanks)
-    return fail("ranks = " + std::to_string(s.ranks) + " is out of range; allowed: " +
-                std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks));
+    return fail(say("ranks = {0} is out of range; allowed: {1} to {2}", s.ranks, kMinRanks,
+                    kMaxRanks));
   if (s.elems < 1)
-    return fail("elems = " + std::to_string(s.elems) +
-                " is out of range; allowed: 1 or more elements per block");
+    return fail(say("elems = {0} is out of range; allowed: 1 or more elements per block", s.elems));
   if (s.root < 0 || s.root >= s.ranks)
-    return fail("root = " + std::to_string(s.root) + " is out of range; allowed: 0 to " +
-                std::to_string(s.ranks - 1) + " (ranks = " + std::to_string(s.ranks) + ")");
+    return fail(say("root = {0} is out of range; allowed: 0 to {1} (ranks = {2})", s.root,
+                    s.ranks - 1, s.ranks));
   if (s.redop == RedOp::avg && !isFloat(s.dtype))
-    return fail("redop avg needs a floating dtype (f32, f64, f16, bf16); dtype is " +
-                std::string(name(s.dtype)));
+    return fail(say("redop avg needs a floating dtype (f32, f64, f16, bf16); dtype is {0}",
+                    name(s.dtype)));
   return {};
 }
 
 Status validate(const OpSpec& s, const BackendCaps& caps) {
   if (Status st = validate(s); !st) return st;
   if (s.ranks > caps.max_ranks)
-    return fail("ranks = " + std::to_string(s.ranks) + " is more than backend " + caps.name +
-                " allows; allowed: 1 to " + std::to_string(caps.max_ranks));
+    return fail(say("ranks = {0} is more than backend {1} allows; allowed: 1 to {2}", s.ranks,
+                    caps.name, caps.max_ranks));
   auto list = [](const auto& v) {
     std::string out;
     for (auto x : v) out += (out.empty() ? "" : ", ") + std::string(name(x));
     return out;
   };
   if (std::find(caps.dtypes.begin(), caps.dtypes.end(), s.dtype) == caps.dtypes.end())
-    return fail("dtype " + std::string(name(s.dtype)) + " is not supported by backend " +
-                caps.name + "; allowed: " + list(caps.dtypes));
+    return fail(say("dtype {0} is not supported by backend {1}; allowed: {2}", name(s.dtype),
+                    caps.name, list(caps.dtypes)));
   if (reduces(s.op) &&
       std::find(caps.redops.begin(), caps.redops.end(), s.redop) == caps.redops.end())
-    return fail("redop " + std::string(name(s.redop)) + " is not supported by backend " +
-                caps.name + "; allowed: " + list(caps.redops));
+    return fail(say("redop {0} is not supported by backend {1}; allowed: {2}", name(s.redop),
+                    caps.name, list(caps.redops)));
   // Size cap: the largest rank's input + output must fit.
   const double per_rank = double(s.ranks) * double(s.elems) * double(dtypeSize(s.dtype)) * 2.0;
-  if (per_rank > double(caps.max_rank_bytes))
-    return fail("elems = " + std::to_string(s.elems) + " needs " +
-                (per_rank < 9e18 ? std::to_string(static_cast<long long>(per_rank))
-                                 : "more than 9e18") +
-                " bytes per rank (input + output), over the cap of " +
-                std::to_string(caps.max_rank_bytes) + " bytes for backend " + caps.name +
-                "; allowed: elems <= " +
-                std::to_string(caps.max_rank_bytes /
-                               (2 * std::size_t(s.ranks) * dtypeSize(s.dtype))));
+  if (per_rank > double(caps.max_rank_bytes)) {
+    const std::size_t allowed =
+        caps.max_rank_bytes / (2 * std::size_t(s.ranks) * dtypeSize(s.dtype));
+    const Text needs = per_rank < 9e18 ? lit(std::to_string(static_cast<long long>(per_rank)))
+                                       : say("more than 9e18");
+    return fail(say("elems = {0} needs {1} bytes per rank (input + output), over the cap of {2} "
+                    "bytes for backend {3}; allowed: elems <= {4}",
+                    s.elems, needs, caps.max_rank_bytes, caps.name, allowed));
+  }
   return {};
 }
 

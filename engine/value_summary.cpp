@@ -6,14 +6,22 @@
 namespace collviz {
 
 std::optional<ValueLimit> parseValueLimit(const std::string& s, std::string* error) {
+  Said said;
+  auto limit = parseValueLimit(s, error ? &said : nullptr);
+  if (error && !limit) *error = said;
+  return limit;
+}
+
+std::optional<ValueLimit> parseValueLimit(const std::string& s, Said* error) {
   if (s == "all") return ValueLimit::all();
   if (s == "none") return ValueLimit{0, 0, true};
   int64_t n = -1;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc{} || end != s.data() + s.size() || n < 0) {
     if (error)
-      *error = "--values: '" + s + "' is not allowed; use all, none, or a count of values "
-               "(buffers with more are summarised: the first and last few of each block)";
+      *error = say("--values: '{0}' is not allowed; use all, none, or a count of values "
+                   "(buffers with more are summarised: the first and last few of each block)",
+                   s);
     return std::nullopt;
   }
   return ValueLimit{n, 3, false};

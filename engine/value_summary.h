@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/text.h"
+
 namespace collviz {
 
 struct ValueLimit {
@@ -20,6 +22,8 @@ struct ValueLimit {
 };
 
 // "all", "none" or a count N (summarise buffers of more than N values).
+std::optional<ValueLimit> parseValueLimit(const std::string& s, Said* error);
+// The same with the error's English only.
 std::optional<ValueLimit> parseValueLimit(const std::string& s, std::string* error);
 
 bool summarised(const ValueLimit& l, std::size_t count);

@@ -38,8 +38,8 @@ BlockLabel labelFrom(const OpSpec& s, const BlockRef& ref, bool decoded) {
 // that fail any check (each once).
 struct BufferCheck {
   int64_t wrong = 0, mismatches = 0, undecodable = 0, unwritten = 0;
-  std::string first;
-  std::vector<std::string> bad_blocks;
+  Text first;
+  std::vector<Text> bad_blocks;
   std::vector<uint8_t> closed;  // per block: equal to the pattern's closed form
 };
 
@@ -104,17 +104,23 @@ BlockLabel labelFromBytes(const OpSpec& s, const Pattern& p, const BlockRef& ref
   return l;
 }
 
-std::string badBlockLine(const OpSpec& s, int rank, const char* what, int j,
-                         const BlockLabel& got, const BlockRef& ref, const BlockRead& read,
-                         int64_t elems) {
+Text badBlockLine(const OpSpec& s, int rank, const Text& what, int j, const BlockLabel& got,
+                  const BlockRef& ref, const BlockRead& read, int64_t elems) {
   const std::string want = labelFrom(s, ref, true).text(s.redop);
+  Text found = read.poison == elems ? say("not written (still the poison) where {0} belongs", want)
+               : got.text(s.redop) != want ? say("{0} where {1} belongs", got.text(s.redop), want)
+                                           : lit(want);
+  if (read.out_of_place && read.poison != elems)
+    return say("rank {0} {1} block {2}: {3}, elements out of place ({4} of {5} elements wrong)",
+               rank, what, j, found, got.bad, elems);
+  return say("rank {0} {1} block {2}: {3} ({4} of {5} elements wrong)", rank, what, j, found,
+             got.bad, elems);
+}
+
+// A value as the checks print it: every digit that reads back.
+std::string valueText(double v) {
   std::ostringstream os;
-  os << "rank " << rank << " " << what << " block " << j << ": ";
-  if (read.poison == elems) os << "not written (still the poison) where " << want << " belongs";
-  else if (got.text(s.redop) != want) os << got.text(s.redop) << " where " << want << " belongs";
-  else os << want;
-  if (read.out_of_place && read.poison != elems) os << ", elements out of place";
-  os << " (" << got.bad << " of " << elems << " elements wrong)";
+  os << std::setprecision(17) << v;
   return os.str();
 }
 
@@ -154,7 +160,7 @@ class SourceCheck {
 // `s`: the pattern's spec (decoding, labels); `vs`: the step's spec (values).
 // Reads `data`; writes the labels of `buf`.
 BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int rank,
-                        const char* what, BufferView& buf, const std::byte* data,
+                        const Text& what, BufferView& buf, const std::byte* data,
                         const std::vector<BlockRef>& refs,
                         const std::vector<BlockRef>* value_refs, ExpectedCache* expected,
                         SourceCheck* sources = nullptr) {
@@ -192,19 +198,15 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
       const std::size_t idx = j * std::size_t(e) + std::size_t(i);
       const double got = readElement(data, s.dtype, idx);
       const bool poison = isPoison(data, s.dtype, idx);
-      std::string why;
+      Text why;
       if (poison) {
         ++read.poison;
         ++c.unwritten;
-        why = "still holds the poison (the backend did not write it)";
+        why = say("still holds the poison (the backend did not write it)");
       }
       if (want && !valuesMatch(vs, got, (*want)[std::size_t(i)])) {
         ++c.mismatches;
-        if (why.empty()) {
-          std::ostringstream os;
-          os << std::setprecision(17) << "got " << got << ", want " << (*want)[std::size_t(i)];
-          why = os.str();
-        }
+        if (why.empty()) why = say("got {0}, want {1}", valueText(got), valueText((*want)[std::size_t(i)]));
       }
       if (decodes) {
         const int64_t code = int64_t(ref.block) * e + i;
@@ -223,21 +225,15 @@ BufferCheck checkBuffer(const OpSpec& s, const OpSpec& vs, const Pattern& p, int
         }
         if (!d.ok || !ranks_ok || d.code != want_code) {
           ++c.undecodable;
-          if (why.empty()) {
-            std::ostringstream os;
-            os << std::setprecision(17) << "value " << got << " does not decode to the data this op allows there";
-            why = os.str();
-          }
+          if (why.empty())
+            why = say("value {0} does not decode to the data this op allows there", valueText(got));
         }
       }
       if (why.empty()) continue;
       ++bad;
       ++c.wrong;
-      if (c.first.empty()) {
-        std::ostringstream os;
-        os << "rank " << rank << " " << what << " block " << j << " element " << i << ": " << why;
-        c.first = os.str();
-      }
+      if (c.first.empty())
+        c.first = say("rank {0} {1} block {2} element {3}: {4}", rank, what, j, i, why);
     }
     BlockLabel label = labelFromBytes(s, p, ref, read, e);
     label.bad = bad;
@@ -344,14 +340,14 @@ bool labelAndVerify(StepResult& step, const Pattern& p, const Provenance& prov,
   for (int r = 0; r < s.ranks; ++r) {
     RankResult& rr = step.ranks[r];
     if (rr.input.present) {
-      BufferCheck c = checkBuffer(ps, s, p, r, "input", rr.input, bytes.in[r].data,
+      BufferCheck c = checkBuffer(ps, s, p, r, say("input"), rr.input, bytes.in[r].data,
                                   prov.in_refs[r], nullptr, nullptr);
       if (closed) closed->in[r] = std::move(c.closed);
     }
     if (!advance(bytes.in[r].size)) return false;
     if (!rr.output.present) continue;
     const auto value_refs = expectedOutputRefs(s, r);
-    BufferCheck c = checkBuffer(ps, s, p, r, "output", rr.output, bytes.out[r].data,
+    BufferCheck c = checkBuffer(ps, s, p, r, say("output"), rr.output, bytes.out[r].data,
                                 prov.out_refs[r], &value_refs, &cache, &sources);
     if (closed) closed->out[r] = c.closed;
     v.wrong += c.wrong;

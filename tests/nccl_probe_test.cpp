@@ -121,12 +121,12 @@ TEST(NcclProbe, EngineFallsBackToGlooWithANotice) {
   const BackendStatus* nccl = rep->find(BackendKind::nccl);
   ASSERT_NE(nccl, nullptr);
   EXPECT_FALSE(nccl->available);
-  std::string notice;
+  Said notice;
   auto chosen = rep->choose(BackendKind::automatic, &notice);
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(*chosen, BackendKind::gloo);
   EXPECT_NE(notice.find(b.at("reason").get<std::string>()), std::string::npos) << notice;
-  auto refused = rep->choose(BackendKind::nccl, nullptr);
+  auto refused = rep->choose(BackendKind::nccl, static_cast<Said*>(nullptr));
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find(b.at("reason").get<std::string>()), std::string::npos);
 }
