@@ -17,6 +17,7 @@
 #include "app/panels/fault_menu.h"
 #include "app/panels/trace_bar.h"
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl.h"
 
 namespace collviz {
 namespace {
@@ -81,6 +82,55 @@ TEST_F(Strings, EveryPhaseOfEveryAlgorithm) {
   }
   for (const std::string& p : phases) expectTranslated(p, "a round's phase");
   EXPECT_GE(checked_, 5);
+}
+
+// The algorithm texts are messages (engine/text.h): every summary, every
+// formula and every round name of every algorithm at every N has its
+// Chinese, and in Chinese none keeps its English words.
+TEST_F(Strings, EveryAlgorithmsSummaryFormulaAndRoundName) {
+  for (const algo::Algorithm& a : algo::algorithms()) {
+    expectTranslated(std::string(a.summary), "algorithms.cpp summary");
+    if (!a.build) continue;
+    for (Op op : a.ops)
+      for (int n = 1; n <= 16; ++n) {
+        OpSpec s;
+        s.op = op;
+        s.ranks = n;
+        s.elems = 1;
+        const algo::Figures f = algo::figuresFor(a.name, s);
+        ASSERT_TRUE(f.text.current()) << a.name << ": the formula is not a message";
+        expectTranslated(f.text.text.id, "a formula");
+        auto built = algo::buildSchedule(a.name, s);
+        ASSERT_TRUE(built) << built.error().message;
+        for (const algo::Round& r : built->rounds) {
+          const Said name = r.name();
+          ASSERT_TRUE(name.current()) << a.name << ": round " << name << " is not a message";
+          setLanguage(Lang::zh);
+          const std::string zh = render(name), formula = render(f.text);
+          setLanguage(Lang::en);
+          EXPECT_EQ(render(name), std::string(name));
+          if (!r.local()) EXPECT_NE(zh.find("/"), std::string::npos) << zh;
+          EXPECT_EQ(zh.find(r.phase + " "), std::string::npos) << a.name << ": " << zh;
+          for (const char* word : {"rounds", "sent", "cost", "blocks"})
+            EXPECT_EQ(formula.find(word), std::string::npos) << a.name << ": " << formula;
+        }
+      }
+  }
+  EXPECT_GE(checked_, 20);
+}
+
+// An MSCCL file's errors are messages too: their Chinese keeps the path and
+// the line, and the English is what it always was.
+TEST_F(Strings, AnMscclFilesErrorsInChinese) {
+  auto bad = algo::parseMscclText("bad.xml", "<algo name=\"x\" coll=\"allreduce\" ngpus=\"99\" nchunksperloop=\"1\"/>", 0, 0);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "bad.xml:1: ngpus = 99; allowed: 1 to 16");
+  setLanguage(Lang::zh);
+  EXPECT_EQ(render(bad.error()), "bad.xml:1：ngpus = 99；可选：1 到 16");
+  auto broken = algo::parseMscclText("b.xml", "<algo", 0, 0);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(render(broken.error()).find("XML 格式不正确"), std::string::npos) << render(broken.error());
+  setLanguage(Lang::en);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "app/lang/lang.h"
 #include "app/lang/line_break.h"
 #include "engine/algo/algorithms.h"
 #include "engine/report.h"
@@ -38,7 +39,7 @@ void printRounds(const Snapshot& s) {
   std::printf("backend: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
               s.backend.devices.c_str(), s.backend.transport.c_str());
   if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
-  std::printf("formula: %s\n", s.formula.text.c_str());
+  std::printf("%s\n", trf("formula: {0}", {render(s.formula.text)}).c_str());
   // With local steps (no message) the steps are counted apart from rounds.
   std::size_t messages = 0;
   for (const StepResult& st : s.steps) messages += !st.transfers.empty() || st.local.empty();
@@ -51,7 +52,7 @@ void printRounds(const Snapshot& s) {
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
     std::printf("\n%s %zu/%zu: %s%s  (%.1f us, slowest rank)\n", unit, k + 1, s.steps.size(),
-                st.transfers.empty() && !st.local.empty() ? "local: " : "", st.name.c_str(), st.time_us);
+                st.transfers.empty() && !st.local.empty() ? "local: " : "", render(st.name).c_str(), st.time_us);
     for (const Transfer& t : st.transfers)
       std::printf("  R%d → R%d  %s %s → %s (%zu B, %s)%s%s\n", t.from, t.to,
                   t.src_slots.size() > 1 ? "slots" : "slot", slots(t.src_slots).c_str(),
@@ -67,7 +68,7 @@ void printRounds(const Snapshot& s) {
                 static_cast<long long>(st.verify.mismatches),
                 static_cast<long long>(st.verify.undecodable));
     if (!st.verify.first_problem.empty())
-      std::printf("  first problem: %s\n", st.verify.first_problem.c_str());
+      std::printf("  %s\n", trf("first problem: {0}", {render(st.verify.first_problem)}).c_str());
   }
   std::printf("\noutput after %zu %ss:\n", s.steps.size(), unit);
   for (const auto& r : s.final_ranks)
@@ -83,13 +84,14 @@ void printRounds(const Snapshot& s) {
     std::printf(" R%zu %llu", r, static_cast<unsigned long long>(s.bytes_sent[r]));
     busiest = std::max(busiest, s.bytes_sent[r]);
   }
-  std::printf("\nformula: %d rounds, %s from the busiest rank%s; counted: %zu message rounds, %s\n",
-              s.formula.rounds, bytesText(s.formula.bytes).c_str(),
-              s.formula.exact ? "" : " (textbook, power-of-two N)", messages,
-              bytesText(double(busiest)).c_str());
+  std::printf("\n%s\n", trf("formula: {0} rounds, {1} from the busiest rank{2}; counted: {3} message rounds, {4}",
+                            {std::to_string(s.formula.rounds), bytesText(s.formula.bytes),
+                             s.formula.exact ? "" : tr(" (textbook, power-of-two N)"), std::to_string(messages),
+                             bytesText(double(busiest))})
+                            .c_str());
   std::printf("\n%s · %zu %ss · op time %.1f us · engine %.1f us\n",
               s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), unit, s.time_us, s.engine_us);
-  if (!s.problem.empty()) std::printf("first wrong: %s\n", s.problem.c_str());
+  if (!s.problem.empty()) std::printf("%s\n", trf("first wrong: {0}", {render(s.problem)}).c_str());
 }
 
 // The summary as it concerns `op`: a note in parentheses for one op,
@@ -126,7 +128,8 @@ void printWrapped(const std::string& lead, const std::string& text, std::size_t 
 
 void printAlgos(int ranks, bool as_json) {
   nlohmann::json out = nlohmann::json::array();
-  if (!as_json) std::printf("Algorithms (rounds at N = %d; b = one block, S = the op's buffer)\n", ranks);
+  if (!as_json)
+    std::printf("%s\n", trf("Algorithms (rounds at N = {0}; b = one block, S = the op's buffer)", {std::to_string(ranks)}).c_str());
   for (int k = 0; k < kOpCount; ++k) {
     const Op op = Op(k);
     if (!as_json) std::printf("\n%s\n", std::string(name(op)).c_str());
@@ -146,10 +149,12 @@ void printAlgos(int ranks, bool as_json) {
         continue;
       }
       constexpr std::size_t kIndent = 22;
-      printWrapped("  " + std::string(a.name), summaryFor(std::string(a.summary), op), kIndent);
+      // The summary's notes are picked in English (the ids), then translated.
+      printWrapped("  " + std::string(a.name), tr(summaryFor(std::string(a.summary), op)), kIndent);
       if (!native)
-        printWrapped("", std::to_string(f.rounds) + (f.rounds == 1 ? " round" : " rounds") + " at N = " +
-                             std::to_string(ranks) + " · " + f.text,
+        printWrapped("",
+                     trf(f.rounds == 1 ? "{0} round at N = {1} · {2}" : "{0} rounds at N = {1} · {2}",
+                         {std::to_string(f.rounds), std::to_string(ranks), render(f.text)}),
                      kIndent);
     }
   }

@@ -138,8 +138,9 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
     ImGui::EndTable();
   }
   for (const CompareRow& r : rows) {
-    if (!r.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s: %s", r.algo.c_str(), r.error.c_str());
-    else if (!r.formula_text.empty()) WrappedText(fonts.display(r.algo + ": " + r.formula_text));
+    if (!r.error.empty())
+      ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", fonts.display(trf("{0}: {1}", {r.algo, r.error})).c_str());
+    else if (!r.formula_text.empty()) WrappedText(fonts.display(trf("{0}: {1}", {r.algo, r.formula_text})));
   }
   if (!st.error.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", fonts.display(st.error).c_str());
 

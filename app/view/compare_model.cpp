@@ -14,18 +14,18 @@ CompareRow compareRow(const OpSpec& spec, const std::string& algo) {
   CompareRow row;
   row.algo = algo;
   if (!isRoundAlgo(algo, spec.op)) {
-    row.error = algo + ": not a round-by-round algorithm for " + std::string(name(spec.op));
+    row.error = trf("{0}: not a round-by-round algorithm for {1}", {algo, std::string(name(spec.op))});
     return row;
   }
   Result<algo::Schedule> sched = algo::buildSchedule(algo, spec);
   if (!sched) {
-    row.error = sched.error().message;
+    row.error = render(sched.error());
     return row;
   }
   const algo::Figures f = algo::figuresFor(algo, spec);
   row.formula_rounds = f.rounds;
   row.formula_bytes = f.bytes;
-  row.formula_text = f.text;
+  row.formula_text = render(f.text);
   row.rounds = sched->messageRounds();
   for (int k = 0; k < int(sched->rounds.size()); ++k) {
     if (sched->rounds[std::size_t(k)].local()) continue;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "app/lang/lang.h"
 #include "app/view/link_view.h"
 
 namespace collviz::ui {
@@ -73,8 +74,8 @@ void CompareSweep::run(EngineOptions eo) {
           std::shared_ptr<const Snapshot> snap;
           while (!cancel_ && !snap) snap = engine.waitFor(id, std::chrono::milliseconds(50));
           if (!snap) break;
-          if (!snap->error.empty()) error = snap->error;
-          else if (!snap->verified) error = algo + ": the output did not verify";
+          if (!snap->error.empty()) error = render(snap->error);
+          else if (!snap->verified) error = trf("{0}: the output did not verify", {algo});
           else reps.push_back(snap->time_us);
           std::lock_guard<std::mutex> lock(mu_);
           ++state_.done;

@@ -93,7 +93,7 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   b.text({area.x, y}, tr("bytes sent / received so far"), b.th.muted_text, 13.5f * u, TextStyle::bold);
   y += 19 * u;
   // The textbook line at the panel's text size, wrapped to its width.
-  for (const std::string& line : wrapWords(b, trf("formula: {0}", {rm.formula.text}), 12 * u, area.w)) {
+  for (const std::string& line : wrapWords(b, trf("formula: {0}", {render(rm.formula.text)}), 12 * u, area.w)) {
     b.text({area.x, y}, line, b.th.muted_text, 12 * u);
     y += 16 * u;
   }

@@ -273,7 +273,7 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
     msg = rm.snapshot->problem.empty()
               ? trf("✗ {0} elements differ from the reference or the native op", {wrong})
               : trf("✗ {0} elements differ from the reference or the native op; first: {1}",
-                    {wrong, rm.snapshot->problem});
+                    {wrong, render(rm.snapshot->problem)});
     colour = b.th.bad;
   }
   // Under the grid when it fits left of the side panel, else under both.

@@ -108,7 +108,7 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
   m.algo = algo_name;
   auto built = algo::buildSchedule(algo_name, spec);
   if (!built) {
-    m.error = built.error().message;
+    m.error = render(built.error());
     return m;
   }
   const algo::Schedule& s = *built;
@@ -157,7 +157,7 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
       }
     // "reduce-scatter 2/3"; one phase through every message round: its name
     // alone, and nothing when that is the algorithm's name.
-    if (m.local) m.name = trf("local: {0}", {tr(r.phase)});
+    if (m.local) m.name = trf("local: {0}", {render(r.phase)});
     else if (r.steps == m.message_rounds) m.name = r.phase == algo_name ? "" : tr(r.phase);
     else m.name = tr(r.phase) + " " + std::to_string(r.step) + "/" + std::to_string(r.steps);
   } else {

@@ -75,15 +75,13 @@ Status checkAlgorithm(std::string_view algo, const OpSpec& s) {
   if (auto f = findMscclFile(algo)) return checkMscclRun(*f, s);
   const Algorithm* a = findAlgorithm(algo);
   if (!a)
-    return Error{"algo " + std::string(algo) + " is not an algorithm; allowed: " +
-                 allowedAlgorithms() + " (for " + std::string(name(s.op)) + ": " +
-                 algorithmsFor(s.op) + ")"};
+    return Error{say("algo {0} is not an algorithm; allowed: {1} (for {2}: {3})", algo, allowedAlgorithms(),
+                     name(s.op), algorithmsFor(s.op))};
   if (!serves(*a, s.op))
-    return Error{"algo " + std::string(algo) + " does not run " + std::string(name(s.op)) +
-                 "; algorithms for " + std::string(name(s.op)) + ": " + algorithmsFor(s.op)};
+    return Error{say("algo {0} does not run {1}; algorithms for {1}: {2}", algo, name(s.op), algorithmsFor(s.op))};
   if (s.ranks > 32)
-    return Error{"algo " + std::string(algo) + " tracks contributors in 32 bits; ranks = " +
-                 std::to_string(s.ranks) + " is more; allowed: 1 to 32, or algo native"};
+    return Error{say("algo {0} tracks contributors in 32 bits; ranks = {1} is more; allowed: 1 to 32, or algo native",
+                     algo, s.ranks)};
   return {};
 }
 
@@ -91,7 +89,7 @@ Result<Schedule> buildSchedule(std::string_view algo, const OpSpec& s) {
   if (Status st = checkAlgorithm(algo, s); !st) return st.error();
   if (auto f = findMscclFile(algo)) return lowerMscclFile(*f, s);
   const Algorithm* a = findAlgorithm(algo);
-  if (!a->build) return Error{"algo native has no schedule: it is the backend's own call"};
+  if (!a->build) return Error{say("algo native has no schedule: it is the backend's own call")};
   Schedule sch = a->build(s);
   separateLocalSteps(sch);  // local work as steps of its own (schedule.h)
   return sch;
@@ -104,7 +102,7 @@ Figures figuresFor(std::string_view algo, const OpSpec& s) {
     Figures out;
     out.rounds = int(sch->rounds.size());
     for (int r = 0; r < s.ranks; ++r) out.bytes = std::max(out.bytes, double(sch->bytesSent(r)));
-    out.text = "MSCCL file: " + std::to_string(out.rounds) + " rounds; bytes as its steps send";
+    out.text = say("MSCCL file: {0} rounds; bytes as its steps send", out.rounds);
     return out;
   }
   const Algorithm* a = findAlgorithm(algo);

@@ -17,7 +17,7 @@ namespace collviz::algo {
 // traffic against. b = E * dtype bytes (one block), S = the op's whole
 // buffer (N blocks; one block for reduce).
 struct Figures {
-  std::string text;       // "2(N-1) rounds; 2(N-1)/N·S sent per rank"
+  Said text;              // "2(N-1) rounds; 2(N-1)/N·S sent per rank"
   int rounds = 0;         // rounds of the schedule
   double bytes = 0;       // bytes the busiest rank sends, by the formula
   bool exact = true;      // the schedule sends exactly `bytes` from its busiest rank

@@ -46,9 +46,7 @@ Figures bruckFigures(const OpSpec& sp) {
   for (int k = 0; k < l; ++k)
     for (int i = 0; i < n; ++i) blocks += (i >> k) & 1;
   Figures f;
-  f.text = "ceil(log2 N) rounds; round k sends the blocks whose index has bit k set: "
-           "(S/2)·log2 N per rank for N a power of two (S = N blocks); cost ceil(log2 N)α + "
-           "(S/2)·ceil(log2 N)β";
+  f.text = say("ceil(log2 N) rounds; round k sends the blocks whose index has bit k set: (S/2)·log2 N per rank for N a power of two (S = N blocks); cost ceil(log2 N)α + (S/2)·ceil(log2 N)β");
   f.rounds = l;
   f.bytes = blocks * b;
   return f;

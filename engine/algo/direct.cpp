@@ -34,12 +34,10 @@ Figures directFigures(const OpSpec& sp) {
   Figures f;
   f.rounds = n > 1 ? 1 : 0;
   if (sp.op == Op::scatter) {
-    f.text = "1 round of N-1 messages; the root sends (N-1)/N·S (S = N blocks); "
-             "cost (N-1)α + (N-1)/N·Sβ at the root";
+    f.text = say("1 round of N-1 messages; the root sends (N-1)/N·S (S = N blocks); cost (N-1)α + (N-1)/N·Sβ at the root");
     f.bytes = (n - 1) * b;
   } else {
-    f.text = "1 round of N-1 messages; every other rank sends S/N, the root receives "
-             "(N-1)/N·S (S = N blocks); cost (N-1)α + (N-1)/N·Sβ at the root";
+    f.text = say("1 round of N-1 messages; every other rank sends S/N, the root receives (N-1)/N·S (S = N blocks); cost (N-1)α + (N-1)/N·Sβ at the root");
     f.bytes = n > 1 ? b : 0;
   }
   return f;

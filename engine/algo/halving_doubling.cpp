@@ -75,18 +75,14 @@ Figures halvingDoublingFigures(const OpSpec& sp) {
   const double b = double(sp.elems) * double(dtypeSize(sp.dtype));
   Figures out;
   out.exact = f.rem == 0;
-  const std::string fold = " N not a power of two: p = 2^floor(log2 N), 2 more rounds (fold, "
-                           "unfold), the 2(N-p) folded ranks move up to S more";
   if (sp.op == Op::all_reduce) {
     out.rounds = 2 * l + extra;
     out.bytes = 2.0 * (n - 1) * b;
-    out.text = "2·log2 N rounds; 2(N-1)/N·S sent per rank (S = N blocks); cost 2·log2 N·α + "
-               "2(N-1)/N·Sβ." + fold;
+    out.text = say("2·log2 N rounds; 2(N-1)/N·S sent per rank (S = N blocks); cost 2·log2 N·α + 2(N-1)/N·Sβ. N not a power of two: p = 2^floor(log2 N), 2 more rounds (fold, unfold), the 2(N-p) folded ranks move up to S more");
   } else {
     out.rounds = l + extra;
     out.bytes = (n - 1) * b;
-    out.text = "log2 N rounds; (N-1)/N·S sent per rank (S = N blocks); cost log2 N·α + "
-               "(N-1)/N·Sβ." + fold;
+    out.text = say("log2 N rounds; (N-1)/N·S sent per rank (S = N blocks); cost log2 N·α + (N-1)/N·Sβ. N not a power of two: p = 2^floor(log2 N), 2 more rounds (fold, unfold), the 2(N-p) folded ranks move up to S more");
   }
   return out;
 }

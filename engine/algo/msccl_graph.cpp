@@ -14,11 +14,10 @@ struct Edge {
   int to = 0, weight = 0;
 };
 
-std::string stepName(const MscclAlgo& a, const MscclNode& n) {
+Text stepName(const MscclAlgo& a, const MscclNode& n) {
   const MscclGpu& g = a.gpus[std::size_t(n.gpu)];
   const MscclTb& t = g.tbs[std::size_t(n.tb)];
-  return "gpu " + std::to_string(g.id) + " tb " + std::to_string(t.id) + " step " +
-         std::to_string(t.steps[std::size_t(n.step)].s);
+  return say("gpu {0} tb {1} step {2}", g.id, t.id, t.steps[std::size_t(n.step)].s);
 }
 
 }  // namespace
@@ -39,25 +38,25 @@ Result<MscclGraph> mscclGraph(const MscclAlgo& a, const MscclAt& at) {
         const MscclStep& s = t.steps[std::size_t(si)];
         const int first = int(gr.nodes.size());
         auto claim = [&](std::map<Key, std::pair<int, int>>& owners, const Key& k,
-                         const char* what) -> Status {
+                         bool receive) -> Status {
           auto [it, fresh] = owners.emplace(k, std::make_pair(ti, t.line));
+          const int peer = std::get<1>(k) == g.id ? std::get<2>(k) : std::get<1>(k);
           if (!fresh && it->second.first != ti)
-            return at(t.line, "gpu " + std::to_string(g.id) + ": two threadblocks " + what +
-                                  " gpu " + std::to_string(std::get<1>(k) == g.id ? std::get<2>(k) : std::get<1>(k)) +
-                                  " on channel " + std::to_string(std::get<0>(k)) +
-                                  " (lines " + std::to_string(it->second.second) + " and " +
-                                  std::to_string(t.line) + "): their order is undefined");
+            return at(t.line, receive ? say("gpu {0}: two threadblocks receive from gpu {1} on channel {2} (lines {3} and {4}): their order is undefined",
+                                            g.id, peer, std::get<0>(k), it->second.second, t.line)
+                                      : say("gpu {0}: two threadblocks send to gpu {1} on channel {2} (lines {3} and {4}): their order is undefined",
+                                            g.id, peer, std::get<0>(k), it->second.second, t.line));
           return {};
         };
         if (mscclReceives(s.type)) {
           const Key k{t.chan, t.recv, g.id};
-          if (Status st = claim(recv_tb, k, "receive from"); !st) return st.error();
+          if (Status st = claim(recv_tb, k, true); !st) return st.error();
           recvs[k].push_back(int(gr.nodes.size()));
           gr.nodes.push_back({MscclNode::Kind::recv, gi, ti, si});
         }
         if (mscclSends(s.type)) {
           const Key k{t.chan, g.id, t.send};
-          if (Status st = claim(send_tb, k, "send to"); !st) return st.error();
+          if (Status st = claim(send_tb, k, false); !st) return st.error();
           sends[k].push_back(int(gr.nodes.size()));
           gr.nodes.push_back({MscclNode::Kind::send, gi, ti, si});
         }
@@ -77,28 +76,24 @@ Result<MscclGraph> mscclGraph(const MscclAlgo& a, const MscclAt& at) {
     const std::size_t got = r == recvs.end() ? 0 : r->second.size();
     if (got < list.size())
       return at(stepOf(list[got]).line,
-                stepName(a, gr.nodes[std::size_t(list[got])]) + " sends message " + std::to_string(got + 1) +
-                    " to gpu " + std::to_string(std::get<2>(k)) + " on channel " + std::to_string(std::get<0>(k)) +
-                    ", which receives only " + std::to_string(got) + " from gpu " +
-                    std::to_string(std::get<1>(k)) + " on that channel: no matching receive");
+                say("{0} sends message {1} to gpu {2} on channel {3}, which receives only {4} from gpu {5} on that channel: no matching receive",
+                    stepName(a, gr.nodes[std::size_t(list[got])]), got + 1, std::get<2>(k), std::get<0>(k), got,
+                    std::get<1>(k)));
   }
   for (const auto& [k, list] : recvs) {
     const auto s = sends.find(k);
     const std::size_t got = s == sends.end() ? 0 : s->second.size();
     if (got < list.size())
       return at(stepOf(list[got]).line,
-                stepName(a, gr.nodes[std::size_t(list[got])]) + " receives message " + std::to_string(got + 1) +
-                    " from gpu " + std::to_string(std::get<1>(k)) + " on channel " + std::to_string(std::get<0>(k)) +
-                    ", which sends only " + std::to_string(got) + " to gpu " +
-                    std::to_string(std::get<2>(k)) + " on that channel: no matching send");
+                say("{0} receives message {1} from gpu {2} on channel {3}, which sends only {4} to gpu {5} on that channel: no matching send",
+                    stepName(a, gr.nodes[std::size_t(list[got])]), got + 1, std::get<1>(k), std::get<0>(k), got,
+                    std::get<2>(k)));
     for (std::size_t i = 0; i < list.size(); ++i) {
       const int sn = s->second[i], rn = list[i];
       if (stepOf(sn).cnt != stepOf(rn).cnt)
-        return at(stepOf(rn).line, stepName(a, gr.nodes[std::size_t(rn)]) + " receives cnt = " +
-                                       std::to_string(stepOf(rn).cnt) + " chunk(s), but its matching send (" +
-                                       stepName(a, gr.nodes[std::size_t(sn)]) + ", line " +
-                                       std::to_string(stepOf(sn).line) + ") sends cnt = " +
-                                       std::to_string(stepOf(sn).cnt));
+        return at(stepOf(rn).line, say("{0} receives cnt = {1} chunk(s), but its matching send ({2}, line {3}) sends cnt = {4}",
+                                       stepName(a, gr.nodes[std::size_t(rn)]), stepOf(rn).cnt,
+                                       stepName(a, gr.nodes[std::size_t(sn)]), stepOf(sn).line, stepOf(sn).cnt));
       const int m = int(gr.messages.size());
       gr.messages.push_back({std::get<1>(k), std::get<2>(k), sn, rn});
       gr.nodes[std::size_t(sn)].message = gr.nodes[std::size_t(rn)].message = m;
@@ -173,10 +168,8 @@ Result<MscclGraph> mscclGraph(const MscclAlgo& a, const MscclAt& at) {
           break;
         }
     }
-    return at(stepOf(v).line, stepName(a, gr.nodes[std::size_t(v)]) +
-                                  " is on a dependency cycle: through depid/deps, the earlier steps of "
-                                  "its threadblock and the sends its receives match, it waits on "
-                                  "itself and can never run");
+    return at(stepOf(v).line, say("{0} is on a dependency cycle: through depid/deps, the earlier steps of its threadblock and the sends its receives match, it waits on itself and can never run",
+                                  stepName(a, gr.nodes[std::size_t(v)])));
   }
   for (const MscclNode& n : gr.nodes) gr.rounds = std::max(gr.rounds, n.round);
   return gr;

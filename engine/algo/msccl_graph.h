@@ -14,7 +14,7 @@
 namespace collviz::algo {
 
 // An error at a line of the file being read ("FILE:LINE: what").
-using MscclAt = std::function<Error(int line, const std::string& what)>;
+using MscclAt = std::function<Error(int line, const Text& what)>;
 
 std::optional<Op> mscclOp(std::string_view coll);
 std::string_view mscclCollNames();

@@ -82,15 +82,9 @@ Status checkInFlight(const MscclAlgo& a, const MscclGraph& gr, const Schedule& s
     for (int k = posted; k < sent; ++k)
       for (int slot : src)
         if (written[std::size_t(k - 1)][std::size_t(m.from) * slots + std::size_t(slot)])
-          return Error{a.path + ":" + std::to_string(x.line) + ": gpu " + std::to_string(m.from) +
-                       " tb " + std::to_string(tb.id) + " step " + std::to_string(x.s) +
-                       " is posted in round " + std::to_string(posted) + " but gpu " +
-                       std::to_string(m.to) + " can receive it only in round " +
-                       std::to_string(sent) + ", and gpu " + std::to_string(m.from) +
-                       " overwrites what it sends in round " + std::to_string(k) +
-                       ": collviz's lockstep rounds would send the new data where MSCCL's "
-                       "buffered send carries the old; order the overwrite after the receive "
-                       "(depid/deps)"};
+          return Error{say("{0}:{1}: {2}", a.path, x.line,
+                           say("gpu {0} tb {1} step {2} is posted in round {3} but gpu {4} can receive it only in round {5}, and gpu {0} overwrites what it sends in round {6}: collviz's lockstep rounds would send the new data where MSCCL's buffered send carries the old; order the overwrite after the receive (depid/deps)",
+                               m.from, tb.id, x.s, posted, m.to, sent, k))};
   }
   return {};
 }
@@ -98,20 +92,18 @@ Status checkInFlight(const MscclAlgo& a, const MscclGraph& gr, const Schedule& s
 }  // namespace
 
 Status checkMscclRun(const MscclAlgo& a, const OpSpec& s) {
-  const std::string who = "algo " + mscclAlgoName(a) + " (" + a.path + ")";
+  const std::string algo = mscclAlgoName(a);
   if (s.op != a.op)
-    return Error{who + " runs " + std::string(name(a.op)) + ", not " + std::string(name(s.op)) +
-                 "; allowed: op " + std::string(name(a.op))};
+    return Error{say("algo {0} ({1}) runs {2}, not {3}; allowed: op {2}", algo, a.path, name(a.op), name(s.op))};
   if (s.ranks != a.ngpus)
-    return Error{who + " runs on " + std::to_string(a.ngpus) + " ranks (ngpus), not " +
-                 std::to_string(s.ranks) + "; allowed: ranks " + std::to_string(a.ngpus)};
+    return Error{say("algo {0} ({1}) runs on {2} ranks (ngpus), not {3}; allowed: ranks {2}", algo, a.path, a.ngpus,
+                     s.ranks)};
   if (usesRoot(s.op) && s.root != a.root)
-    return Error{who + " was read for root " + std::to_string(a.root) + ", not " +
-                 std::to_string(s.root) + "; allowed: root " + std::to_string(a.root)};
+    return Error{say("algo {0} ({1}) was read for root {2}, not {3}; allowed: root {2}", algo, a.path, a.root,
+                     s.root)};
   if (s.elems % a.parts != 0)
-    return Error{"elems " + std::to_string(s.elems) + " does not split into " + who + "'s " +
-                 std::to_string(a.parts) + " chunks per block; allowed: a multiple of " +
-                 std::to_string(a.parts)};
+    return Error{say("elems {0} does not split into algo {1} ({2})'s {3} chunks per block; allowed: a multiple of {3}",
+                     s.elems, algo, a.path, a.parts)};
   return {};
 }
 
@@ -141,9 +133,7 @@ std::vector<std::shared_ptr<const MscclAlgo>> mscclFiles() {
 
 Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
   if (Status st = checkMscclRun(a, s); !st) return st.error();
-  auto graph = mscclGraph(a, [&](int line, const std::string& what) {
-    return Error{a.path + ":" + std::to_string(line) + ": " + what};
-  });
+  auto graph = mscclGraph(a, [&](int line, const Text& what) { return Error{say("{0}:{1}: {2}", a.path, line, what)}; });
   if (!graph) return graph.error();
   const MscclGraph& gr = *graph;
   std::vector<MscclLayout> layout;

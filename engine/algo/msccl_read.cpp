@@ -55,22 +55,19 @@ class Reader {
                starts_.begin());
   }
   int line(const pugi::xml_node& n) const { return lineAt(n.offset_debug()); }
-  Error at(int line, const std::string& what) const {
-    return Error{path_ + ":" + std::to_string(line) + ": " + what};
-  }
+  Error at(int line, const Text& what) const { return Error{say("{0}:{1}: {2}", path_, line, what)}; }
   // An integer attribute; `fallback` when absent and optional.
   Result<int> integer(const pugi::xml_node& n, const char* attr, std::optional<int> fallback = {}) const {
     const pugi::xml_attribute a = n.attribute(attr);
     if (!a) {
       if (fallback) return *fallback;
-      return at(line(n), "<" + std::string(n.name()) + "> has no attribute " + attr);
+      return at(line(n), say("<{0}> has no attribute {1}", n.name(), attr));
     }
     const std::string v = a.value();
     int out = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
     if (ec != std::errc() || p != v.data() + v.size() || v.empty())
-      return at(line(n), "<" + std::string(n.name()) + "> " + attr + "=\"" + v +
-                             "\" is not an integer");
+      return at(line(n), say("<{0}> {1}=\"{2}\" is not an integer", n.name(), attr, v));
     return out;
   }
 
@@ -103,14 +100,12 @@ Result<MscclStep> readStep(const Reader& rd, const pugi::xml_node& n) {
   auto t = std::find_if(std::begin(kTypes), std::end(kTypes),
                         [&](const TypeName& x) { return x.name == type; });
   if (t == std::end(kTypes))
-    return rd.at(st.line, "step type \"" + type +
-                              "\" is not a step type; allowed: s, r, rcs, rrs, rrc, rrcs, cpy, re, nop");
+    return rd.at(st.line, say("step type \"{0}\" is not a step type; allowed: s, r, rcs, rrs, rrc, rrcs, cpy, re, nop", type));
   st.type = t->type;
   for (const char* attr : {"srcbuf", "dstbuf"}) {
     const std::string b = n.attribute(attr).value();
     if (b != "i" && b != "o" && b != "s")
-      return rd.at(st.line, std::string(attr) + "=\"" + b +
-                                "\" is not a buffer; allowed: i (input), o (output), s (scratch)");
+      return rd.at(st.line, say("{0}=\"{1}\" is not a buffer; allowed: i (input), o (output), s (scratch)", attr, b));
     (attr[0] == 's' && attr[1] == 'r' ? st.srcbuf : st.dstbuf) = b[0];
   }
   return st;
@@ -129,7 +124,7 @@ Result<MscclAlgo> readTree(const Reader& rd, const pugi::xml_node& root, MscclAl
   for (pugi::xml_node g : root.children()) {
     if (g.type() != pugi::node_element) continue;
     if (std::string(g.name()) != "gpu")
-      return rd.at(rd.line(g), "<" + std::string(g.name()) + "> inside <algo>; allowed: <gpu>");
+      return rd.at(rd.line(g), say("<{0}> inside <algo>; allowed: <gpu>", g.name()));
     MscclGpu gpu;
     gpu.line = rd.line(g);
     TRY_INT(id, rd.integer(g, "id"));
@@ -140,7 +135,7 @@ Result<MscclAlgo> readTree(const Reader& rd, const pugi::xml_node& root, MscclAl
     for (pugi::xml_node t : g.children()) {
       if (t.type() != pugi::node_element) continue;
       if (std::string(t.name()) != "tb")
-        return rd.at(rd.line(t), "<" + std::string(t.name()) + "> inside <gpu>; allowed: <tb>");
+        return rd.at(rd.line(t), say("<{0}> inside <gpu>; allowed: <tb>", t.name()));
       MscclTb tb;
       tb.line = rd.line(t);
       TRY_INT(tid, rd.integer(t, "id"));
@@ -151,7 +146,7 @@ Result<MscclAlgo> readTree(const Reader& rd, const pugi::xml_node& root, MscclAl
       for (pugi::xml_node s : t.children()) {
         if (s.type() != pugi::node_element) continue;
         if (std::string(s.name()) != "step")
-          return rd.at(rd.line(s), "<" + std::string(s.name()) + "> inside <tb>; allowed: <step>");
+          return rd.at(rd.line(s), say("<{0}> inside <tb>; allowed: <step>", s.name()));
         auto st = readStep(rd, s);
         if (!st) return st.error();
         tb.steps.push_back(*st);
@@ -170,17 +165,17 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
   const Reader rd(path, text);
   pugi::xml_document doc;
   const pugi::xml_parse_result pr = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
-  if (!pr) return rd.at(rd.lineAt(pr.offset), std::string("not well-formed XML: ") + pr.description());
+  if (!pr) return rd.at(rd.lineAt(pr.offset), say("not well-formed XML: {0}", pr.description()));
   const pugi::xml_node top = doc.document_element();
   if (!top || std::string(top.name()) != "algo")
-    return rd.at(top ? rd.line(top) : 1, "the top element is <" + std::string(top.name()) +
-                                             ">; an MSCCL algorithm file starts with <algo>");
+    return rd.at(top ? rd.line(top) : 1,
+                 say("the top element is <{0}>; an MSCCL algorithm file starts with <algo>", top.name()));
   MscclAlgo a;
   a.path = path;
   a.text = text;
   auto read = readTree(rd, top, std::move(a));
   if (!read) return read.error();
-  if (Status st = checkMscclFile(*read, ranks, root, [&](int line, const std::string& what) {
+  if (Status st = checkMscclFile(*read, ranks, root, [&](int line, const Text& what) {
         return rd.at(line, what);
       });
       !st)
@@ -198,14 +193,13 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
 
 Result<MscclAlgo> readMscclFile(const std::string& path, int ranks, int root) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the algorithm file (" + std::strerror(errno) + ")"};
+  if (!in) return Error{say("{0}: cannot open the algorithm file ({1})", path, std::strerror(errno))};
   std::ostringstream os;
   os << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read the algorithm file"};
+  if (in.bad()) return Error{say("{0}: cannot read the algorithm file", path)};
   std::string text = os.str();
   if (text.size() > (64u << 20))
-    return Error{path + ": the algorithm file is " + std::to_string(text.size()) +
-                 " bytes; allowed: up to 64 MiB"};
+    return Error{say("{0}: the algorithm file is {1} bytes; allowed: up to 64 MiB", path, text.size())};
   return parseMscclText(path, text, ranks, root);
 }
 

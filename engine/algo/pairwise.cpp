@@ -28,7 +28,7 @@ Figures pairwiseFigures(const OpSpec& sp) {
   const int n = sp.ranks;
   const double b = double(sp.elems) * double(dtypeSize(sp.dtype));
   Figures f;
-  f.text = "N-1 rounds; (N-1)/N·S sent per rank (S = N blocks); cost (N-1)α + (N-1)/N·Sβ";
+  f.text = say("N-1 rounds; (N-1)/N·S sent per rank (S = N blocks); cost (N-1)α + (N-1)/N·Sβ");
   f.rounds = n - 1;
   f.bytes = (n - 1) * b;
   return f;

@@ -40,9 +40,7 @@ Figures recursiveDoublingFigures(const OpSpec& sp) {
   out.rounds = ceilLog2(f.p) + (f.rem > 0 ? 2 : 0);
   out.bytes = (n - 1) * b;
   out.exact = f.rem == 0;
-  out.text = "log2 N rounds; (N-1)/N·S sent per rank (S = N blocks); cost log2 N·α + "
-             "(N-1)/N·Sβ. N not a power of two: p = 2^floor(log2 N), 2 more rounds (fold, "
-             "unfold), the 2(N-p) folded ranks move up to S more";
+  out.text = say("log2 N rounds; (N-1)/N·S sent per rank (S = N blocks); cost log2 N·α + (N-1)/N·Sβ. N not a power of two: p = 2^floor(log2 N), 2 more rounds (fold, unfold), the 2(N-p) folded ranks move up to S more");
   return out;
 }
 

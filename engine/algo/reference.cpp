@@ -3,22 +3,21 @@
 namespace collviz::algo {
 namespace {
 
-std::string where(const Round& r, int index) {
-  return "round " + std::to_string(index + 1) + " (" + r.name() + ")";
+Text where(const Round& r, int index) {
+  return say("round {0} ({1})", index + 1, r.name());
 }
 
 // Combine `from` into `to` (a reduce); the error names what does not fit.
-void combineInto(SlotState& to, const SlotState& from, const std::string& where, int rank,
-                 int slot, std::string& error) {
+void combineInto(SlotState& to, const SlotState& from, const Text& where, int rank,
+                 int slot, Said& error) {
   if ((to.empty() || from.empty() || to.block != from.block || to.part != from.part ||
        (to.ranks & from.ranks)) && error.empty())
-    error = where + ": rank " + std::to_string(rank) + " combines slot " + std::to_string(slot) +
-            " with data that does not belong there";
+    error = say("{0}: rank {1} combines slot {2} with data that does not belong there", where, rank, slot);
   to.ranks |= from.ranks;
 }
 
-void applyCopies(State& st, const std::vector<LocalCopy>& copies, const std::string& where,
-                 std::string& error) {
+void applyCopies(State& st, const std::vector<LocalCopy>& copies, const Text& where,
+                 Said& error) {
   for (const LocalCopy& c : copies) {
     auto& slots = st[std::size_t(c.rank)];
     const auto before = slots;
@@ -52,8 +51,7 @@ Reference simulate(const Schedule& s) {
         const SlotState& from = sent[std::size_t(m.from)][std::size_t(m.src[j])];
         SlotState& to = st[std::size_t(m.to)][std::size_t(m.dst[j])];
         if (from.empty() && ref.error.empty())
-          ref.error = where(round, i) + ": rank " + std::to_string(m.from) + " sends empty slot " +
-                      std::to_string(m.src[j]);
+          ref.error = say("{0}: rank {1} sends empty slot {2}", where(round, i), m.from, m.src[j]);
         if (!m.reduce) {
           to = from;
           continue;
@@ -79,21 +77,21 @@ std::vector<SlotState> outputState(const Schedule& s, const Reference& ref, int 
 }
 
 Status matchesOracle(const Schedule& s, const Reference& ref) {
-  if (!ref.error.empty()) return Error{s.algo + " " + std::string(name(s.spec.op)) + ": " + ref.error};
+  if (!ref.error.empty()) return Error{say("{0} {1}: {2}", s.algo, name(s.spec.op), ref.error)};
   for (int r = 0; r < s.spec.ranks; ++r) {
     const auto want = expectedOutputRefs(s.spec, r);
     const auto got = outputState(s, ref, r);
     const std::size_t parts = std::size_t(s.parts);
     if (got.size() != want.size() * parts)
-      return Error{s.algo + ": rank " + std::to_string(r) + " ends with " +
-                   std::to_string(got.size()) + " output pieces, the op gives " +
-                   std::to_string(want.size() * parts)};
+      return Error{say("{0}: rank {1} ends with {2} output pieces, the op gives {3}", s.algo, r, got.size(),
+                       want.size() * parts)};
     for (std::size_t j = 0; j < got.size(); ++j) {
       const BlockRef& w = want[j / parts];
       if (got[j].ranks != w.ranks || got[j].block != w.block || got[j].part != int(j % parts))
-        return Error{s.algo + ": rank " + std::to_string(r) + " output " +
-                     (parts > 1 ? "chunk " : "block ") + std::to_string(j) +
-                     " does not end with what " + std::string(name(s.spec.op)) + " gives there"};
+        return Error{parts > 1 ? say("{0}: rank {1} output chunk {2} does not end with what {3} gives there", s.algo, r,
+                                     j, name(s.spec.op))
+                               : say("{0}: rank {1} output block {2} does not end with what {3} gives there", s.algo, r,
+                                     j, name(s.spec.op))};
     }
   }
   return {};

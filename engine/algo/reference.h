@@ -27,7 +27,7 @@ struct Reference {
   State start;                // after init
   std::vector<State> rounds;  // after each round
   State end;                  // after the last round and the final division
-  std::string error;          // non-empty: the schedule breaks a rule (names the round)
+  Said error;                 // non-empty: the schedule breaks a rule (names the round)
 };
 
 Reference simulate(const Schedule& s);

@@ -71,17 +71,15 @@ Figures ringFigures(const OpSpec& sp) {
   const double b = double(sp.elems) * double(dtypeSize(sp.dtype));
   Figures f;
   if (sp.op == Op::all_reduce) {
-    f.text = "2(N-1) rounds; 2(N-1)/N·S sent per rank (S = N blocks); "
-             "cost 2(N-1)α + 2(N-1)/N·Sβ";
+    f.text = say("2(N-1) rounds; 2(N-1)/N·S sent per rank (S = N blocks); cost 2(N-1)α + 2(N-1)/N·Sβ");
     f.rounds = 2 * (n - 1);
     f.bytes = 2.0 * (n - 1) * b;
   } else if (sp.op == Op::broadcast) {
-    f.text = "2N-2 rounds (N blocks pipelined over N-1 hops); S sent by every rank but the "
-             "last; cost (2N-2)(α + S/N·β)";
+    f.text = say("2N-2 rounds (N blocks pipelined over N-1 hops); S sent by every rank but the last; cost (2N-2)(α + S/N·β)");
     f.rounds = n > 1 ? 2 * n - 2 : 0;
     f.bytes = n > 1 ? n * b : 0;
   } else {  // reduce_scatter, all_gather
-    f.text = "N-1 rounds; (N-1)/N·S sent per rank (S = N blocks); cost (N-1)α + (N-1)/N·Sβ";
+    f.text = say("N-1 rounds; (N-1)/N·S sent per rank (S = N blocks); cost (N-1)α + (N-1)/N·Sβ");
     f.rounds = n - 1;
     f.bytes = (n - 1) * b;
   }

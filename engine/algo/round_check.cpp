@@ -28,7 +28,7 @@ bool sameValue(const OpSpec& vs, bool averaged, double got, double want) {
 struct SlotCheck {
   BlockLabel label;
   int64_t mismatches = 0, undecodable = 0;
-  std::string first;
+  Said first;
 };
 
 SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferView& buf, int rank,
@@ -38,11 +38,9 @@ SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferVi
   const int64_t first = int64_t(st.part) * e;  // the piece's first element in its block
   const std::size_t base = std::size_t(slot) * std::size_t(e);
   const bool decodes = p.kind != Pattern::Kind::plain;
-  auto problem = [&](int64_t i, const std::string& what) {
+  auto problem = [&](int64_t i, const Text& what) {
     if (!c.first.empty()) return;
-    std::ostringstream os;
-    os << "rank " << rank << " slot " << slot << " element " << i << ": " << what;
-    c.first = os.str();
+    c.first = say("rank {0} slot {1} element {2}: {3}", rank, slot, i, what);
   };
   c.label.decoded = decodes;
   if (st.empty()) {  // nothing has arrived: the slot must still be zero
@@ -52,7 +50,7 @@ SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferVi
       if (buf.value(base + std::size_t(i), s.dtype) != 0) {
         ++c.label.bad;
         ++c.mismatches;
-        problem(i, "holds data where nothing should have arrived yet");
+        problem(i, say("holds data where nothing should have arrived yet"));
       }
     return c;
   }
@@ -68,9 +66,10 @@ SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferVi
     if (!sameValue(vs, st.averaged, got, w)) {
       bad = true;
       ++c.mismatches;
-      std::ostringstream os;
-      os << "got " << got << ", want " << w;
-      problem(i, os.str());
+      std::ostringstream g, v;  // as a stream writes them ("0.5", "1e+06")
+      g << got;
+      v << w;
+      problem(i, say("got {0}, want {1}", g.str(), v.str()));
     }
     if (decodes) {
       const int64_t code = int64_t(st.block) * s.elems + first + i;
@@ -80,8 +79,8 @@ SlotCheck checkSlot(const OpSpec& s, int parts, const Pattern& p, const BufferVi
       const bool ranks_ok = minmax ? (std::popcount(d.ranks) == 1 && (d.ranks & st.ranks))
                                    : d.ranks == st.ranks;
       if (!d.ok || !ranks_ok || d.code != want_code) {
-        if (!bad) problem(i, "value " + std::to_string(got) +
-                                 " does not decode to the contributors the reference predicts");
+        if (!bad)
+          problem(i, say("value {0} does not decode to the contributors the reference predicts", std::to_string(got)));
         ++c.undecodable;
         bad = true;
       } else {

@@ -2,9 +2,22 @@
 
 namespace collviz::algo {
 
-std::string Round::name() const {
-  if (local()) return phase;
-  return phase + " " + std::to_string(step) + "/" + std::to_string(steps);
+namespace {
+
+// A phase as a message: the phase itself is the id ("reduce-scatter"), which
+// app/lang knows for every built-in phase; a name it lacks shows as it is.
+Text phaseText(const Said& phase) {
+  if (const Text* t = phase.current()) return *t;
+  Text t;
+  t.id = phase;
+  return t;
+}
+
+}  // namespace
+
+Said Round::name() const {
+  if (local()) return phaseText(phase);
+  return say("{0} {1}/{2}", phaseText(phase), step, steps);
 }
 
 namespace {
@@ -67,7 +80,7 @@ std::vector<int> slotRange(int first, int count) {
 
 Round& addRound(Schedule& s, const std::string& phase, int step, int steps) {
   Round r;
-  r.phase = phase;
+  r.phase = phaseText(phase);
   r.step = step;
   r.steps = steps;
   s.rounds.push_back(std::move(r));
@@ -101,25 +114,25 @@ void separateLocalSteps(Schedule& s) {
   for (Round& r : s.rounds) {
     const bool sends = !r.moves.empty();
     std::vector<LocalCopy> before = realCopies(r.before), after = realCopies(r.after);
-    const std::string name = sends ? r.name() : r.phase;
-    auto local = [&](std::vector<LocalCopy> copies, const std::string& what) {
+    const Said name = sends ? r.name() : r.phase;
+    auto local = [&](std::vector<LocalCopy> copies, const Said& phase) {
       if (copies.empty()) return;
       Round l;
-      l.phase = sends ? what + " (" + name + ")" : name;
+      l.phase = phase;
       l.before = std::move(copies);
       out.push_back(std::move(l));
     };
     if (!sends) {  // already local: its copies as steps of their own, in order
-      local(std::move(before), "");
-      local(std::move(after), "");
+      local(std::move(before), name);
+      local(std::move(after), name);
       continue;
     }
-    local(std::move(before), "local copies before");
+    local(std::move(before), say("local copies before ({0})", name));
     Round m = std::move(r);
     m.before.clear();
     m.after.clear();
     out.push_back(std::move(m));
-    local(std::move(after), "local copies after");
+    local(std::move(after), say("local copies after ({0})", name));
   }
   s.rounds = std::move(out);
 }

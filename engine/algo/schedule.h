@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/spec.h"
+#include "engine/text.h"
 
 namespace collviz::algo {
 
@@ -46,13 +47,15 @@ struct LocalCopy {
 // round is exactly what its sends read (separateLocalSteps).
 
 struct Round {
-  std::string phase;  // "reduce-scatter", "all-gather", "broadcast", ...
+  // "reduce-scatter", "all-gather", "broadcast", ...: a message whose id is
+  // the phase (app/lang has every built-in phase), so a reader sees it translated.
+  Said phase;
   int step = 1;       // 1-based place within the phase
   int steps = 1;      // rounds in the phase
   std::vector<Move> moves;
   std::vector<LocalCopy> before;  // local copies before the messages
   std::vector<LocalCopy> after;   // and after them
-  std::string name() const;       // "reduce-scatter 2/3"; a local round: its phase
+  Said name() const;              // "reduce-scatter 2/3"; a local round: its phase
   bool local() const { return moves.empty() && (!before.empty() || !after.empty()); }
 };
 

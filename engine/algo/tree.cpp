@@ -60,18 +60,15 @@ Figures treeFigures(const OpSpec& sp) {
   const double b = double(sp.elems) * double(dtypeSize(sp.dtype));
   Figures f;
   if (sp.op == Op::reduce) {
-    f.text = "ceil(log2 N) rounds; every rank but the root sends S once (S = 1 block), the "
-             "root receives ceil(log2 N)·S; cost ceil(log2 N)(α + Sβ)";
+    f.text = say("ceil(log2 N) rounds; every rank but the root sends S once (S = 1 block), the root receives ceil(log2 N)·S; cost ceil(log2 N)(α + Sβ)");
     f.rounds = l;
     f.bytes = n > 1 ? b : 0;
   } else if (sp.op == Op::all_reduce) {
-    f.text = "2·ceil(log2 N) rounds of S (reduce to rank 0, then broadcast; S = N blocks); "
-             "rank 0 sends ceil(log2 N)·S; cost 2·ceil(log2 N)(α + Sβ)";
+    f.text = say("2·ceil(log2 N) rounds of S (reduce to rank 0, then broadcast; S = N blocks); rank 0 sends ceil(log2 N)·S; cost 2·ceil(log2 N)(α + Sβ)");
     f.rounds = 2 * l;
     f.bytes = l * n * b;
   } else {  // broadcast
-    f.text = "ceil(log2 N) rounds of S (S = N blocks); the root sends ceil(log2 N)·S; "
-             "cost ceil(log2 N)(α + Sβ)";
+    f.text = say("ceil(log2 N) rounds of S (S = N blocks); the root sends ceil(log2 N)·S; cost ceil(log2 N)(α + Sβ)");
     f.rounds = l;
     f.bytes = l * n * b;
   }

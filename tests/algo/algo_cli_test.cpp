@@ -78,5 +78,28 @@ TEST(AlgoCli, AlgosListsEveryOp) {
   EXPECT_EQ(ops_with_native, 8);
 }
 
+// Under --lang zh the list is Chinese (descriptions, heading, formulas); its
+// JSON stays English.
+TEST(AlgoCli, AlgosInChineseJsonInEnglish) {
+  Cli c("algo_cli_", {"algos", "--lang", "zh", "--ranks", "4"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.out.find("算法（轮数按 N = 4 计"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("N = 4 时 6 轮 · 2(N-1) 轮；每个 rank 发送 2(N-1)/N·S"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("环：每个 rank 发给下一个"), std::string::npos) << c.out;
+  for (const char* english : {"rounds", "sent per rank", "binomial", "the root", "opaque"})
+    EXPECT_EQ(c.out.find(english), std::string::npos) << english << " in\n" << c.out;
+  Cli j("algo_cli_json_", {"algos", "--lang", "zh", "--json", "--ranks", "4"});
+  ASSERT_EQ(j.wait(), 0) << j.err;
+  bool ring = false;
+  const json list = json::parse(j.out);
+  for (const auto& a : list["algorithms"])
+    if (a["algo"] == "ring" && a["op"] == "all_reduce") {
+      ring = true;
+      EXPECT_EQ(a["formula"], "2(N-1) rounds; 2(N-1)/N·S sent per rank (S = N blocks); cost 2(N-1)α + 2(N-1)/N·Sβ");
+      EXPECT_EQ(a["summary"], "ring: each rank sends to the next, one block per round (broadcast: a pipelined chain)");
+    }
+  EXPECT_TRUE(ring);
+}
+
 }  // namespace
 }  // namespace collviz::test
