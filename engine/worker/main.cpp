@@ -10,6 +10,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "engine/protocol.h"
 #include "engine/channel.h"
@@ -39,9 +40,17 @@ json capsJson(const BackendCaps& c) {
           {"max_rank_bytes", c.max_rank_bytes}};
 }
 
-json infoJson(const BackendInfo& b) {
-  return {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
-          {"transport", b.transport}, {"notes", b.notes}};
+// The English strings; for "ready" also each one's message ("*_text", for
+// the reader's language: rank_group.cpp reads both). The probe's stay English.
+json infoJson(const BackendInfo& b, bool with_texts) {
+  json j = {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
+            {"transport", b.transport}, {"notes", b.notes}};
+  if (!with_texts) return j;
+  for (const auto& [key, said] : {std::pair{"devices_text", &b.devices},
+                                  std::pair{"transport_text", &b.transport},
+                                  std::pair{"notes_text", &b.notes}})
+    if (const Text* t = said->current()) j[key] = protocol::textToJson(*t);
+  return j;
 }
 
 // The probe's JSON goes to the original stdout; anything a library prints on
@@ -55,7 +64,7 @@ int probe() {
   }
   json backends = json::array();
   auto gloo = makeGlooCommunicator();
-  json g = infoJson(gloo->describe());
+  json g = infoJson(gloo->describe(), false);
   g.update(capsJson(gloo->caps()));
   g["available"] = true;
   g["reason"] = "";
@@ -119,13 +128,13 @@ bool parse(int argc, char** argv, Args& a) {
   return a.rank >= 0 && a.size > 0 && a.rank < a.size && a.fd >= 0;
 }
 
-std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) {
+std::unique_ptr<Communicator> makeCommunicator(const Args& a, Error* why) {
   if (a.backend == "gloo") return makeGlooCommunicator();
 #ifdef COLLVIZ_HAVE_NCCL
   if (a.backend == "nccl") {  // the only place a run loads the NCCL module
     auto nccl = loadNcclCommunicator(a.gpu, a.started);
     if (nccl) return std::move(*nccl);
-    *why = nccl.error().message;
+    *why = nccl.error();
     return nullptr;
   }
 #endif
@@ -133,11 +142,11 @@ std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) 
   if (a.backend == "mpi") {  // the only place a run loads the MPI module
     auto mpi = loadMpiCommunicator();
     if (mpi) return std::move(*mpi);
-    *why = mpi.error().message;
+    *why = mpi.error();
     return nullptr;
   }
 #endif
-  *why = "backend '" + a.backend + "' is not built into this collviz-rank";
+  *why = Error{say("backend '{0}' is not built into this collviz-rank", a.backend)};
   return nullptr;
 }
 
@@ -151,11 +160,11 @@ int serve(const Args& a) {
     }
     ch = std::move(*back);
   }
-  std::string why;
+  Error why;
   auto comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
   if (!comm) {
-    ch.send(protocol::errorMessage(Error{why}).dump());
+    ch.send(protocol::errorMessage(why).dump());
     return 1;
   }
   const char* fault_env = std::getenv("COLLVIZ_FAULT");
@@ -175,7 +184,7 @@ int serve(const Args& a) {
     std::fflush(stderr);
     ::_exit(1);
   }
-  ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
+  ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe(), true)}}.dump());
   SharedMemory shm;
   for (;;) {
     auto m = ch.recv(std::chrono::milliseconds(-1));
@@ -229,6 +238,7 @@ int serve(const Args& a) {
     }
     json done = {{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}};
     if (!t->copies.empty()) done["copies"] = t->copies;
+    if (const Text* c = t->copies.current()) done["copies_text"] = protocol::textToJson(*c);
     ch.send(done.dump());
   }
 }
