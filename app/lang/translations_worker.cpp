@@ -5,6 +5,8 @@
 
 namespace collviz {
 
+// "{0}: {1}" and "{0}, {1}", which the worker says too, are in the engine's
+// and the CLI's tables (one entry per text).
 std::span<const Translation> tableWorker() {
   static constexpr Translation kTable[] = {
       {"unknown message: {0}", "未知消息：{0}"},
@@ -116,8 +118,9 @@ std::span<const Translation> tableWorker() {
       {"gather/scatter/all_to_all: grouped ncclSend/ncclRecv ({0})",
        "gather/scatter/all_to_all：成组的 ncclSend/ncclRecv（{0}）"},
       {"{0} x {1} ({2} GiB)", "{0} × {1}（{2} GiB）"},
-      {"{0}, {1}", "{0}，{1}"},
       {"no GPU", "无 GPU"},
+      {"NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per slot) when ranks share a GPU",
+       "每张 GPU 一个 rank 时由 NCCL 选择；多个 rank 共用一张 GPU 时经 lo 的套接字传输（每个槽位一个 NCCL_HOSTID）"},
       {"the reduce kernel", "归约核函数"},
       {"the divide kernel", "除法核函数"},
       {"{0} failed: {1}", "{0} 失败：{1}"},
@@ -130,7 +133,6 @@ std::span<const Translation> tableWorker() {
       {"{0} cannot run an algorithm's rounds in this collviz-rank", "{0} 在此 collviz-rank 中无法按轮运行算法"},
       {"{0} failed: {1} at {2}", "{0} 失败：{1}，位置 {2}"},
       {"rank {0} (GPU {1})", "rank {0}（GPU {1}）"},
-      {"{0}: {1}", "{0}：{1}"},
       {"communicator not initialised", "通信器未初始化"},
       {"{0}: timed out after {1} ms; the watchdog aborted the communicator", "{0}：{1} ms 后超时；看门狗中止了通信器"},
   };

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
 
 #include "engine/protocol.h"
 #include "engine/channel.h"
@@ -19,6 +18,7 @@
 #include "engine/worker/control_store.h"
 #include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
+#include "engine/worker/said_json.h"
 #include "engine/mpi_launch.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl_loader.h"
@@ -40,16 +40,12 @@ json capsJson(const BackendCaps& c) {
           {"max_rank_bytes", c.max_rank_bytes}};
 }
 
-// The English strings; for "ready" also each one's message ("*_text", for
-// the reader's language: rank_group.cpp reads both). The probe's stay English.
-json infoJson(const BackendInfo& b, bool with_texts) {
-  json j = {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
-            {"transport", b.transport}, {"notes", b.notes}};
-  if (!with_texts) return j;
-  for (const auto& [key, said] : {std::pair{"devices_text", &b.devices},
-                                  std::pair{"transport_text", &b.transport},
-                                  std::pair{"notes_text", &b.notes}})
-    if (const Text* t = said->current()) j[key] = protocol::textToJson(*t);
+// The English strings and each one's message ("devices_text", ...).
+json infoJson(const BackendInfo& b) {
+  json j = {{"name", b.name}, {"version", b.version}};
+  putSaid(j, "devices", b.devices);
+  putSaid(j, "transport", b.transport);
+  putSaid(j, "notes", b.notes);
   return j;
 }
 
@@ -64,7 +60,7 @@ int probe() {
   }
   json backends = json::array();
   auto gloo = makeGlooCommunicator();
-  json g = infoJson(gloo->describe(), false);
+  json g = infoJson(gloo->describe());
   g.update(capsJson(gloo->caps()));
   g["available"] = true;
   g["reason"] = "";
@@ -184,7 +180,7 @@ int serve(const Args& a) {
     std::fflush(stderr);
     ::_exit(1);
   }
-  ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe(), true)}}.dump());
+  ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
   SharedMemory shm;
   for (;;) {
     auto m = ch.recv(std::chrono::milliseconds(-1));

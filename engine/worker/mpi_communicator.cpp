@@ -18,6 +18,7 @@
 #include "engine/poison.h"
 #include "engine/worker/mpi_common.h"
 #include "engine/worker/mpi_rounds.h"
+#include "engine/worker/said_json.h"
 
 namespace collviz {
 namespace {
@@ -174,11 +175,19 @@ nlohmann::json probeMpi() {
   nlohmann::json d = nlohmann::json::array(), r = nlohmann::json::array();
   for (auto t : c.dtypes) d.push_back(std::string(name(t)));
   for (auto x : c.redops) r.push_back(std::string(name(x)));
-  return {{"name", b.name},         {"version", b.version},   {"devices", b.devices},
-          {"transport", b.transport}, {"notes", b.notes},     {"dtypes", d},
-          {"redops", r},            {"max_ranks", c.max_ranks},
-          {"max_rank_bytes", c.max_rank_bytes}, {"available", true}, {"reason", ""},
-          {"gpus", 0}};
+  nlohmann::json j = {{"name", b.name},
+                      {"version", b.version},
+                      {"dtypes", d},
+                      {"redops", r},
+                      {"max_ranks", c.max_ranks},
+                      {"max_rank_bytes", c.max_rank_bytes},
+                      {"available", true},
+                      {"reason", ""},
+                      {"gpus", 0}};
+  putSaid(j, "devices", b.devices);
+  putSaid(j, "transport", b.transport);
+  putSaid(j, "notes", b.notes);
+  return j;
 }
 
 }  // namespace collviz

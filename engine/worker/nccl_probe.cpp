@@ -11,6 +11,7 @@
 #include "engine/placement.h"
 #include "engine/worker/nccl_common.h"
 #include "engine/worker/nccl_nvml.h"
+#include "engine/worker/said_json.h"
 #include "engine/worker/nccl_communicator.h"
 
 namespace collviz {
@@ -193,17 +194,13 @@ nlohmann::json probeNccl() {
   std::string reason = g.error;
   if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
   if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
-  return {
+  nlohmann::json j = {
       {"name", "nccl"},
       {"available", reason.empty()},
       {"reason", reason},
       {"version", ncclVersionString(v)},
       {"version_code", v},
       {"cuda_runtime", std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10)},
-      {"devices", describeGpus(g).english()},
-      {"transport", "NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per "
-                    "slot) when ranks share a GPU"},
-      {"notes", nativeOpsNote(loadNativeOps(v)).english()},
       {"gpus", int(g.names.size())},
       {"gpu_memory", memory},
       {"dtypes", dtypes},
@@ -211,6 +208,11 @@ nlohmann::json probeNccl() {
       {"max_ranks", kMaxRanks},
       {"max_rank_bytes", maxRankBytes(g)},
   };
+  putSaid(j, "devices", describeGpus(g));
+  putSaid(j, "transport", say("NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per slot) when "
+                              "ranks share a GPU"));
+  putSaid(j, "notes", nativeOpsNote(loadNativeOps(v)));
+  return j;
 }
 
 }  // namespace collviz
