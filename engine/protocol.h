@@ -6,13 +6,15 @@
 //   worker -> engine  {"type":"store_get","key":k}
 //   engine -> worker  {"type":"store_value","found":bool,"value":hex}
 //   worker -> engine  {"type":"ready","backend":{...}} | {"type":"error","message":m,"text":t}
+//                     (backend: "name","version", the English "devices","transport",
+//                     "notes" and each one's message as "devices_text", ...)
 //                     (m: the English; t: the message id and arguments,
 //                     {"id":s,"args":[t...]} or {"lit":s}, engine/text.h)
 //   engine -> worker  {"type":"map","bytes":n}  + memfd      -> {"type":"mapped"}
 //   engine -> worker  {"type":"run","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","out_offset","warmup","iters","timeout_ms"}
 //   worker -> engine  {"type":"done","op_us":t,"copy_us":c[,"copies":page-locked or
-//                      pageable (why), GPU only]} | {"type":"error",...}
+//                      pageable (why),"copies_text":its message, GPU only]} | {"type":"error",...}
 //   engine -> worker  {"type":"rounds","algo","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","work_offset","from","to","warmup","iters"}
 //                     (rounds [from, to) of the algorithm's schedule, engine/algo/)

@@ -200,8 +200,16 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
         --left;
         if (r == 0) {
           const json& b = j["backend"];
-          info_ = {b.value("name", ""), b.value("version", ""), b.value("devices", ""),
-                   b.value("transport", ""), b.value("notes", "")};
+          // Each said field's message when the worker sent it ("*_text"), else its English.
+          auto said = [&b](const char* key) -> Said {
+            const std::string english = b.value(key, "");
+            const auto t = b.find(std::string(key) + "_text");
+            if (t == b.end()) return english;
+            Said s = protocol::textFromJson(*t);
+            return s == english ? s : Said(english);
+          };
+          info_ = {b.value("name", ""), b.value("version", ""), said("devices"), said("transport"),
+                   said("notes")};
         }
       } else if (type == "error") {
         healthy_ = false;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "app/lang/lang.h"
 #include "app/view/diagram_model.h"
 #include "app/view/keys.h"
 #include "app/view/runs.h"
@@ -418,6 +419,31 @@ TEST(StatusLine, AFigureKeepsOnlyTheNotesOfWhatItDraws) {
     EXPECT_EQ(all.find(no), std::string::npos) << no << " in " << all;
   p.figure = false;  // the window says everything
   EXPECT_EQ(statusLineCount(p), 3);
+}
+
+// The notes as the worker sends them (a joined() message): filtered on the
+// items' English keys, shown in the reader's language; a plain-string part
+// (notes from before messages) still splits into its items.
+TEST(StatusLine, AFiguresNotesAreInTheReadersLanguage) {
+  const Said notes = joined({say("FAULT INJECTED: COLLVIZ_FAULT={0} (results are wrong on purpose)", "swap"),
+                             say("reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input"),
+                             say("avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call"),
+                             lit("bf16: not supported by Gloo; f16: as it is")});
+  OpSpec s;
+  s.op = Op::reduce_scatter;
+  s.redop = RedOp::sum;
+  s.dtype = DType::bf16;
+  const std::string en =
+      "FAULT INJECTED: COLLVIZ_FAULT=swap (results are wrong on purpose); reduce_scatter: "
+      "gloo::ReduceScatterHalvingDoubling on a scratch copy of the input; bf16: not supported by Gloo";
+  EXPECT_EQ(notesForFigure(notes, Program::single, s, false), en);
+  EXPECT_EQ(notesForFigure(Said(std::string(notes)), Program::single, s, false), en);  // a plain string
+  setLanguage(Lang::zh);
+  const std::string zh = notesForFigure(notes, Program::single, s, false);
+  setLanguage(Lang::en);
+  EXPECT_EQ(zh,
+            "已注入故障：COLLVIZ_FAULT=swap（结果是故意出错的）；reduce_scatter：在输入的临时副本上运行 "
+            "gloo::ReduceScatterHalvingDoubling；bf16: not supported by Gloo");
 }
 
 }  // namespace

@@ -102,25 +102,42 @@ bool keyConcerns(const std::string& key, Program program, const OpSpec& spec, bo
   return (program != Program::single || reduces(spec.op)) && key == name(spec.redop);
 }
 
+// The items of backend notes: a joined() Text's parts ("{0}; {1}" nested),
+// each a message; a literal's (a plain string's) "; "-separated items.
+void noteItems(const Text& t, std::vector<Text>& out) {
+  if (!t.literal && t.id == "{0}; {1}" && t.args.size() == 2) {
+    noteItems(t.args[0], out);
+    noteItems(t.args[1], out);
+  } else if (t.literal) {
+    for (const std::string& item : splitNotes(t.id)) out.push_back(lit(item));
+  } else {
+    out.push_back(t);
+  }
+}
+
+// Whether a note item ("key: text", keys split at '/') concerns the figure.
+bool itemConcerns(const std::string& item, Program program, const OpSpec& spec, bool rounds) {
+  if (item.rfind("FAULT", 0) == 0) return true;
+  const std::size_t colon = item.find(": ");
+  if (colon == std::string::npos) return false;
+  const std::string keys = item.substr(0, colon);
+  for (std::size_t at = 0;;) {
+    const std::size_t slash = keys.find('/', at);
+    if (keyConcerns(keys.substr(at, slash - at), program, spec, rounds)) return true;
+    if (slash == std::string::npos) return false;
+    at = slash + 1;
+  }
+}
+
 }  // namespace
 
-std::string notesForFigure(const std::string& notes, Program program, const OpSpec& spec, bool rounds) {
-  std::string out;
-  for (const std::string& item : splitNotes(notes)) {
-    bool keep = item.rfind("FAULT", 0) == 0;
-    const std::size_t colon = item.find(": ");
-    if (!keep && colon != std::string::npos) {
-      std::string keys = item.substr(0, colon);
-      for (std::size_t at = 0; !keep;) {
-        const std::size_t slash = keys.find('/', at);
-        keep = keyConcerns(keys.substr(at, slash - at), program, spec, rounds);
-        if (slash == std::string::npos) break;
-        at = slash + 1;
-      }
-    }
-    if (keep) out += (out.empty() ? "" : "; ") + item;
-  }
-  return out;
+std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds) {
+  std::vector<Text> items;
+  noteItems(notes.current() ? *notes.current() : lit(std::string(notes)), items);
+  std::vector<Text> kept;
+  for (Text& item : items)  // filtered on the English keys, shown in the reader's language
+    if (itemConcerns(item.english(), program, spec, rounds)) kept.push_back(std::move(item));
+  return render(joined(std::move(kept)));
 }
 
 namespace {

@@ -48,7 +48,9 @@ std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th
 // rounds use no op call), a dtype or reduce op key only when it is the one
 // drawn (the reduce op only for an op that reduces); a fault always; other
 // notes (transport details, GPU sharing) are the machine's and are dropped.
-std::string notesForFigure(const std::string& notes, Program program, const OpSpec& spec, bool rounds);
+// Filtered on the items' English keys; the kept ones in the reader's
+// language, joined by "; " (中文 "；").
+std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds);
 
 // The line that explains the tiles marked "*" (labels partly from the
 // oracle, because the pattern does not carry that part for this spec), or

@@ -47,7 +47,7 @@ struct RunOptions {
 struct OpTiming {
   double op_us = 0;    // per iteration, inside the communicator
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
-  std::string copies;  // GPU: "page-locked (...)" or "pageable (why)"; empty on CPU
+  Said copies;  // GPU: "page-locked (...)" or "pageable (why)"; empty on CPU
 };
 
 // Rounds of an algorithm (engine/algo/schedule.h) run by one rank.
@@ -81,7 +81,7 @@ class Communicator {
   virtual Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to,
                                          const void* in, void* work, const RunOptions& opts) {
     (void)s, (void)from, (void)to, (void)in, (void)work, (void)opts;
-    return Error{describe().name + " cannot run an algorithm's rounds in this collviz-rank"};
+    return Error{say("{0} cannot run an algorithm's rounds in this collviz-rank", describe().name)};
   }
   virtual BackendInfo describe() const = 0;
   virtual BackendCaps caps() const = 0;

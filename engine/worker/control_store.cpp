@@ -22,14 +22,13 @@ Result<std::vector<char>> ChannelStore::get(const std::string& key, int timeout_
     if (Status st = ch_.send(json{{"type", "store_get"}, {"key", key}}.dump()); !st)
       return st.error();
     auto m = ch_.recv(std::chrono::milliseconds(timeout_ms));
-    if (!m) return Error{"rendezvous: " + m.error().message};
+    if (!m) return Error{say("rendezvous: {0}", m.error().text)};
     const json j = json::parse(m->body, nullptr, false);
     if (j.is_discarded() || j.value("type", "") != "store_value")
-      return Error{"rendezvous: unexpected reply " + m->body};
+      return Error{say("rendezvous: unexpected reply {0}", m->body)};
     if (j.value("found", false)) return protocol::fromHex(j.value("value", ""));
     if (std::chrono::steady_clock::now() > deadline)
-      return Error{"rendezvous: key '" + key + "' did not appear within " +
-                   std::to_string(timeout_ms) + " ms"};
+      return Error{say("rendezvous: key '{0}' did not appear within {1} ms", key, timeout_ms)};
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(20000));
   }

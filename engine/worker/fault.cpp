@@ -15,10 +15,11 @@
 namespace collviz {
 namespace {
 
-constexpr const char* kAllowed =
-    "allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), "
-    "round_skip_recv:K, round_skip_reduce:K, round_corrupt:K, round_swap:K (K = an algorithm's "
-    "round, from 1), each optionally after rank:R, (e.g. rank:1,swap)";
+Text allowed() {
+  return say("allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), "
+             "round_skip_recv:K, round_skip_reduce:K, round_corrupt:K, round_swap:K (K = an algorithm's "
+             "round, from 1), each optionally after rank:R, (e.g. rank:1,swap)");
+}
 
 struct RoundMode {
   const char* word;
@@ -56,16 +57,13 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
   f.text = text;
   if (text.empty()) return f;
   std::string mode = text;
-  auto bad = [&](const std::string& what) {
-    return Error{"COLLVIZ_FAULT=" + text + ": " + what + "; " + kAllowed};
-  };
+  auto bad = [&](Text what) { return Error{say("COLLVIZ_FAULT={0}: {1}; {2}", text, std::move(what), allowed())}; };
   if (mode.rfind("rank:", 0) == 0) {
     const auto comma = mode.find(',');
-    if (comma == std::string::npos) return bad("rank:K must be followed by ,<fault>");
+    if (comma == std::string::npos) return bad(say("rank:K must be followed by ,<fault>"));
     const auto k = number(mode.substr(5, comma - 5), 0, ranks - 1);
     if (!k)
-      return bad("rank '" + mode.substr(5, comma - 5) + "' is not a rank of this group (0 to " +
-                 std::to_string(ranks - 1) + ")");
+      return bad(say("rank '{0}' is not a rank of this group (0 to {1})", mode.substr(5, comma - 5), ranks - 1));
     f.rank = *k;
     mode = mode.substr(comma + 1);
   }
@@ -75,12 +73,12 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
   else if (mode == "swap") f.kind = Fault::Kind::swap;
   else if (mode.rfind("delay_ms:", 0) == 0) {
     const auto ms = number(mode.substr(9), 1, 600000);
-    if (!ms) return bad("delay '" + mode.substr(9) + "' is not a whole number of ms in range");
+    if (!ms) return bad(say("delay '{0}' is not a whole number of ms in range", mode.substr(9)));
     f.kind = Fault::Kind::delay;
     f.delay_ms = *ms;
   } else if (mode.rfind("busy_ms:", 0) == 0) {
     const auto ms = number(mode.substr(8), 1, 600000);
-    if (!ms) return bad("busy time '" + mode.substr(8) + "' is not a whole number of ms in range");
+    if (!ms) return bad(say("busy time '{0}' is not a whole number of ms in range", mode.substr(8)));
     f.kind = Fault::Kind::busy;
     f.delay_ms = *ms;
   } else {
@@ -89,12 +87,12 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
       if (mode.rfind(word, 0) != 0) continue;
       const auto k = number(mode.substr(word.size()), 1, 100000);
       if (!k)
-        return bad("round '" + mode.substr(word.size()) + "' is not a round number (1, 2, ...)");
+        return bad(say("round '{0}' is not a round number (1, 2, ...)", mode.substr(word.size())));
       f.kind = Fault::Kind::round;
       f.round = {m.kind, *k};
       return f;
     }
-    return bad("unknown fault '" + mode + "'");
+    return bad(say("unknown fault '{0}'", mode));
   }
   return f;
 }
@@ -147,10 +145,9 @@ Result<RoundsTiming> FaultyCommunicator::runRounds(const algo::Schedule& s, int 
   // peer is left waiting for one that refused.
   const int rounds = int(s.rounds.size());
   if (f_.round.round > rounds)
-    return Error{"COLLVIZ_FAULT=" + f_.text + ": round " + std::to_string(f_.round.round) +
-                 " is past the last; " + s.algo + " " + std::string(name(s.spec.op)) +
-                 " at N=" + std::to_string(s.spec.ranks) + " has " + std::to_string(rounds) +
-                 " round(s) (allowed: 1 to " + std::to_string(rounds) + ")"};
+    return Error{say("COLLVIZ_FAULT={0}: round {1} is past the last; {2} {3} at N={4} has {5} round(s) "
+                     "(allowed: 1 to {5})",
+                     f_.text, f_.round.round, s.algo, name(s.spec.op), s.spec.ranks, rounds)};
   if (!hits()) return inner_->runRounds(s, from, to, in, work, o);
   RunOptions with = o;
   with.round_fault = f_.round;
@@ -160,8 +157,8 @@ Result<RoundsTiming> FaultyCommunicator::runRounds(const algo::Schedule& s, int 
 BackendInfo FaultyCommunicator::describe() const {
   BackendInfo b = inner_->describe();
   if (f_.kind != Fault::Kind::none)
-    b.notes = "FAULT INJECTED: COLLVIZ_FAULT=" + f_.text + " (results are wrong on purpose)" +
-              (b.notes.empty() ? "" : "; " + b.notes);
+    b.notes = joined({say("FAULT INJECTED: COLLVIZ_FAULT={0} (results are wrong on purpose)", f_.text),
+                      text_detail::arg(b.notes)});
   return b;
 }
 

@@ -82,7 +82,7 @@ class GlooCommunicator : public Communicator {
       ctx->connectFullMesh(adapter, device_);
       ctx_ = ctx;
     } catch (const std::exception& e) {
-      return Error{std::string("gloo: connecting rank ") + std::to_string(rank) + ": " + e.what()};
+      return Error{say("gloo: connecting rank {0}: {1}", rank, e.what())};
     }
     return {};
   }
@@ -103,10 +103,9 @@ class GlooCommunicator : public Communicator {
         case DType::u8: return runTyped<uint8_t>(s, in, out, o);
         case DType::bf16: break;
       }
-      return Error{"dtype " + std::string(name(s.dtype)) + " is not supported by gloo"};
+      return Error{say("dtype {0} is not supported by gloo", name(s.dtype))};
     } catch (const std::exception& e) {
-      return Error{std::string("gloo ") + std::string(name(s.op)) + " on rank " +
-                   std::to_string(rank_) + ": " + e.what()};
+      return Error{say("gloo {0} on rank {1}: {2}", name(s.op), rank_, e.what())};
     }
   }
 
@@ -124,12 +123,11 @@ class GlooCommunicator : public Communicator {
     b.name = "gloo";
     b.version = std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) +
                 "." + std::to_string(GLOO_VERSION_PATCH);
-    b.devices = "CPU (" + std::to_string(std::thread::hardware_concurrency()) +
-                " cores), one process per rank";
-    b.transport = "tcp on 127.0.0.1 (loopback), full mesh";
-    b.notes = "reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the "
-              "input; avg: Gloo has no average, collviz runs sum and divides by N in each "
-              "rank after the call; bf16: not supported by Gloo";
+    b.devices = say("CPU ({0} cores), one process per rank", std::thread::hardware_concurrency());
+    b.transport = say("tcp on 127.0.0.1 (loopback), full mesh");
+    b.notes = joined({say("reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input"),
+                      say("avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call"),
+                      say("bf16: not supported by Gloo")});
     return b;
   }
 

@@ -58,9 +58,9 @@ class GlooRoundDevice : public HostRoundDevice {
     Buffer* bufs[2] = {&work_, &scratch_};
     for (int i = 0; i < 2; ++i) {
       for (int k = 0; k < received[i]; ++k)
-        if (!bufs[i]->ub->waitRecv(timeout_)) return Error{"a receive was aborted"};
+        if (!bufs[i]->ub->waitRecv(timeout_)) return Error{say("a receive was aborted")};
       for (int k = 0; k < sent[i]; ++k)
-        if (!bufs[i]->ub->waitSend(timeout_)) return Error{"a send was aborted"};
+        if (!bufs[i]->ub->waitSend(timeout_)) return Error{say("a send was aborted")};
     }
     return {};
   }
@@ -88,7 +88,7 @@ Result<RoundsTiming> runGlooRounds(const std::shared_ptr<gloo::Context>& ctx,
                                    int from, int to, const void* in, void* work,
                                    const RunOptions& o, std::vector<char>& scratch) {
   if (!reduceFor(s.spec.dtype, s.spec.redop))
-    return Error{"dtype " + std::string(name(s.spec.dtype)) + " is not supported by gloo"};
+    return Error{say("dtype {0} is not supported by gloo", name(s.spec.dtype))};
   try {
     RoundRunner runner(s, ctx->rank, o.round_fault);
     if (scratch.size() < runner.scratchBytes()) scratch.resize(runner.scratchBytes());
@@ -97,7 +97,7 @@ Result<RoundsTiming> runGlooRounds(const std::shared_ptr<gloo::Context>& ctx,
     GlooRoundDevice dev(*ctx, timeout, s.spec, w, s.workBytes(), sc, runner.scratchBytes());
     return runRoundRange(dev, runner, from, to, w, sc, static_cast<const std::byte*>(in), o);
   } catch (const std::exception& e) {
-    return Error{std::string("gloo: ") + e.what()};
+    return Error{say("gloo: {0}", e.what())};
   }
 }
 

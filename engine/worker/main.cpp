@@ -18,6 +18,7 @@
 #include "engine/worker/control_store.h"
 #include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
+#include "engine/worker/said_json.h"
 #include "engine/mpi_launch.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl_loader.h"
@@ -39,9 +40,13 @@ json capsJson(const BackendCaps& c) {
           {"max_rank_bytes", c.max_rank_bytes}};
 }
 
+// The English strings and each one's message ("devices_text", ...).
 json infoJson(const BackendInfo& b) {
-  return {{"name", b.name}, {"version", b.version}, {"devices", b.devices},
-          {"transport", b.transport}, {"notes", b.notes}};
+  json j = {{"name", b.name}, {"version", b.version}};
+  putSaid(j, "devices", b.devices);
+  putSaid(j, "transport", b.transport);
+  putSaid(j, "notes", b.notes);
+  return j;
 }
 
 // The probe's JSON goes to the original stdout; anything a library prints on
@@ -119,13 +124,13 @@ bool parse(int argc, char** argv, Args& a) {
   return a.rank >= 0 && a.size > 0 && a.rank < a.size && a.fd >= 0;
 }
 
-std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) {
+std::unique_ptr<Communicator> makeCommunicator(const Args& a, Error* why) {
   if (a.backend == "gloo") return makeGlooCommunicator();
 #ifdef COLLVIZ_HAVE_NCCL
   if (a.backend == "nccl") {  // the only place a run loads the NCCL module
     auto nccl = loadNcclCommunicator(a.gpu, a.started);
     if (nccl) return std::move(*nccl);
-    *why = nccl.error().message;
+    *why = nccl.error();
     return nullptr;
   }
 #endif
@@ -133,11 +138,11 @@ std::unique_ptr<Communicator> makeCommunicator(const Args& a, std::string* why) 
   if (a.backend == "mpi") {  // the only place a run loads the MPI module
     auto mpi = loadMpiCommunicator();
     if (mpi) return std::move(*mpi);
-    *why = mpi.error().message;
+    *why = mpi.error();
     return nullptr;
   }
 #endif
-  *why = "backend '" + a.backend + "' is not built into this collviz-rank";
+  *why = Error{say("backend '{0}' is not built into this collviz-rank", a.backend)};
   return nullptr;
 }
 
@@ -151,11 +156,11 @@ int serve(const Args& a) {
     }
     ch = std::move(*back);
   }
-  std::string why;
+  Error why;
   auto comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
   if (!comm) {
-    ch.send(protocol::errorMessage(Error{why}).dump());
+    ch.send(protocol::errorMessage(why).dump());
     return 1;
   }
   const char* fault_env = std::getenv("COLLVIZ_FAULT");
@@ -229,6 +234,7 @@ int serve(const Args& a) {
     }
     json done = {{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}};
     if (!t->copies.empty()) done["copies"] = t->copies;
+    if (const Text* c = t->copies.current()) done["copies_text"] = protocol::textToJson(*c);
     ch.send(done.dump());
   }
 }

@@ -27,22 +27,27 @@ std::string modulePath(const char* env, const char* file) {
 
 Result<void*> openModule(const std::string& path, const std::string& what,
                          const char* abi_symbol, int abi) {
-  const std::string head = "cannot load the " + what + " module " + path + ": ";
   ::dlerror();
   void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* e = ::dlerror();
-    std::string why = e ? e : "dlopen failed";
+    std::string why = e ? e : "";
     if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);  // the path is said once
-    return Error{head + why};
+    return Error{say("cannot load the {0} module {1}: {2}", what, path,
+                     why.empty() ? say("dlopen failed") : lit(why))};
   }
   auto version = reinterpret_cast<int (*)()>(::dlsym(h, abi_symbol));
-  if (!version) return Error{head + "it lacks collviz's entry points (not a collviz " + what + " module)"};
+  if (!version) return lacksEntryPoints(what, path);
   if (const int v = version(); v != abi)
-    return Error{head + "it was built for interface " + std::to_string(v) +
-                 " and this collviz-rank needs " + std::to_string(abi) +
-                 " (use the module of the same build)"};
+    return Error{say("cannot load the {0} module {1}: it was built for interface {2} and this "
+                     "collviz-rank needs {3} (use the module of the same build)",
+                     what, path, v, abi)};
   return h;
+}
+
+Error lacksEntryPoints(const std::string& what, const std::string& path) {
+  return Error{say("cannot load the {0} module {1}: it lacks collviz's entry points (not a collviz {0} module)",
+                   what, path)};
 }
 
 void* moduleSymbol(void* handle, const char* symbol) { return ::dlsym(handle, symbol); }

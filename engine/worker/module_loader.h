@@ -20,6 +20,9 @@ std::string modulePath(const char* env, const char* file);
 Result<void*> openModule(const std::string& path, const std::string& what,
                          const char* abi_symbol, int abi);
 
+// The error for a module at `path` without collviz's entry points.
+Error lacksEntryPoints(const std::string& what, const std::string& path);
+
 // The entry point `symbol` of a module openModule returned, or nullptr.
 void* moduleSymbol(void* handle, const char* symbol);
 

@@ -70,11 +70,11 @@ MpiTypeOp MpiOps::of(DType t, RedOp r) const {
   return {};
 }
 
-std::string mpiErrorText(int code) {
+Text mpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(text, std::size_t(len));
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return say("MPI error {0}", code);
+  return lit(std::string(text, std::size_t(len)));
 }
 
 }  // namespace collviz

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/spec.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -35,6 +36,6 @@ class MpiOps {
 };
 
 // MPI's error code as its text ("MPI_ERR_TRUNCATE: message truncated").
-std::string mpiErrorText(int code);
+Text mpiErrorText(int code);  // MPI_Error_string's text, a literal
 
 }  // namespace collviz

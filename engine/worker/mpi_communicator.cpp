@@ -18,6 +18,7 @@
 #include "engine/poison.h"
 #include "engine/worker/mpi_common.h"
 #include "engine/worker/mpi_rounds.h"
+#include "engine/worker/said_json.h"
 
 namespace collviz {
 namespace {
@@ -43,16 +44,17 @@ BackendInfo mpiInfo() {
   BackendInfo b;
   b.name = "mpi";
   b.version = libraryVersion() + " (MPI " + standardVersion() + ")";
-  b.devices = "CPU (" + std::to_string(std::thread::hardware_concurrency()) +
-              " cores), one process per rank, one MPI job started by mpirun";
-  b.transport = "shared memory (Open MPI btl self,vader)";
-  b.notes = "each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "
-            "MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall); f16/bf16: "
-            "MPI has no such type, they move as 16-bit words and reduce with user-defined ops "
-            "(MPI_Op_create) computing in float; avg: MPI has no average, collviz runs "
-            "MPI_SUM and divides by N in each rank after the call; mpirun started with "
-            "--oversubscribe --bind-to none (more ranks than cores) and, as root, "
-            "OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz";
+  b.devices = say("CPU ({0} cores), one process per rank, one MPI job started by mpirun",
+                  std::thread::hardware_concurrency());
+  b.transport = say("shared memory (Open MPI btl self,vader)");
+  b.notes = joined({say("each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "
+                        "MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall)"),
+                    say("f16/bf16: MPI has no such type, they move as 16-bit words and reduce with "
+                        "user-defined ops (MPI_Op_create) computing in float"),
+                    say("avg: MPI has no average, collviz runs MPI_SUM and divides by N in each rank "
+                        "after the call"),
+                    say("mpirun started with --oversubscribe --bind-to none (more ranks than cores) "
+                        "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz")});
   return b;
 }
 
@@ -78,14 +80,13 @@ class MpiCommunicator : public Communicator {
 
   Status init(int rank, int size, ControlStore&, int) override {
     if (int err = MPI_Init(nullptr, nullptr); err != MPI_SUCCESS)
-      return Error{"MPI_Init: " + mpiErrorText(err)};
+      return Error{say("MPI_Init: {0}", mpiErrorText(err))};
     int r = -1, n = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (r != rank || n != size)
-      return Error{"mpi: MPI_COMM_WORLD says rank " + std::to_string(r) + " of " +
-                   std::to_string(n) + ", collviz expected rank " + std::to_string(rank) +
-                   " of " + std::to_string(size)};
+      return Error{say("mpi: MPI_COMM_WORLD says rank {0} of {1}, collviz expected rank {2} of {3}", r, n,
+                       rank, size)};
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     ops_.create();
@@ -98,8 +99,7 @@ class MpiCommunicator : public Communicator {
   Result<OpTiming> run(const OpSpec& s, const void* in, void* out, const RunOptions& o) override {
     const std::size_t e = std::size_t(s.elems), n = std::size_t(s.ranks);
     if (n * e > std::size_t(INT_MAX))
-      return Error{"mpi: " + std::to_string(n * e) + " elements exceed MPI's int count (" +
-                   std::to_string(INT_MAX) + ")"};
+      return Error{say("mpi: {0} elements exceed MPI's int count ({1})", n * e, INT_MAX)};
     const MpiTypeOp to = ops_.of(s.dtype, s.redop);
     const std::size_t es = dtypeSize(s.dtype);
     double total_us = 0;
@@ -111,8 +111,7 @@ class MpiCommunicator : public Communicator {
       const int err = callOnce(s, in, out, to, int(e), int(n), es);
       const auto t1 = std::chrono::steady_clock::now();
       if (err != MPI_SUCCESS)
-        return Error{"mpi " + std::string(name(s.op)) + " on rank " + std::to_string(rank_) +
-                     ": " + mpiErrorText(err)};
+        return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
       if (it >= o.warmup) total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
     }
     if (reduces(s.op) && s.redop == RedOp::avg && out) divideBy(s, out);
@@ -121,7 +120,7 @@ class MpiCommunicator : public Communicator {
 
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
                                  void* work, const RunOptions& o) override {
-    if (!rounds_) return Error{"mpi: rounds before init"};
+    if (!rounds_) return Error{say("mpi: rounds before init")};
     return rounds_->run(s, rank_, from, to, in, work, o);
   }
 
@@ -176,11 +175,19 @@ nlohmann::json probeMpi() {
   nlohmann::json d = nlohmann::json::array(), r = nlohmann::json::array();
   for (auto t : c.dtypes) d.push_back(std::string(name(t)));
   for (auto x : c.redops) r.push_back(std::string(name(x)));
-  return {{"name", b.name},         {"version", b.version},   {"devices", b.devices},
-          {"transport", b.transport}, {"notes", b.notes},     {"dtypes", d},
-          {"redops", r},            {"max_ranks", c.max_ranks},
-          {"max_rank_bytes", c.max_rank_bytes}, {"available", true}, {"reason", ""},
-          {"gpus", 0}};
+  nlohmann::json j = {{"name", b.name},
+                      {"version", b.version},
+                      {"dtypes", d},
+                      {"redops", r},
+                      {"max_ranks", c.max_ranks},
+                      {"max_rank_bytes", c.max_rank_bytes},
+                      {"available", true},
+                      {"reason", ""},
+                      {"gpus", 0}};
+  putSaid(j, "devices", b.devices);
+  putSaid(j, "transport", b.transport);
+  putSaid(j, "notes", b.notes);
+  return j;
 }
 
 }  // namespace collviz

@@ -19,8 +19,7 @@ Result<Module> loadModule() {
   m.make = reinterpret_cast<void* (*)()>(moduleSymbol(*h, "collviz_make_mpi_communicator"));
   m.probe = reinterpret_cast<const char* (*)()>(moduleSymbol(*h, "collviz_probe_mpi"));
   if (!m.make || !m.probe)
-    return Error{"cannot load the MPI module " + mpiModulePath() +
-                 ": it lacks collviz's entry points (not a collviz MPI module)"};
+    return lacksEntryPoints("MPI", mpiModulePath());
   return m;
 }
 
@@ -37,7 +36,7 @@ Result<std::unique_ptr<Communicator>> loadMpiCommunicator() {
   const Result<Module>& m = module();
   if (!m) return m.error();
   void* c = m->make();
-  if (!c) return Error{"the MPI module could not make a communicator (out of memory)"};
+  if (!c) return Error{say("the {0} module could not make a communicator (out of memory)", "MPI")};
   return std::unique_ptr<Communicator>(static_cast<Communicator*>(c));
 }
 

@@ -23,7 +23,7 @@ const char* collviz_probe_mpi(void);
 
 namespace collviz {
 
-inline constexpr int kMpiModuleAbi = 1;
+inline constexpr int kMpiModuleAbi = 2;  // 2: Error and OpTiming carry messages (engine/text.h)
 inline constexpr const char* kMpiModuleFile = "libcollviz-mpi.so";
 
 }  // namespace collviz

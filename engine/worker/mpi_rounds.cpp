@@ -26,18 +26,18 @@ class MpiRoundDevice : public HostRoundDevice {
       if (int err = MPI_Irecv(p.ptr, int(p.bytes), MPI_BYTE, p.peer, tag(p.tag), comm_,
                               &reqs.back());
           err != MPI_SUCCESS)
-        return Error{"MPI_Irecv from rank " + std::to_string(p.peer) + ": " + mpiErrorText(err)};
+        return Error{say("MPI_Irecv from rank {0}: {1}", p.peer, mpiErrorText(err))};
     }
     for (const Post& p : sends) {
       reqs.emplace_back();
       if (int err = MPI_Isend(p.ptr, int(p.bytes), MPI_BYTE, p.peer, tag(p.tag), comm_,
                               &reqs.back());
           err != MPI_SUCCESS)
-        return Error{"MPI_Isend to rank " + std::to_string(p.peer) + ": " + mpiErrorText(err)};
+        return Error{say("MPI_Isend to rank {0}: {1}", p.peer, mpiErrorText(err))};
     }
     if (int err = MPI_Waitall(int(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
         err != MPI_SUCCESS)
-      return Error{"MPI_Waitall: " + mpiErrorText(err)};
+      return Error{say("MPI_Waitall: {0}", mpiErrorText(err))};
     return {};
   }
   void reduce(std::byte* dst, const std::byte* src, std::size_t elems) override {
@@ -77,7 +77,7 @@ Result<RoundsTiming> MpiRounds::run(const algo::Schedule& s, int rank, int from,
     MpiRoundDevice dev(comm_, tag_ub_, s.spec, ops_);
     return runRoundRange(dev, runner, from, to, w, sc, static_cast<const std::byte*>(in), o);
   } catch (const std::exception& e) {
-    return Error{std::string("mpi: ") + e.what()};
+    return Error{say("mpi: {0}", e.what())};
   }
 }
 

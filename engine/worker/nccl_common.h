@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "engine/spec.h"
+#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::nccl_detail {
 
@@ -23,17 +25,17 @@ std::string ncclText(ncclResult_t r);        // message plus ncclGetLastError
   do {                                                                          \
     const cudaError_t e_ = (call);                                              \
     if (e_ != cudaSuccess)                                                      \
-      return ::collviz::Error{std::string(#call) + " failed: " +               \
-                              ::collviz::nccl_detail::cudaText(e_) + " at " +  \
-                              ::collviz::nccl_detail::at(__FILE__, __LINE__)};  \
+      return ::collviz::Error{::collviz::say("{0} failed: {1} at {2}", #call,    \
+                                             ::collviz::nccl_detail::cudaText(e_), \
+                                             ::collviz::nccl_detail::at(__FILE__, __LINE__))}; \
   } while (0)
 #define NCCL_TRY(call)                                                          \
   do {                                                                          \
     const ncclResult_t r_ = (call);                                             \
     if (r_ != ncclSuccess)                                                      \
-      return ::collviz::Error{std::string(#call) + " failed: " +               \
-                              ::collviz::nccl_detail::ncclText(r_) + " at " +  \
-                              ::collviz::nccl_detail::at(__FILE__, __LINE__)};  \
+      return ::collviz::Error{::collviz::say("{0} failed: {1} at {2}", #call,    \
+                                             ::collviz::nccl_detail::ncclText(r_), \
+                                             ::collviz::nccl_detail::at(__FILE__, __LINE__))}; \
   } while (0)
 
 ncclDataType_t ncclType(DType t);
@@ -51,10 +53,10 @@ struct NativeOps {
   RootFn gather = nullptr;
   RootFn scatter = nullptr;
   AllToAllFn alltoall = nullptr;
-  std::string why_not;  // set when the send/recv path is used
+  Text why_not;  // set when the send/recv path is used
 };
 NativeOps loadNativeOps(int version);
-std::string nativeOpsNote(const NativeOps& n);  // for BackendInfo::notes
+Text nativeOpsNote(const NativeOps& n);  // an item of BackendInfo::notes
 
 struct GpuList {
   std::vector<std::string> names;
@@ -74,7 +76,7 @@ struct GpuFree {
 // context), else cudaMemGetInfo, which creates a context on each device it
 // asks, so only the probe (a process of its own) calls this.
 std::vector<GpuFree> freeMemory(const GpuList& g);
-std::string describeGpus(const GpuList& g);  // "1 x NVIDIA H200 (140 GiB)"
+Text describeGpus(const GpuList& g);  // "1 x NVIDIA H200 (140 GiB)"
 
 std::vector<DType> ncclDTypes(int version);
 std::vector<RedOp> ncclRedOps(int version);

@@ -15,7 +15,7 @@
 namespace collviz {
 namespace nccl_detail {
 
-Status NcclCommunicator::reserve(DeviceBuffer& b, std::size_t bytes, const char* what) {
+Status NcclCommunicator::reserve(DeviceBuffer& b, std::size_t bytes, const Text& what) {
   if (bytes <= b.capacity) return {};
   if (b.ptr) cudaFree(b.ptr);
   b = {};
@@ -29,9 +29,8 @@ Status NcclCommunicator::reserve(DeviceBuffer& b, std::size_t bytes, const char*
   freeBuffers();  // nothing stays allocated after a failed request
   std::size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
-  return Error{"cudaMalloc of " + std::to_string(bytes) + " bytes for the " + what + " on GPU " +
-               std::to_string(gpu_) + " failed: " + cudaText(e) + "; " +
-               std::to_string(free_b) + " bytes free of " + std::to_string(total_b)};
+  return Error{say("cudaMalloc of {0} bytes for the {1} on GPU {2} failed: {3}; {4} bytes free of {5}", bytes,
+                   what, gpu_, cudaText(e), free_b, total_b)};
 }
 
 void NcclCommunicator::freeBuffers() {
@@ -54,15 +53,15 @@ Status NcclCommunicator::waitFor(cudaEvent_t done) {
   for (;;) {
     const cudaError_t q = cudaEventQuery(done);
     if (q == cudaSuccess) return {};
-    if (q != cudaErrorNotReady) return Error{"CUDA error: " + cudaText(q)};
-    if (watchdog_->expired()) return Error{"timed out"};
+    if (q != cudaErrorNotReady) return Error{say("CUDA error: {0}", cudaText(q))};
+    if (watchdog_->expired()) return Error{say("timed out")};
     {
       std::lock_guard<std::mutex> lock(nccl_mu_);
-      if (!comm_) return Error{"timed out"};
+      if (!comm_) return Error{say("timed out")};
       ncclResult_t state = ncclSuccess;
       if (ncclCommGetAsyncError(comm_, &state) == ncclSuccess && state != ncclSuccess &&
           state != ncclInProgress)
-        return Error{"NCCL async error: " + ncclText(state)};
+        return Error{say("NCCL async error: {0}", ncclText(state))};
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
@@ -103,7 +102,7 @@ Status NcclCommunicator::launch(const OpSpec& s) {
   void* din = in_.ptr;
   void* dout = out_.ptr;
   std::lock_guard<std::mutex> lock(nccl_mu_);
-  if (!comm_) return Error{"communicator aborted (" + broken_ + ")"};
+  if (!comm_) return Error{say("communicator aborted ({0})", broken_)};
   ncclResult_t r = ncclSuccess;
   switch (s.op) {
     case Op::broadcast:  // non-roots have no input: in place on the output
@@ -132,14 +131,14 @@ Status NcclCommunicator::launch(const OpSpec& s) {
       break;
     }
   }
-  if (r != ncclSuccess) return Error{ncclText(r)};
+  if (r != ncclSuccess) return Error{lit(ncclText(r))};  // NCCL's own words
   return {};
 }
 
 Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* out,
                                        const RunOptions& opts) {
   const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
-  return guarded<OpTiming>("NCCL " + std::string(name(s.op)) + " on " + who(), reps,
+  return guarded<OpTiming>(say("NCCL {0} on {1}", name(s.op), who()), reps,
                            [&](HostPin& pin) { return runBody(s, in, out, opts, pin); });
 }
 
@@ -173,20 +172,19 @@ Result<OpTiming> NcclCommunicator::runBody(const OpSpec& s, const void* in, void
                                            const RunOptions& o, HostPin& pin) {
   {
     std::lock_guard<std::mutex> lock(nccl_mu_);
-    if (!comm_) return Error{"communicator aborted earlier (" + broken_ + ")"};
+    if (!comm_) return Error{say("communicator aborted earlier ({0})", broken_)};
   }
   if (s.ranks != size_)
-    return Error{"spec has " + std::to_string(s.ranks) + " ranks, the group " +
-                 std::to_string(size_)};
+    return Error{say("spec has {0} ranks, the group {1}", s.ranks, size_)};
   const std::size_t in_bytes = inputBytes(s, rank_), out_bytes = outputBytes(s, rank_);
-  if ((in_bytes && !in) || (out_bytes && !out)) return Error{"missing host buffer"};
+  if ((in_bytes && !in) || (out_bytes && !out)) return Error{say("missing host buffer")};
   if (s.op == Op::all_to_all && inputBlocks(s.op, s.ranks, rank_, s.root) % size_ != 0)
-    return Error{"input blocks not divisible by the ranks"};
+    return Error{say("input blocks not divisible by the ranks")};
   const int warmup = std::max(0, o.warmup), iters = std::max(1, o.iters);
 
   CUDA_TRY(cudaSetDevice(gpu_));
-  if (Status st = reserve(in_, in_bytes, "input"); !st) return st.error();
-  if (Status st = reserve(out_, out_bytes, "output"); !st) return st.error();
+  if (Status st = reserve(in_, in_bytes, say("input")); !st) return st.error();
+  if (Status st = reserve(out_, out_bytes, say("output")); !st) return st.error();
   pin.pin(in, in_bytes, out, out_bytes);
   queued_ = true;  // from here a failure may leave work on the streams
 
@@ -230,16 +228,16 @@ BackendInfo NcclCommunicator::describe() const {
   if (version_ != NCCL_VERSION_CODE)
     b.version += " (runtime; built against " + ncclVersionString(NCCL_VERSION_CODE) + ")";
   const int g = int(gpus_.names.size());
-  b.devices = describeGpus(gpus_) + "; " + std::to_string(size_) + " ranks, up to " +
-              std::to_string(ranksPerGpu(size_, g)) + " per GPU";
+  b.devices = say("{0}; {1} ranks, up to {2} per GPU", describeGpus(gpus_), size_, ranksPerGpu(size_, g));
   b.transport = describeTransport(size_, g, sharing_);
-  b.notes = nativeOpsNote(native_) + "; avg: ncclAvg; blocking communicator, watchdog abort" +
-            "; copies: page-locked or pageable per run (each rank's \"copies\")";
+  Text sharing;
   if (size_ > g && g > 0)
-    b.notes += sharing_ == GpuSharing::multi_rank_gpu
-                   ? "; GPU sharing: multi-rank route (NCCL_MULTI_RANK_GPU_ENABLE=1)"
-                   : "; GPU sharing: host-id route (NCCL_HOSTID per slot; socket transport on "
-                     "loopback, host bandwidth, not NVLink)";
+    sharing = sharing_ == GpuSharing::multi_rank_gpu
+                  ? say("GPU sharing: multi-rank route (NCCL_MULTI_RANK_GPU_ENABLE=1)")
+                  : say("GPU sharing: host-id route (NCCL_HOSTID per slot; socket transport on loopback, "
+                        "host bandwidth, not NVLink)");
+  b.notes = joined({nativeOpsNote(native_), say("avg: ncclAvg"), say("blocking communicator, watchdog abort"),
+                    say("copies: page-locked or pageable per run (each rank's \"copies\")"), sharing});
   return b;
 }
 

@@ -52,12 +52,12 @@ class NcclCommunicator final : public Communicator {
   // a failure (or the watchdog's expiry) aborts the communicator and names
   // `what`.
   template <typename T, typename Body>
-  Result<T> guarded(const std::string& what, int reps, Body&& body);
+  Result<T> guarded(const Text& what, int reps, Body&& body);
   Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
                            HostPin& pin);
   Result<RoundsTiming> roundsBody(const algo::Schedule& s, int from, int to, const void* in,
                                   void* work, const RunOptions& o, HostPin& pin);
-  Status reserve(DeviceBuffer& b, std::size_t bytes, const char* what);
+  Status reserve(DeviceBuffer& b, std::size_t bytes, const Text& what);
   void freeBuffers();
   Status launch(const OpSpec& s);
   Status poison(const OpSpec& s, std::size_t out_bytes);
@@ -69,12 +69,10 @@ class NcclCommunicator final : public Communicator {
   };
   Result<EventTimes> copyBackAndTime(void* host, std::size_t bytes);
   void expire(const std::string& what);       // the watchdog's, on its thread
-  void abortLocked(const std::string& why);  // nccl_mu_ held
+  void abortLocked(const Text& why);  // nccl_mu_ held
   void teardown();
   void log(const std::string& line) const;
-  std::string who() const {
-    return "rank " + std::to_string(rank_) + " (GPU " + std::to_string(gpu_) + ")";
-  }
+  Text who() const { return say("rank {0} (GPU {1})", rank_, gpu_); }
 
   int gpu_;
   int version_;
@@ -87,7 +85,8 @@ class NcclCommunicator final : public Communicator {
   GpuSharing sharing_ = GpuSharing::host_id;
   std::mutex nccl_mu_;  // held around every call on comm_ (the watchdog aborts under it)
   ncclComm_t comm_ = nullptr;
-  std::string broken_;  // why comm_ was aborted
+  Text broken_;  // why comm_ was aborted
+  Text armed_;   // what the watchdog is armed for (guarded(), before arm())
   bool init_abandoned_ = false;  // a helper thread is still inside NCCL init
   cudaStream_t op_stream_ = nullptr;
   cudaStream_t copy_stream_ = nullptr;  // the copies' own stream
@@ -99,29 +98,31 @@ class NcclCommunicator final : public Communicator {
 };
 
 template <typename T, typename Body>
-Result<T> NcclCommunicator::guarded(const std::string& what, int reps, Body&& body) {
+Result<T> NcclCommunicator::guarded(const Text& what, int reps, Body&& body) {
   if (!watchdog_)
-    return Error{what + ": " + (broken_.empty() ? "communicator not initialised"
-                                                : "communicator aborted earlier (" + broken_ + ")")};
+    return Error{say("{0}: {1}", what,
+                     broken_.empty() ? say("communicator not initialised")
+                                     : say("communicator aborted earlier ({0})", broken_))};
   // timeout_ms per repetition, as the engine counts, less 10% so that this
   // rank reports (and aborts) before the engine gives up on it.
   const milliseconds budget(int64_t(timeout_ms_) * std::max(1, reps) * 9 / 10);
   HostPin pin;
   queued_ = false;
-  watchdog_->arm(Clock::now() + budget, what);
+  armed_ = what;
+  watchdog_->arm(Clock::now() + budget, what.english());
   Result<T> r = body(pin);
   const bool expired = watchdog_->disarm();
   if (expired || (!r.ok() && r.error().message == "timed out"))
-    r = Error{what + ": timed out after " + std::to_string(budget.count()) +
-              " ms; the watchdog aborted the communicator"};
+    r = Error{say("{0}: timed out after {1} ms; the watchdog aborted the communicator", what,
+                  budget.count())};
   else if (!r.ok())
-    r = Error{what + ": " + r.error().message};
+    r = Error{say("{0}: {1}", what, r.error().text)};
   // A failure before anything was queued (a cudaMalloc refused, a bad
   // range) leaves the communicator and the streams as they were: the next
   // request runs on them. Anything later aborts.
   if (!r.ok() && (expired || queued_)) {
     std::lock_guard<std::mutex> lock(nccl_mu_);
-    if (comm_) abortLocked(r.error().message);
+    if (comm_) abortLocked(r.error().text);
     // Work may still be queued on the streams: leave the pages pinned rather
     // than unregister memory a copy might still touch (the engine restarts
     // the group).

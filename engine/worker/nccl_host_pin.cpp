@@ -48,9 +48,9 @@ void HostPin::pin(const void* a, std::size_t an, const void* b, std::size_t bn) 
   }
 }
 
-std::string HostPin::describe() const {
+Text HostPin::describe() const {
   if (!tried_) return {};
-  return pageable_.empty() ? "page-locked (cudaHostRegister)" : "pageable (" + pageable_ + ")";
+  return pageable_.empty() ? say("page-locked (cudaHostRegister)") : say("pageable ({0})", pageable_);
 }
 
 }  // namespace collviz

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/text.h"
+
 namespace collviz {
 
 class HostPin {
@@ -21,7 +23,7 @@ class HostPin {
   // the copies stay pageable, which describe() says.
   void pin(const void* a, std::size_t an, const void* b, std::size_t bn);
   // "page-locked (cudaHostRegister)" or "pageable (why)"; empty before pin().
-  std::string describe() const;
+  Text describe() const;
   // After a failure copies may still be in flight: leave the pages pinned
   // (the worker is about to be replaced).
   void keep() { pinned_.clear(); tried_ = false; }

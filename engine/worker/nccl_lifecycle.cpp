@@ -24,12 +24,12 @@ long long msBetween(Clock::time_point a, Clock::time_point b) {
 // scatter and all_to_all use), which NCCL otherwise does at the first such
 // op, inside the op's call. Collectives are connected at init
 // (NCCL_RUNTIME_CONNECT=0). Blocking; on the init helper thread.
-ncclResult_t connectPeers(ncclComm_t comm, int rank, int size, std::string* text) {
+ncclResult_t connectPeers(ncclComm_t comm, int rank, int size, Text* text) {
   if (size < 2) return ncclSuccess;
   cudaStream_t stream = nullptr;
   float* buf = nullptr;
   auto cuda = [&](cudaError_t e, const char* what) {
-    if (e != cudaSuccess && text->empty()) *text = std::string(what) + ": " + cudaText(e);
+    if (e != cudaSuccess && text->empty()) *text = lit(std::string(what) + ": " + cudaText(e));
     return e == cudaSuccess;
   };
   ncclResult_t r = ncclUnhandledCudaError;
@@ -44,7 +44,7 @@ ncclResult_t connectPeers(ncclComm_t comm, int rank, int size, std::string* text
     }
     const ncclResult_t end = ncclGroupEnd();
     if (r == ncclSuccess) r = end;
-    if (r != ncclSuccess) *text = "connecting to the peers: " + ncclText(r);
+    if (r != ncclSuccess) *text = say("connecting to the peers: {0}", ncclText(r));
     else if (!cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize")) r = ncclUnhandledCudaError;
   }
   if (buf) cuda(cudaFree(buf), "cudaFree");
@@ -59,7 +59,7 @@ struct InitJob {
   bool done = false;
   ncclComm_t comm = nullptr;
   ncclResult_t result = ncclSuccess;
-  std::string text;  // NCCL's own error text (ncclGetLastError is per thread)
+  Text text;  // NCCL's own error text (ncclGetLastError is per thread)
 };
 
 }  // namespace
@@ -73,7 +73,7 @@ NcclCommunicator::~NcclCommunicator() {
 }
 
 void NcclCommunicator::log(const std::string& line) const {
-  std::fprintf(stderr, "collviz-rank: %s: %s\n", who().c_str(), line.c_str());
+  std::fprintf(stderr, "collviz-rank: %s: %s\n", who().english().c_str(), line.c_str());
 }
 
 // Every teardown return code is checked; failures are logged on stderr
@@ -113,7 +113,7 @@ void NcclCommunicator::teardown() {
 }
 
 Status NcclCommunicator::init(int rank, int size, ControlStore& store, int timeout_ms) {
-  if (comm_ || watchdog_) return Error{"NCCL communicator already initialised"};
+  if (comm_ || watchdog_) return Error{say("NCCL communicator already initialised")};
   rank_ = rank;
   size_ = size;
   if (timeout_ms > 0) timeout_ms_ = timeout_ms;
@@ -121,10 +121,9 @@ Status NcclCommunicator::init(int rank, int size, ControlStore& store, int timeo
   const milliseconds budget = joinBudget(milliseconds(timeout_ms_)) * 9 / 10;
   const Clock::time_point deadline = started_ + budget;
   gpus_ = listGpus();
-  if (!gpus_.error.empty()) return Error{"NCCL unavailable on " + who() + ": " + gpus_.error};
+  if (!gpus_.error.empty()) return Error{say("NCCL unavailable on {0}: {1}", who(), gpus_.error)};
   if (gpu_ < 0 || gpu_ >= int(gpus_.names.size()))
-    return Error{"GPU " + std::to_string(gpu_) + " does not exist (" +
-                 std::to_string(gpus_.names.size()) + " visible)"};
+    return Error{say("GPU {0} does not exist ({1} visible)", gpu_, gpus_.names.size())};
   native_ = loadNativeOps(version_);
   // Every connection is made inside init (under its deadline), none inside
   // an op's call, where only the watchdog could end a wait for a lost peer.
@@ -142,15 +141,15 @@ Status NcclCommunicator::init(int rank, int size, ControlStore& store, int timeo
   if (rank == 0) {
     NCCL_TRY(ncclGetUniqueId(&id));
     Status s = store.set(key, std::vector<char>(id.internal, id.internal + sizeof id.internal));
-    if (!s) return Error{"publishing the ncclUniqueId: " + s.message()};
+    if (!s) return Error{say("publishing the ncclUniqueId: {0}", s.text())};
   } else {
     const long long left = msBetween(Clock::now(), deadline);
     if (left <= 0)
-      return Error{who() + ": no time left for the ncclUniqueId (init budget " +
-                   std::to_string(budget.count()) + " ms from the worker's start)"};
+      return Error{say("{0}: no time left for the ncclUniqueId (init budget {1} ms from the worker's start)",
+                       who(), budget.count())};
     auto v = store.get(key, int(left));
-    if (!v) return Error{who() + ": no ncclUniqueId from rank 0: " + v.error().message};
-    if (v->size() != sizeof id.internal) return Error{"ncclUniqueId of the wrong size"};
+    if (!v) return Error{say("{0}: no ncclUniqueId from rank 0: {1}", who(), v.error().text)};
+    if (v->size() != sizeof id.internal) return Error{say("ncclUniqueId of the wrong size")};
     std::memcpy(id.internal, v->data(), sizeof id.internal);
   }
   if (Status s = join(id, deadline, budget); !s) return s;
@@ -166,16 +165,16 @@ Status NcclCommunicator::join(const ncclUniqueId& id, Clock::time_point deadline
   std::thread([job, id, gpu = gpu_, size = size_, rank = rank_] {
     ncclComm_t comm = nullptr;
     ncclResult_t r = ncclSuccess;
-    std::string text;
+    Text text;
     const cudaError_t e = cudaSetDevice(gpu);
     if (e != cudaSuccess) {
       r = ncclUnhandledCudaError;
-      text = "cudaSetDevice: " + cudaText(e);
+      text = lit("cudaSetDevice: " + cudaText(e));
     } else {
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       config.blocking = 1;
       r = ncclCommInitRankConfig(&comm, size, id, rank, &config);
-      if (r != ncclSuccess) text = "ncclCommInitRankConfig: " + ncclText(r);
+      if (r != ncclSuccess) text = lit("ncclCommInitRankConfig: " + ncclText(r));
       else r = connectPeers(comm, rank, size, &text);
     }
     std::lock_guard<std::mutex> lock(job->mu);
@@ -188,25 +187,23 @@ Status NcclCommunicator::join(const ncclUniqueId& id, Clock::time_point deadline
   std::unique_lock<std::mutex> lock(job->mu);
   if (!job->cv.wait_until(lock, deadline, [&] { return job->done; })) {
     init_abandoned_ = true;
-    return Error{"NCCL init of " + who() + " of " + std::to_string(size_) +
-                 " ranks did not finish within " + std::to_string(budget.count()) +
-                 " ms of the worker's start (ncclUniqueId exchange, "
-                 "ncclCommInitRankConfig, connecting to the peers); another rank may have failed "
-                 "first: see its error"};
+    return Error{say("NCCL init of {0} of {1} ranks did not finish within {2} ms of the worker's start "
+                     "(ncclUniqueId exchange, ncclCommInitRankConfig, connecting to the peers); another "
+                     "rank may have failed first: see its error",
+                     who(), size_, budget.count())};
   }
   if (job->result != ncclSuccess) {
     if (job->comm) {
       const ncclResult_t a = ncclCommAbort(job->comm);
       if (a != ncclSuccess) log("ncclCommAbort after a failed init failed: " + ncclText(a));
     }
-    return Error{"NCCL init of " + who() + " of " + std::to_string(size_) +
-                 " ranks failed: " + job->text};
+    return Error{say("NCCL init of {0} of {1} ranks failed: {2}", who(), size_, job->text)};
   }
   comm_ = job->comm;
   return {};
 }
 
-void NcclCommunicator::abortLocked(const std::string& why) {
+void NcclCommunicator::abortLocked(const Text& why) {
   if (comm_) {
     const ncclResult_t r = ncclCommAbort(comm_);
     if (r != ncclSuccess) log("ncclCommAbort failed: " + ncclText(r));
@@ -228,13 +225,14 @@ void NcclCommunicator::expire(const std::string& what) {
       std::fprintf(stderr,
                    "collviz-rank: %s: %s passed its deadline inside an NCCL call that does not "
                    "return; exiting (code %d) so that the engine replaces the group\n",
-                   who().c_str(), what.c_str(), kStuckExitCode);
+                   who().english().c_str(), what.c_str(), kStuckExitCode);
       std::fflush(stderr);
       ::_exit(kStuckExitCode);
     }
     std::this_thread::sleep_for(milliseconds(1));
   }
-  abortLocked(what + " timed out; the watchdog aborted the communicator");
+  // armed_ is what `what` says, as a message (set before the watchdog was armed).
+  abortLocked(say("{0} timed out; the watchdog aborted the communicator", armed_));
 }
 
 }  // namespace collviz::nccl_detail

@@ -22,8 +22,7 @@ Result<Module> loadModule() {
       moduleSymbol(*h, "collviz_make_nccl_communicator"));
   m.probe = reinterpret_cast<const char* (*)()>(moduleSymbol(*h, "collviz_probe_nccl"));
   if (!m.make || !m.probe)
-    return Error{"cannot load the NCCL module " + ncclModulePath() +
-                 ": it lacks collviz's entry points (not a collviz NCCL module)"};
+    return lacksEntryPoints("NCCL", ncclModulePath());
   return m;
 }
 
@@ -43,7 +42,7 @@ Result<std::unique_ptr<Communicator>> loadNcclCommunicator(
   const long long ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count();
   void* c = m->make(gpu, ns);
-  if (!c) return Error{"the NCCL module could not make a communicator (out of memory)"};
+  if (!c) return Error{say("the {0} module could not make a communicator (out of memory)", "NCCL")};
   return std::unique_ptr<Communicator>(static_cast<Communicator*>(c));
 }
 

@@ -30,7 +30,8 @@ namespace collviz {
 
 // Changed whenever communicator.h, the types it passes or the functions above
 // change, so a module of another interface is refused instead of misread.
-inline constexpr int kNcclModuleAbi = 2;  // 2: RunOptions::round_fault
+// 2: RunOptions::round_fault; 3: Error and OpTiming carry messages (engine/text.h).
+inline constexpr int kNcclModuleAbi = 3;
 
 // The module's file name, looked for in collviz-rank's own directory.
 inline constexpr const char* kNcclModuleFile = "libcollviz-nccl.so";

@@ -11,6 +11,7 @@
 #include "engine/placement.h"
 #include "engine/worker/nccl_common.h"
 #include "engine/worker/nccl_nvml.h"
+#include "engine/worker/said_json.h"
 #include "engine/worker/nccl_communicator.h"
 
 namespace collviz {
@@ -74,9 +75,9 @@ NativeOps loadNativeOps(int version) {
   NativeOps n;
   const char* force = std::getenv("COLLVIZ_NCCL_SENDRECV");
   if (force && *force && std::strcmp(force, "0") != 0) {
-    n.why_not = "forced by COLLVIZ_NCCL_SENDRECV";
+    n.why_not = say("forced by COLLVIZ_NCCL_SENDRECV");
   } else if (version < kNcclNativeGatherVersion) {
-    n.why_not = "runtime NCCL " + ncclVersionString(version) + " is older than 2.28";
+    n.why_not = say("runtime NCCL {0} is older than 2.28", ncclVersionString(version));
   } else {
     void* lib = ncclLibrary();
     n.gather = reinterpret_cast<RootFn>(dlsym(lib, "ncclGather"));
@@ -84,15 +85,14 @@ NativeOps loadNativeOps(int version) {
     n.alltoall = reinterpret_cast<AllToAllFn>(dlsym(lib, "ncclAlltoAll"));
     if (!n.gather || !n.scatter || !n.alltoall) {
       n = NativeOps{};
-      n.why_not = "runtime NCCL lacks ncclGather/ncclScatter/ncclAlltoAll";
+      n.why_not = say("runtime NCCL lacks ncclGather/ncclScatter/ncclAlltoAll");
     }
   }
   return n;
 }
-std::string nativeOpsNote(const NativeOps& n) {
-  if (n.why_not.empty())
-    return "gather/scatter/all_to_all: native ncclGather/ncclScatter/ncclAlltoAll";
-  return "gather/scatter/all_to_all: grouped ncclSend/ncclRecv (" + n.why_not + ")";
+Text nativeOpsNote(const NativeOps& n) {
+  if (n.why_not.empty()) return say("gather/scatter/all_to_all: native ncclGather/ncclScatter/ncclAlltoAll");
+  return say("gather/scatter/all_to_all: grouped ncclSend/ncclRecv ({0})", n.why_not);
 }
 
 GpuList listGpus() {
@@ -143,19 +143,16 @@ std::vector<GpuFree> freeMemory(const GpuList& g) {
   return out;
 }
 
-static std::string gib(std::size_t b) {
-  return std::to_string((b + (std::size_t(1) << 29)) >> 30) + " GiB";
-}
-std::string describeGpus(const GpuList& g) {
-  std::string s;
+Text describeGpus(const GpuList& g) {
+  Text s;
   for (std::size_t i = 0; i < g.names.size();) {  // runs of equal GPUs grouped
     std::size_t j = i;
     while (j < g.names.size() && g.names[j] == g.names[i] && g.bytes[j] == g.bytes[i]) ++j;
-    if (!s.empty()) s += ", ";
-    s += std::to_string(j - i) + " x " + g.names[i] + " (" + gib(g.bytes[i]) + ")";
+    const Text run = say("{0} x {1} ({2} GiB)", j - i, g.names[i], (g.bytes[i] + (std::size_t(1) << 29)) >> 30);
+    s = s.empty() ? run : say("{0}, {1}", s, run);
     i = j;
   }
-  return s.empty() ? "no GPU" : s;
+  return s.empty() ? say("no GPU") : s;
 }
 
 std::vector<DType> ncclDTypes(int version) {
@@ -197,17 +194,13 @@ nlohmann::json probeNccl() {
   std::string reason = g.error;
   if (reason.empty() && g.names.empty()) reason = "no CUDA device visible";
   if (reason.empty() && v == 0) reason = "ncclGetVersion failed";
-  return {
+  nlohmann::json j = {
       {"name", "nccl"},
       {"available", reason.empty()},
       {"reason", reason},
       {"version", ncclVersionString(v)},
       {"version_code", v},
       {"cuda_runtime", std::to_string(cudart / 1000) + "." + std::to_string(cudart % 1000 / 10)},
-      {"devices", describeGpus(g)},
-      {"transport", "NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per "
-                    "slot) when ranks share a GPU"},
-      {"notes", nativeOpsNote(loadNativeOps(v))},
       {"gpus", int(g.names.size())},
       {"gpu_memory", memory},
       {"dtypes", dtypes},
@@ -215,6 +208,11 @@ nlohmann::json probeNccl() {
       {"max_ranks", kMaxRanks},
       {"max_rank_bytes", maxRankBytes(g)},
   };
+  putSaid(j, "devices", describeGpus(g));
+  putSaid(j, "transport", say("NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per slot) when "
+                              "ranks share a GPU"));
+  putSaid(j, "notes", nativeOpsNote(loadNativeOps(v)));
+  return j;
 }
 
 }  // namespace collviz

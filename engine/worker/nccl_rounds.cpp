@@ -23,7 +23,7 @@ namespace {
 // failure().
 class NcclRoundDevice final : public RoundDevice {
  public:
-  NcclRoundDevice(std::mutex& mu, const ncclComm_t& comm, const std::string& broken,
+  NcclRoundDevice(std::mutex& mu, const ncclComm_t& comm, const Text& broken,
                   cudaStream_t stream, const OpSpec& s)
       : mu_(mu), comm_(comm), broken_(broken), stream_(stream),
         elem_(elemKind(s.dtype)), combine_(combineKind(s.redop)) {}
@@ -35,19 +35,19 @@ class NcclRoundDevice final : public RoundDevice {
   Status exchange(const std::vector<Post>& sends, const std::vector<Post>& recvs) override {
     if (!error_.empty()) return Error{error_};
     std::lock_guard<std::mutex> lock(mu_);
-    if (!comm_) return Error{"communicator aborted (" + broken_ + ")"};
+    if (!comm_) return Error{say("communicator aborted ({0})", broken_)};
     ncclResult_t first = ncclGroupStart();
-    if (first != ncclSuccess) return Error{"ncclGroupStart: " + ncclText(first)};
+    if (first != ncclSuccess) return Error{lit("ncclGroupStart: " + ncclText(first))};
     auto keep = [&](ncclResult_t r) { if (first == ncclSuccess) first = r; };
     for (const Post& p : sends) keep(ncclSend(p.ptr, p.bytes, ncclInt8, p.peer, comm_, stream_));
     for (const Post& p : recvs) keep(ncclRecv(p.ptr, p.bytes, ncclInt8, p.peer, comm_, stream_));
     const ncclResult_t end = ncclGroupEnd();  // always closes the group
-    if (first != ncclSuccess) return Error{"ncclSend/ncclRecv: " + ncclText(first)};
-    if (end != ncclSuccess) return Error{"ncclGroupEnd: " + ncclText(end)};
+    if (first != ncclSuccess) return Error{lit("ncclSend/ncclRecv: " + ncclText(first))};
+    if (end != ncclSuccess) return Error{lit("ncclGroupEnd: " + ncclText(end))};
     return {};
   }
   void reduce(std::byte* dst, const std::byte* src, std::size_t elems) override {
-    kernel("the reduce kernel",
+    kernel(say("the reduce kernel"),
            reduce_ops::launchReduce(elem_, combine_, dst, src, elems, stream_));
   }
   void copy(std::byte* dst, const std::byte* src, std::size_t bytes) override {
@@ -61,7 +61,7 @@ class NcclRoundDevice final : public RoundDevice {
     cuda("cudaMemcpyAsync", cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
   }
   void divide(std::byte* p, std::size_t elems, int n) override {
-    kernel("the divide kernel", reduce_ops::launchDivide(elem_, p, elems, n, stream_));
+    kernel(say("the divide kernel"), reduce_ops::launchDivide(elem_, p, elems, n, stream_));
   }
   // A fault on purpose (round_corrupt): the byte's round trip through the
   // host, in stream order; speed does not matter here.
@@ -73,26 +73,26 @@ class NcclRoundDevice final : public RoundDevice {
     cuda("cudaMemcpyAsync", cudaMemcpyAsync(p, &b, 1, cudaMemcpyHostToDevice, stream_));
     cuda("cudaStreamSynchronize", cudaStreamSynchronize(stream_));
   }
-  const std::string& failure() const { return error_; }
+  const Text& failure() const { return error_; }
 
  private:
   void cuda(const char* what, cudaError_t e) {
     if (e == cudaSuccess || !error_.empty()) return;
     cudaGetLastError();
-    error_ = std::string(what) + " failed: " + cudaText(e);
+    error_ = say("{0} failed: {1}", what, cudaText(e));
   }
-  void kernel(const char* what, int e) {
+  void kernel(Text what, int e) {
     if (e == 0 || !error_.empty()) return;
-    error_ = std::string("launching ") + what + " failed: " + cudaText(cudaError_t(e));
+    error_ = say("launching {0} failed: {1}", std::move(what), cudaText(cudaError_t(e)));
   }
 
   std::mutex& mu_;
   const ncclComm_t& comm_;  // the communicator's: the watchdog's abort sets it null
-  const std::string& broken_;
+  const Text& broken_;
   cudaStream_t stream_;
   reduce_ops::ElemKind elem_;
   reduce_ops::CombineKind combine_;
-  std::string error_;
+  Text error_;
 };
 
 }  // namespace
@@ -100,7 +100,7 @@ class NcclRoundDevice final : public RoundDevice {
 Result<RoundsTiming> NcclCommunicator::runRounds(const algo::Schedule& s, int from, int to,
                                                  const void* in, void* work,
                                                  const RunOptions& opts) {
-  const std::string what = "NCCL " + s.algo + " " + std::string(name(s.spec.op)) + " on " + who();
+  const Text what = say("NCCL {0} {1} on {2}", s.algo, name(s.spec.op), who());
   const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
   return guarded<RoundsTiming>(what, reps, [&](HostPin& pin) {
     return roundsBody(s, from, to, in, work, opts, pin);
@@ -115,24 +115,22 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
                                                   const RunOptions& o, HostPin& pin) {
   {
     std::lock_guard<std::mutex> lock(nccl_mu_);
-    if (!comm_) return Error{"communicator aborted earlier (" + broken_ + ")"};
+    if (!comm_) return Error{say("communicator aborted earlier ({0})", broken_)};
   }
   if (s.spec.ranks != size_)
-    return Error{"spec has " + std::to_string(s.spec.ranks) + " ranks, the group " +
-                 std::to_string(size_)};
+    return Error{say("spec has {0} ranks, the group {1}", s.spec.ranks, size_)};
   const RoundRunner runner(s, rank_, o.round_fault);
   if (from < 0 || to > runner.rounds() || from > to)
-    return Error{"rounds " + std::to_string(from) + " to " + std::to_string(to) +
-                 " are outside the schedule's " + std::to_string(runner.rounds())};
+    return Error{say("rounds {0} to {1} are outside the schedule's {2}", from, to, runner.rounds())};
   const std::size_t in_bytes = from == 0 ? inputBytes(s.spec, rank_) : 0;
   const std::size_t work_bytes = s.workBytes();
-  if ((in_bytes && !in) || !work) return Error{"missing host buffer"};
+  if ((in_bytes && !in) || !work) return Error{say("missing host buffer")};
   const int warmup = std::max(0, o.warmup), iters = std::max(1, o.iters);
 
   CUDA_TRY(cudaSetDevice(gpu_));
-  if (Status st = reserve(in_, in_bytes, "input"); !st) return st.error();
-  if (Status st = reserve(out_, work_bytes, "working buffer"); !st) return st.error();
-  if (Status st = reserve(scratch_, runner.scratchBytes(), "round scratch"); !st)
+  if (Status st = reserve(in_, in_bytes, say("input")); !st) return st.error();
+  if (Status st = reserve(out_, work_bytes, say("working buffer")); !st) return st.error();
+  if (Status st = reserve(scratch_, runner.scratchBytes(), say("round scratch")); !st)
     return st.error();
   pin.pin(in, in_bytes, work, work_bytes);
   queued_ = true;  // from here a failure may leave work on the streams
@@ -156,7 +154,7 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
     if (from == 0) runner.start(dev, w, din);
     for (int k = from; k < to; ++k)
       if (Status st = runner.round(dev, k, w, scratch, counts); !st)
-        return Error{"round " + std::to_string(k + 1) + ": " + st.message()};
+        return Error{say("round {0}: {1}", k + 1, st.text())};
     if (to == runner.rounds()) runner.finish(dev, w);
     if (!dev.failure().empty()) return Error{dev.failure()};
     return {};

@@ -186,8 +186,7 @@ Result<RoundsTiming> runRoundRange(RoundDevice& d, const RoundRunner& runner, in
                                    std::byte* work, std::byte* scratch, const std::byte* in,
                                    const RunOptions& o) {
   if (from < 0 || to > runner.rounds() || from > to)
-    return Error{"rounds " + std::to_string(from) + " to " + std::to_string(to) +
-                 " are outside the schedule's " + std::to_string(runner.rounds())};
+    return Error{say("rounds {0} to {1} are outside the schedule's {2}", from, to, runner.rounds())};
   RoundsTiming t;
   double total_us = 0;
   for (int it = 0; it < o.warmup + o.iters; ++it) {
@@ -196,7 +195,7 @@ Result<RoundsTiming> runRoundRange(RoundDevice& d, const RoundRunner& runner, in
     if (from == 0) runner.start(d, work, in);
     for (int k = from; k < to; ++k)
       if (Status st = runner.round(d, k, work, scratch, counts); !st)
-        return Error{"round " + std::to_string(k + 1) + ": " + st.message()};
+        return Error{say("round {0}: {1}", k + 1, st.text())};
     if (to == runner.rounds()) runner.finish(d, work);
     if (Status st = d.sync(); !st) return st.error();
     const auto t1 = std::chrono::steady_clock::now();
