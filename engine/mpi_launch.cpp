@@ -53,7 +53,7 @@ Result<std::string> findMpirun() {
     if (executable(cand)) return cand;
     at = colon + 1;
   }
-  return Error{say("mpirun not found on PATH (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)")};
+  return Error{say("mpirun not found on PATH (install Open MPI: {0})", "apt-get install openmpi-bin libopenmpi-dev")};
 }
 
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,

@@ -72,7 +72,7 @@ std::span<const Translation> tableEngine() {
       {"rank {0} (pid {1}) ended: its channel closed; {2}", "rank {0}（进程号 {1}）已结束：它的通道关闭；{2}"},
       {"socket name too long: {0}", "套接字名太长：{0}"},
       {"COLLVIZ_MPIRUN={0} is not an executable file", "COLLVIZ_MPIRUN={0} 不是可执行文件"},
-      {"mpirun not found on PATH (install Open MPI: apt-get install openmpi-bin libopenmpi-dev)", "在可执行路径中找不到 mpirun（安装 Open MPI：apt-get install openmpi-bin libopenmpi-dev）"},
+      {"mpirun not found on PATH (install Open MPI: {0})", "在可执行文件路径中找不到 mpirun（安装 Open MPI：{0}）"},
       {"bind of the MPI ranks' socket: {0}", "绑定 MPI rank 的套接字：{0}"},
       {"refused a connection from uid {0} (pid {1})", "拒绝了来自用户 {0}（进程号 {1}）的连接"},
       {"connecting to collviz's socket @{0}: {1}", "连接 collviz 的套接字 @{0}：{1}"},
