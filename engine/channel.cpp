@@ -29,12 +29,12 @@ void Channel::close() {
 Result<std::pair<Channel, Channel>> Channel::pair() {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return Error{std::string("socketpair: ") + std::strerror(errno)};
+    return Error{say("{0}: {1}", "socketpair", std::strerror(errno))};
   return std::pair<Channel, Channel>(Channel(sv[0]), Channel(sv[1]));
 }
 
 Status Channel::send(const std::string& body, int pass_fd) {
-  if (fd_ < 0) return Error{"closed"};
+  if (fd_ < 0) return Error{say("closed")};
   const uint32_t len = static_cast<uint32_t>(body.size());
   iovec iov[2] = {{const_cast<uint32_t*>(&len), sizeof(len)},
                   {const_cast<char*>(body.data()), body.size()}};
@@ -56,7 +56,7 @@ Status Channel::send(const std::string& body, int pass_fd) {
     ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Error{errno == EPIPE ? "closed" : std::string("send: ") + std::strerror(errno)};
+      return Error{errno == EPIPE ? say("closed") : say("{0}: {1}", "send", std::strerror(errno))};
     }
     sent += std::size_t(n);
     msg.msg_control = nullptr;  // the descriptor goes with the first bytes only
@@ -89,9 +89,9 @@ Status Channel::readExact(char* p, size_t n, int* fd_out) {
     ssize_t r = ::recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC);
     if (r < 0) {
       if (errno == EINTR) continue;
-      return Error{std::string("recv: ") + std::strerror(errno)};
+      return Error{say("{0}: {1}", "recv", std::strerror(errno))};
     }
-    if (r == 0) return Error{"closed"};
+    if (r == 0) return Error{say("closed")};
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
         int fd;
@@ -106,13 +106,13 @@ Status Channel::readExact(char* p, size_t n, int* fd_out) {
 }
 
 Result<Message> Channel::recv(std::chrono::milliseconds timeout) {
-  if (fd_ < 0) return Error{"closed"};
+  if (fd_ < 0) return Error{say("closed")};
   pollfd pfd{fd_, POLLIN, 0};
   for (;;) {
     int pr = ::poll(&pfd, 1, timeout.count() < 0 ? -1 : int(timeout.count()));
     if (pr < 0 && errno == EINTR) continue;
-    if (pr < 0) return Error{std::string("poll: ") + std::strerror(errno)};
-    if (pr == 0) return Error{"timeout"};
+    if (pr < 0) return Error{say("{0}: {1}", "poll", std::strerror(errno))};
+    if (pr == 0) return Error{say("timeout")};  // compared by its English (.message == "timeout")
     break;
   }
   Message m;
@@ -121,7 +121,7 @@ Result<Message> Channel::recv(std::chrono::milliseconds timeout) {
     if (m.fd >= 0) ::close(m.fd);
     return st.error();
   }
-  if (len > (64u << 20)) return Error{"message too large"};
+  if (len > (64u << 20)) return Error{say("message too large")};
   m.body.resize(len);
   if (Status st = readExact(m.body.data(), len, &m.fd); !st) {
     if (m.fd >= 0) ::close(m.fd);

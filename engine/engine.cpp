@@ -150,13 +150,13 @@ FetchedValues Engine::fetchValues(uint64_t seq, int step, int rank, BufferSide s
   if (seq == 0 || seq != held_seq_) {
     const bool stale = seq != 0 && seq <= published_seq_;
     f.status = stale ? FetchedValues::Status::stale : FetchedValues::Status::unavailable;
-    f.why = stale ? "a newer run has used the workers' memory since; run it again to see these values"
-                  : "no such run";
+    f.why = stale ? say("a newer run has used the workers' memory since; run it again to see these values")
+                  : say("no such run");
     return f;
   }
   if (step < 0 || step >= int(held_.size()) || rank < 0 ||
       rank >= int(held_[std::size_t(step)].in.size())) {
-    f.why = "the workers' memory does not hold this buffer";
+    f.why = say("the workers' memory does not hold this buffer");
     return f;
   }
   const HeldStep& h = held_[std::size_t(step)];
@@ -165,7 +165,7 @@ FetchedValues Engine::fetchValues(uint64_t seq, int step, int rank, BufferSide s
   const std::size_t bytes = side == BufferSide::input ? inputBytes(h.spec, rank) : outputBytes(h.spec, rank);
   const std::size_t sz = dtypeSize(h.spec.dtype), n = data ? bytes / sz : 0;
   if (!data || first < 0 || std::size_t(first) >= n) {
-    f.why = "no such element";
+    f.why = say("no such element");
     return f;
   }
   const std::size_t take = std::min<std::size_t>(n - std::size_t(first),
@@ -265,9 +265,8 @@ void Engine::outOfMemory(const Request& r) {
   snap->request = r.id;
   snap->program = r.program;
   snap->spec = r.spec;
-  snap->error = "out of memory running " + std::string(name(r.spec.op)) + " with " +
-                std::to_string(r.spec.ranks) + " ranks x " + std::to_string(r.spec.elems) +
-                " elements per block; try a smaller --elems";
+  snap->error = say("out of memory running {0} with {1} ranks x {2} elements per block; try a smaller --elems",
+                    name(r.spec.op), r.spec.ranks, r.spec.elems);
   publish(snap);
 }
 
@@ -306,7 +305,7 @@ Status Engine::placeInputs(const OpSpec& s, const Pattern& p) {
   for (int k = 1; k < threads; ++k) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  if (stop_wait_.load()) return Error{"cancelled"};
+  if (stop_wait_.load()) return Error{say("cancelled")};
   group_->setInputsHeld(s);
   return {};
 }
@@ -316,7 +315,7 @@ void Engine::setPlacement(const PlacementOptions& p) {
   placement_ = p;
 }
 
-Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) {
+Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
   PlacementOptions placement;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -340,11 +339,11 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
   cfg.placement = placeRanks(ranks, backend, gpus, version, placement);
   if (notice && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
       placement.sharing == GpuSharing::multi_rank_gpu &&
-      effectiveSharing(version, placement) != GpuSharing::multi_rank_gpu)
-    *notice += std::string(notice->empty() ? "" : "; ") +
-               "the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL " +
-               ncclVersionString(kNcclMultiRankGpuVersion) + " or newer and the runtime is " +
-               ncclVersionString(version) + ": ranks share a GPU through the host-id route";
+      effectiveSharing(version, placement) != GpuSharing::multi_rank_gpu) {
+    const Text route = say("the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL {0} or newer and the runtime is {1}: ranks share a GPU through the host-id route",
+                           ncclVersionString(kNcclMultiRankGpuVersion), ncclVersionString(version));
+    *notice = notice->empty() ? route : joined({text_detail::arg(*notice), route});
+  }
   cfg.isolate = backend == BackendKind::gloo;  // NCCL ranks need the host's network and GPUs
   auto g = RankGroup::start(cfg);
   // On the shared loopback another process may have taken a pair's
@@ -353,9 +352,8 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, std::string* notice) 
       g.error().message.find("onnection") != std::string::npos)
     g = RankGroup::start(cfg);
   if (!g && backend == BackendKind::gloo && !isolation().available)
-    return Error{g.error().message + " (NOT isolated: the ranks used the host's loopback, where "
-                 "another local process may have taken their connections; no private network "
-                 "namespace: " + isolation().why_not + ")"};
+    return Error{say("{0} (NOT isolated: the ranks used the host's loopback, where another local process may have taken their connections; no private network namespace: {1})",
+                     g.error().text, isolation().why_not)};
   if (!g) return g.error();
   group_ = std::move(*g);
   group_sharing_ = placement.sharing;
@@ -378,9 +376,9 @@ Result<StepResult> Engine::runStep(const OpSpec& s, const Pattern& p, const Prov
     ctl.stop = &stop_wait_;
     ctl.progress = [this](double f) { setPhase(Progress::Phase::verify, f / 2); };
     ClosedBlocks closed;
-    if (!labelAndVerify(step, p, prov, *bytes, ctl, &closed)) return Error{"cancelled"};
+    if (!labelAndVerify(step, p, prov, *bytes, ctl, &closed)) return Error{say("cancelled")};
     ctl.progress = [this](double f) { setPhase(Progress::Phase::verify, 0.5 + f / 2); };
-    if (!addOverviews(step, p, prov, *bytes, ctl, &closed)) return Error{"cancelled"};
+    if (!addOverviews(step, p, prov, *bytes, ctl, &closed)) return Error{say("cancelled")};
     // Inputs that no longer read as the pattern (a backend wrote into them)
     // are written again before the next run.
     for (const RankResult& rr : step.ranks)
@@ -434,7 +432,7 @@ void Engine::handle(const Request& r) {
   };
   if (cancelled()) {  // cancelled while queued
     snap->cancelled = true;
-    snap->error = "cancelled";
+    snap->error = say("cancelled");
     return finish();
   }
   // An algorithm's rounds run where the request says: `auto` keeps them on
@@ -444,7 +442,7 @@ void Engine::handle(const Request& r) {
       rounds && r.backend == BackendKind::automatic ? BackendKind::gloo : r.backend,
       &snap->notice);
   if (!backend) {
-    snap->error = backend.error().message;
+    snap->error = backend.error().text;
     snap->rejected = true;
     return finish();
   }
@@ -457,7 +455,7 @@ void Engine::handle(const Request& r) {
                            r.fault ? r.fault->c_str() : nullptr}) {
     if (!text) continue;
     if (auto f = parseFault(text, std::max(1, r.spec.ranks)); !f) {
-      snap->error = f.error().message;
+      snap->error = f.error().text;
       snap->rejected = true;
       return finish();
     }
@@ -465,11 +463,11 @@ void Engine::handle(const Request& r) {
   if (r.kind == Request::Kind::reconfigure) {
     OpSpec probe = r.spec;
     if (Status st = validate(probe, bs->caps); !st) {
-      snap->error = st.message();
+      snap->error = st.text();
       snap->rejected = true;
     }
     else if (Status g = ensureGroup(r.spec.ranks, *backend, &snap->notice); !g)
-      snap->error = g.message();
+      snap->error = g.text();
     else snap->backend = group_->info();
     snap->verified = snap->error.empty();
     return finish();
@@ -495,7 +493,7 @@ void Engine::handle(const Request& r) {
   }
   if (fits && *backend == BackendKind::nccl) fits = checkGpuFits(r, first, *bs);
   if (!fits) {
-    snap->error = fits.message();
+    snap->error = fits.text();
     snap->rejected = true;
     return finish();
   }
@@ -504,16 +502,12 @@ void Engine::handle(const Request& r) {
     return finish();
   }
   if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
-    snap->error = st.message();
+    snap->error = st.text();
     return finish();
   }
   snap->backend = group_->info();
   group_->setFault(r.fault);
-  const char* env_fault = std::getenv("COLLVIZ_FAULT");
-  const std::string fault = r.fault ? *r.fault : env_fault ? env_fault : "";
-  if (!fault.empty())
-    snap->notice += std::string(snap->notice.empty() ? "" : "; ") + "COLLVIZ_FAULT=" + fault +
-                    ": a fault injected on purpose, the result is wrong by design";
+  noteFault(r, snap->notice);
   const Pattern pattern = choosePattern(first);
   verify_ = r.verify;
   keep_values_ = r.keep_values;
@@ -542,16 +536,16 @@ void Engine::handle(const Request& r) {
   snap->steps.reserve(decomposed ? 2 : 1);
   auto failed = [&](const Status& st) {
     if (!group_ || !group_->healthy()) dropGroup();
-    snap->error = st.message();
+    snap->error = st.text();
     if (cancelled()) {
       snap->cancelled = true;
-      snap->error = "cancelled";
+      snap->error = say("cancelled");
     }
     next_held_.clear();
     return finish();
   };
   if (Status st = group_->reserve(need); !st)
-    return failed(Error{std::string(name(first.op)) + ": " + st.message()});
+    return failed(Error{say("{0}: {1}", name(first.op), st.text())});
   if (Status st = placeInputs(first, pattern); !st) return failed(st);
   StepBytes bytes1, bytes2;
   {
@@ -576,7 +570,7 @@ void Engine::handle(const Request& r) {
       progress_.step = 2;
     }
     compareWithAllReduce(*snap, pattern, at3, bytes2);
-    if (cancelled()) return failed(Error{"cancelled"});
+    if (cancelled()) return failed(Error{say("cancelled")});
   }
   snap->verified = !snap->steps.empty();
   for (const auto& s : snap->steps) {
@@ -600,7 +594,7 @@ void Engine::compareWithAllReduce(Snapshot& snap, const Pattern& p, const StepPl
   StepBytes bytes;
   auto done = runStep(ar, p, opProvenance(ar), at, RunOptions{1, 1}, &bytes, false);
   if (!done) {
-    snap.error = "comparing with all_reduce: " + done.error().message;
+    snap.error = say("comparing with all_reduce: {0}", done.error().text);
     return;
   }
   setPhase(Progress::Phase::compare);

@@ -143,7 +143,10 @@ class Engine {
   void handle(const Request& r);
   void publish(std::shared_ptr<Snapshot> s);
   void outOfMemory(const Request& r);
-  Status ensureGroup(int ranks, BackendKind backend, std::string* notice);
+  Status ensureGroup(int ranks, BackendKind backend, Said* notice);
+  // "COLLVIZ_FAULT=...: a fault injected on purpose" after `notice`, when the
+  // request (or the environment) injects one.
+  static void noteFault(const Request& r, Said& notice);
   // The pattern's inputs of `s` at offset 0 of every rank's shared memory
   // (written only when the memory does not hold them already).
   Status placeInputs(const OpSpec& s, const Pattern& p);

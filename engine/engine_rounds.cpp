@@ -109,15 +109,22 @@ int64_t differingElements(const OpSpec& s, const StepResult& a, const StepBytes&
 
 // "round 3/6 (reduce-scatter 3/3): 2 slots differ from the reference"
 // ("step k/n" where the schedule has local steps, as the view counts them).
-std::string roundProblem(const algo::Schedule& sch, const StepResult& step, int k) {
+Text roundProblem(const algo::Schedule& sch, const StepResult& step, int k) {
   const int rounds = int(sch.rounds.size());
   int slots = 0;
   for (const RankResult& rr : step.ranks)
     for (const BlockLabel& l : rr.output.labels) slots += l.bad > 0 ? 1 : 0;
-  return (sch.messageRounds() == rounds ? "round " : "step ") + std::to_string(k + 1) + "/" + std::to_string(rounds) + " (" + step.name +
-         "): " + std::to_string(slots) + (slots == 1 ? " slot differs" : " slots differ") +
-         " from the reference";
+  const Text differ = slots == 1 ? say("1 slot differs from the reference")
+                                 : say("{0} slots differ from the reference", slots);
+  return sch.messageRounds() == rounds ? say("round {0}/{1} ({2}): {3}", k + 1, rounds, step.name, differ)
+                                       : say("step {0}/{1} ({2}): {3}", k + 1, rounds, step.name, differ);
 }
+
+// "the output after 6 rounds: 3 elements wrong"
+Text outputWrong(int rounds, int64_t wrong) {
+  return say("the output after {0} rounds: {1} elements wrong", rounds, wrong);
+}
+
 
 // Round k's working buffers (moved out of `work`) as a step to check.
 StepResult roundStep(const algo::Schedule& s, int k, std::vector<std::vector<std::byte>>& work) {
@@ -148,7 +155,7 @@ void keepEndsOf(StepResult& step, int64_t keep) {
 // Back to back the rounds are checked only at the end: when the output is
 // wrong, the rounds run again one at a time, checked each, to name the
 // first that went wrong (the same group, so the same fault, if any).
-std::string firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult& inputs,
+Text firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult& inputs,
                           const Pattern& pattern, const algo::Reference& ref, int64_t wrong) {
   const int rounds = int(sch.rounds.size());
   algo::ExpectedSlots expected(sch.spec, inputsAsDoubles(inputs));
@@ -161,52 +168,57 @@ std::string firstBadRound(RankGroup& group, const algo::Schedule& sch, const Ste
     algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
     if (!step.verify.verified) return roundProblem(sch, step, k);
   }
-  return "the output after " + std::to_string(rounds) + " rounds: " + std::to_string(wrong) +
-         " elements wrong";
+  return outputWrong(rounds, wrong);
 }
 
 }  // namespace
+
+// The COLLVIZ_FAULT of a request (its own, else the environment's).
+void Engine::noteFault(const Request& r, Said& notice) {
+  const char* env_fault = std::getenv("COLLVIZ_FAULT");
+  const std::string f = r.fault ? *r.fault : env_fault ? env_fault : "";
+  if (f.empty()) return;
+  const Text note = say("COLLVIZ_FAULT={0}: a fault injected on purpose, the result is wrong by design", f);
+  notice = notice.empty() ? note : joined({text_detail::arg(notice), note});
+}
 
 void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus& backend) {
   const BackendCaps& caps = backend.caps;
   snap.algo = r.algo;
   const OpSpec& s = snap.spec;
-  auto reject = [&](const std::string& why) {
-    snap.error = why;
+  auto reject = [&](Text why) {
+    snap.error = std::move(why);
     snap.rejected = true;
   };
   if (r.program != Program::single)
-    return reject("algo " + r.algo + " runs one op; all_reduce_decomposed is two ops of the "
-                  "backend (use algo native, or --op all_reduce --algo ring)");
+    return reject(
+        say("algo {0} runs one op; all_reduce_decomposed is two ops of the backend (use algo native, or --op all_reduce --algo ring)",
+            r.algo));
   auto built = algo::buildSchedule(r.algo, s);
-  if (!built) return reject(built.error().message);
+  if (!built) return reject(built.error().text);
   const algo::Schedule& sch = *built;
   std::size_t in_max = 0;
   for (int k = 0; k < s.ranks; ++k) in_max = std::max(in_max, inputBytes(s, k));
   const double need = double(in_max) + double(sch.workBytes());
   if (need > double(caps.max_rank_bytes))
-    return reject("algo " + r.algo + " needs " + std::to_string(uint64_t(need)) +
-                  " bytes per rank (input + working buffer), over the cap of " +
-                  std::to_string(caps.max_rank_bytes) + " bytes for backend " + caps.name);
+    return reject(say("algo {0} needs {1} bytes per rank (input + working buffer), over the cap of {2} bytes for backend {3}",
+                      r.algo, uint64_t(need), caps.max_rank_bytes, caps.name));
   const algo::Figures fig = algo::figuresFor(r.algo, s);
   snap.formula = {fig.text, fig.rounds, fig.bytes, fig.exact};
   const algo::Reference ref = algo::simulate(sch);
   if (Status st = algo::matchesOracle(sch, ref); !st) {
-    snap.error = "internal: the schedule does not compute the op: " + st.message();
+    snap.error = say("internal: the schedule does not compute the op: {0}", st.text());
     return;
   }
   if (Status st = ensureGroup(s.ranks, backend.kind, &snap.notice); !st) {
-    snap.error = st.message();
+    snap.error = st.text();
     return;
   }
   snap.backend = group_->info();
   // The fault goes with every rounds message (round_* act on the rounds,
   // the others on the native call the output is compared with).
   group_->setFault(r.fault);
-  const char* env_fault = std::getenv("COLLVIZ_FAULT");
-  if (const std::string f = r.fault ? *r.fault : env_fault ? env_fault : ""; !f.empty())
-    snap.notice += std::string(snap.notice.empty() ? "" : "; ") + "COLLVIZ_FAULT=" + f +
-                   ": a fault injected on purpose, the result is wrong by design";
+  noteFault(r, snap.notice);
   const Pattern pattern = choosePattern(s);
   setPhase(Progress::Phase::inputs);
   StepResult inputs;
@@ -220,9 +232,9 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   snap.bytes_received.assign(std::size_t(n), 0);
   std::vector<RoundsReply> replies;
   std::vector<std::vector<std::byte>> work;
-  auto failed = [&](const Status& st, const std::string& where) {
+  auto failed = [&](const Status& st, const Text& where) {
     if (!group_->healthy()) dropGroup();  // the next request starts a fresh group
-    snap.error = r.algo + " " + std::string(name(s.op)) + " " + where + ": " + st.message();
+    snap.error = say("{0} {1} {2}: {3}", r.algo, name(s.op), where, st.text());
   };
   auto count = [&] {
     double slowest = 0;
@@ -238,7 +250,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
     setPhase(Progress::Phase::op);
     if (Status st = group_->runRounds(sch, inputs, 0, rounds, reps, replies, &work); !st)
-      return failed(st, "rounds 1 to " + std::to_string(rounds));
+      return failed(st, say("rounds 1 to {0}", rounds));
     StepResult step = outputStep(sch, inputs, work);
     step.time_us = count();
     for (int k = 0; k < n; ++k) step.ranks[std::size_t(k)].op_us = replies[std::size_t(k)].op_us;
@@ -273,10 +285,10 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     }
     const int to = rounds ? k + 1 : 0;
     if (Status st = group_->runRounds(sch, inputs, k, to, RunOptions{}, replies, &work); !st)
-      return failed(st, rounds ? (sch.messageRounds() == rounds ? "round " : "step ") +
-                                     std::to_string(k + 1) + "/" + std::to_string(rounds) +
-                                     " (" + sch.rounds[std::size_t(k)].name() + ")"
-                               : "start");
+      return failed(st, !rounds ? say("start")
+                        : sch.messageRounds() == rounds
+                            ? say("round {0}/{1} ({2})", k + 1, rounds, sch.rounds[std::size_t(k)].name())
+                            : say("step {0}/{1} ({2})", k + 1, rounds, sch.rounds[std::size_t(k)].name()));
     const double slowest = count();
     if (!rounds) break;
     StepResult step = roundStep(sch, k, work);
@@ -318,18 +330,16 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   auto native = placed ? runStep(s, pattern, opProvenance(s), at, RunOptions{}, &native_bytes, false)
                        : Result<StepResult>(placed.error());
   if (!native) {
-    snap.error = "comparing with the native " + std::string(name(s.op)) + ": " +
-                 native.error().message;
+    snap.error = say("comparing with the native {0}: {1}", name(s.op), native.error().text);
     return;
   }
   snap.final_compared = true;
   snap.final_diffs = differingElements(s, final_step, native_bytes, snap.final_diff_places);
   if (snap.problem.empty() && r.verify && !final_step.verify.verified)
-    snap.problem = "the output after " + std::to_string(rounds) + " rounds: " +
-                   std::to_string(final_step.verify.wrong) + " elements wrong";
+    snap.problem = outputWrong(rounds, final_step.verify.wrong);
   if (snap.problem.empty() && snap.final_diffs)
-    snap.problem = "the output differs from the native " + std::string(name(s.op)) + " in " +
-                   std::to_string(snap.final_diffs) + " elements";
+    snap.problem = say("the output differs from the native {0} in {1} elements", name(s.op),
+                       snap.final_diffs);
   keepEndsOf(final_step, r.keep_values);
   snap.final_ranks = std::move(final_step.ranks);
   snap.verified = all_ok && snap.final_diffs == 0;

@@ -48,7 +48,7 @@ struct FetchedValues {
   DType dtype = DType::f32;
   int64_t first = 0;             // index of the first element in its buffer
   std::vector<std::byte> bytes;  // the elements from `first` (fewer at the buffer's end)
-  std::string why;               // stale or unavailable: one line for a viewer
+  Said why;                      // stale or unavailable: one line for a viewer
   std::size_t count() const { return bytes.size() / dtypeSize(dtype); }
   double value(std::size_t k) const;  // element first + k as a double
 };

@@ -40,12 +40,12 @@ std::string gib(double bytes) {
 std::optional<MemoryLimit> memoryLimit() {
   std::optional<MemoryLimit> best;
   if (auto avail = kbField("/proc/meminfo", "MemAvailable"))
-    best = MemoryLimit{*avail, "available host memory (MemAvailable)"};
+    best = MemoryLimit{*avail, say("available host memory (MemAvailable)")};
   rlimit as{};
   if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
     const std::size_t used = kbField("/proc/self/status", "VmSize").value_or(0);
     const std::size_t left = as.rlim_cur > used ? as.rlim_cur - used : 0;
-    if (!best || left < best->bytes) best = MemoryLimit{left, "the address space left under ulimit -v"};
+    if (!best || left < best->bytes) best = MemoryLimit{left, say("the address space left under ulimit -v")};
   }
   return best;
 }
@@ -85,12 +85,14 @@ long long largestFitting(long long elems, double room, Need need) {
   return lo;
 }
 
-Status refuse(const OpSpec& s, double need, const MemoryLimit& limit, long long fits,
-              const std::string& what) {
-  return Error{"elems = " + std::to_string(s.elems) + " needs about " + gib(need) + " of memory (" +
-               what + ") but " + limit.what + " is " + gib(double(limit.bytes)) + "; " +
-               (fits >= 1 ? "the largest that fits is --elems " + std::to_string(fits)
-                          : "not even --elems 1 fits")};
+// "the largest that fits is --elems N" or `none`.
+Text largestFits(long long fits, Text none) {
+  return fits >= 1 ? say("the largest that fits is --elems {0}", fits) : none;
+}
+
+Status refuse(const OpSpec& s, double need, const MemoryLimit& limit, long long fits, const Text& what) {
+  return Error{say("elems = {0} needs about {1} of memory ({2}) but {3} is {4}; {5}", s.elems, gib(need), what,
+                   limit.what, gib(double(limit.bytes)), largestFits(fits, say("not even --elems 1 fits")))};
 }
 
 }  // namespace
@@ -107,8 +109,8 @@ Status checkRunMemory(const OpSpec& s, int steps, bool json, bool keep_all) {
   const double per_elem = runMemoryBytes(one, steps, json, keep_all);
   const long long fits = static_cast<long long>(std::floor(room / per_elem));
   return refuse(s, need, *limit, fits,
-                std::string("inputs, outputs, shared memory and checks") +
-                    (json ? ", and the JSON report" : ""));
+                json ? say("inputs, outputs, shared memory and checks, and the JSON report")
+                     : say("inputs, outputs, shared memory and checks"));
 }
 
 double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all) {
@@ -142,7 +144,7 @@ Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep
     return roundsMemoryBytes(t, slots, every_round, keep_all);
   });
   return refuse(s, need, *limit, fits,
-                "inputs, working buffers of every round, shared memory and checks");
+                say("inputs, working buffers of every round, shared memory and checks"));
 }
 
 double gpuRankBytes(const std::vector<OpSpec>& steps, int rank, int work_blocks) {
@@ -193,15 +195,12 @@ Status checkGpuMemory(const std::vector<OpSpec>& steps, int work_blocks,
   if (!tightest || steps[0].elems <= tight_fits) return {};
   const GpuMemory& g = *tightest;
   const std::string gpu = "GPU " + std::to_string(g.gpu) + (g.name.empty() ? "" : " (" + g.name + ")");
-  const std::string buffers =
-      work_blocks > 0 ? "input, output and working buffers" : "input and output buffers";
-  return Error{"elems = " + std::to_string(steps[0].elems) + " needs about " + gib(tight_need) +
-               " on " + gpu + " (" + std::to_string(tight_ranks) + " rank(s) on it: their " +
-               buffers + ", and about " + gib(double(kGpuRankOverheadBytes)) +
-               " each for a CUDA context and NCCL) but it has " + gib(double(*g.free)) +
-               " free of " + gib(double(g.total)) + "; " +
-               (tight_fits >= 1 ? "the largest that fits is --elems " + std::to_string(tight_fits)
-                                : "not even --elems 1 fits (use fewer ranks per GPU)")};
+  const Text buffers =
+      work_blocks > 0 ? say("input, output and working buffers") : say("input and output buffers");
+  return Error{say("elems = {0} needs about {1} on {2} ({3} rank(s) on it: their {4}, and about {5} each for a CUDA context and NCCL) but it has {6} free of {7}; {8}",
+                   steps[0].elems, gib(tight_need), gpu, tight_ranks, buffers,
+                   gib(double(kGpuRankOverheadBytes)), gib(double(*g.free)), gib(double(g.total)),
+                   largestFits(tight_fits, say("not even --elems 1 fits (use fewer ranks per GPU)")))};
 }
 
 Status checkNcclMemory(const std::vector<OpSpec>& steps, int work_blocks,

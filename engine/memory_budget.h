@@ -19,7 +19,7 @@ namespace collviz {
 
 struct MemoryLimit {
   std::size_t bytes = 0;
-  std::string what;  // "available host memory (MemAvailable)", "ulimit -v"
+  Said what;  // "available host memory (MemAvailable)", "ulimit -v"
 };
 
 // The tighter of the host's available memory and the address space left

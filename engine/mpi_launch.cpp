@@ -18,7 +18,7 @@ namespace {
 Result<sockaddr_un> abstractAddress(const std::string& name, socklen_t* len) {
   sockaddr_un a{};
   a.sun_family = AF_UNIX;
-  if (name.size() + 1 > sizeof a.sun_path) return Error{"socket name too long: " + name};
+  if (name.size() + 1 > sizeof a.sun_path) return Error{say("socket name too long: {0}", name)};
   a.sun_path[0] = '\0';
   std::memcpy(a.sun_path + 1, name.data(), name.size());
   *len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
@@ -42,7 +42,7 @@ bool executable(const std::string& p) {
 Result<std::string> findMpirun() {
   if (const char* set = std::getenv("COLLVIZ_MPIRUN"); set && *set) {
     if (executable(set)) return std::string(set);
-    return Error{"COLLVIZ_MPIRUN=" + std::string(set) + " is not an executable file"};
+    return Error{say("COLLVIZ_MPIRUN={0} is not an executable file", set)};
   }
   const char* path = std::getenv("PATH");
   std::string rest = path ? path : "/usr/bin:/bin";
@@ -53,8 +53,7 @@ Result<std::string> findMpirun() {
     if (executable(cand)) return cand;
     at = colon + 1;
   }
-  return Error{"mpirun not found on PATH (install Open MPI: apt-get install openmpi-bin "
-               "libopenmpi-dev)"};
+  return Error{say("mpirun not found on PATH (install Open MPI: {0})", "apt-get install openmpi-bin libopenmpi-dev")};
 }
 
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
@@ -88,26 +87,25 @@ MpiListener::~MpiListener() {
 Result<MpiListener> MpiListener::open() {
   MpiListener l;
   l.fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (l.fd_ < 0) return Error{std::string("socket: ") + std::strerror(errno)};
+  if (l.fd_ < 0) return Error{say("{0}: {1}", "socket", std::strerror(errno))};
   l.name_ = randomName();
   socklen_t len = 0;
   auto addr = abstractAddress(l.name_, &len);
   if (!addr) return addr.error();
   if (::bind(l.fd_, reinterpret_cast<const sockaddr*>(&*addr), len) != 0)
-    return Error{std::string("bind of the MPI ranks' socket: ") + std::strerror(errno)};
-  if (::listen(l.fd_, 64) != 0) return Error{std::string("listen: ") + std::strerror(errno)};
+    return Error{say("bind of the MPI ranks' socket: {0}", std::strerror(errno))};
+  if (::listen(l.fd_, 64) != 0) return Error{say("{0}: {1}", "listen", std::strerror(errno))};
   return l;
 }
 
 Result<Channel> MpiListener::accept() {
   const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) return Error{std::string("accept: ") + std::strerror(errno)};
+  if (fd < 0) return Error{say("{0}: {1}", "accept", std::strerror(errno))};
   Channel ch(fd);
   ucred cred{};
   socklen_t len = sizeof cred;
   if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::getuid())
-    return Error{"refused a connection from uid " + std::to_string(cred.uid) + " (pid " +
-                 std::to_string(cred.pid) + ")"};
+    return Error{say("refused a connection from uid {0} (pid {1})", cred.uid, cred.pid)};
   return ch;
 }
 
@@ -158,13 +156,13 @@ std::optional<MpiDeath> parseMpiDeath(const std::string& log) {
 
 Result<Channel> connectBack(const std::string& name) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Error{std::string("socket: ") + std::strerror(errno)};
+  if (fd < 0) return Error{say("{0}: {1}", "socket", std::strerror(errno))};
   Channel ch(fd);
   socklen_t len = 0;
   auto addr = abstractAddress(name, &len);
   if (!addr) return addr.error();
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&*addr), len) != 0)
-    return Error{"connecting to collviz's socket @" + name + ": " + std::strerror(errno)};
+    return Error{say("connecting to collviz's socket @{0}: {1}", name, std::strerror(errno))};
   return ch;
 }
 

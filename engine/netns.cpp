@@ -68,16 +68,16 @@ PrivateNetwork& PrivateNetwork::operator=(PrivateNetwork&& o) noexcept {
 
 Result<PrivateNetwork> PrivateNetwork::create() {
   if (const char* off = std::getenv("COLLVIZ_NO_NETNS"); off && *off)
-    return Error{"turned off by COLLVIZ_NO_NETNS"};
+    return Error{say("turned off by COLLVIZ_NO_NETNS")};
   const bool user = ::geteuid() != 0;
   const std::string uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1";
   const std::string gid_map = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1";
   int status_pipe[2], hold_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
   if (::pipe2(hold_pipe, O_CLOEXEC) != 0) {
     ::close(status_pipe[0]);
     ::close(status_pipe[1]);
-    return Error{std::string("pipe: ") + std::strerror(errno)};
+    return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
   }
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -96,18 +96,18 @@ Result<PrivateNetwork> PrivateNetwork::create() {
   const bool got = pid > 0 && ::read(status_pipe[0], report, sizeof report) == ssize_t(sizeof report);
   ::close(status_pipe[0]);
   PrivateNetwork net;
-  std::string why;
+  Text why;
   if (!got) {
-    why = pid < 0 ? std::string("fork: ") + std::strerror(errno) : "the namespace helper died";
+    why = pid < 0 ? say("{0}: {1}", "fork", std::strerror(errno)) : say("the namespace helper died");
   } else if (report[0] != 0) {
-    const char* step[] = {"", "unshare", "writing the uid/gid map", "bringing lo up"};
-    why = std::string(step[report[0] < 4 ? report[0] : 0]) + ": " + std::strerror(report[1]);
+    const Text step[] = {lit(""), lit("unshare"), say("writing the uid/gid map"), say("bringing lo up")};
+    why = say("{0}: {1}", step[report[0] < 4 ? report[0] : 0], std::strerror(report[1]));
   } else {
     const std::string base = "/proc/" + std::to_string(pid) + "/ns/";
     if (user) net.user_fd_ = ::open((base + "user").c_str(), O_RDONLY | O_CLOEXEC);
     net.net_fd_ = ::open((base + "net").c_str(), O_RDONLY | O_CLOEXEC);
     if (net.net_fd_ < 0 || (user && net.user_fd_ < 0))
-      why = std::string("opening the namespace: ") + std::strerror(errno);
+      why = say("opening the namespace: {0}", std::strerror(errno));
   }
   ::close(hold_pipe[1]);  // the helper exits; the namespaces live on in our descriptors
   if (pid > 0)
@@ -121,8 +121,8 @@ bool PrivateNetwork::enter() const {
   return net_fd_ < 0 || ::setns(net_fd_, CLONE_NEWNET) == 0;
 }
 
-std::string PrivateNetwork::kind() const {
-  return user_fd_ >= 0 ? "a user and network namespace" : "a network namespace";
+Text PrivateNetwork::kind() const {
+  return user_fd_ >= 0 ? say("a user and network namespace") : say("a network namespace");
 }
 
 const Isolation& isolation() {
@@ -132,10 +132,10 @@ const Isolation& isolation() {
     auto net = PrivateNetwork::create();
     iso.available = bool(net);
     if (net)
-      iso.how = "Gloo ranks share a private loopback in " + net->kind() +
-                " of their own: no other local process can reach their ports";
+      iso.how = say("Gloo ranks share a private loopback in {0} of their own: no other local process can reach their ports",
+                    net->kind());
     else
-      iso.why_not = net.error().message;
+      iso.why_not = net.error().text;
   });
   return iso;
 }

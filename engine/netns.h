@@ -30,7 +30,7 @@ class PrivateNetwork {
   bool enter() const;
   bool active() const { return net_fd_ >= 0; }
   // "a network namespace" or "a user and network namespace"
-  std::string kind() const;
+  Text kind() const;
 
  private:
   int user_fd_ = -1, net_fd_ = -1;
@@ -39,8 +39,8 @@ class PrivateNetwork {
 // Whether runs here get a private network, and why not (probed once).
 struct Isolation {
   bool available = false;
-  std::string how;     // what isolates the ranks
-  std::string why_not; // the system's refusal
+  Said how;            // what isolates the ranks
+  Said why_not;        // the system's refusal
 };
 const Isolation& isolation();
 

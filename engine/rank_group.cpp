@@ -74,7 +74,7 @@ Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
   g->workers_.resize(cfg.ranks);
   if (cfg.isolate) {
     if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
-    else g->exposed_why_ = net.error().message;
+    else g->exposed_why_ = net.error().text;
   }
   if (cfg.backend == BackendKind::mpi) {
     if (Status st = g->launchMpi(); !st) return st.error();
@@ -132,7 +132,7 @@ Status RankGroup::spawn(int rank) {
   const PrivateNetwork& net = net_;
 
   const pid_t pid = ::fork();
-  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid < 0) return Error{say("{0}: {1}", "fork", std::strerror(errno))};
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (net.active() && !net.enter()) ::_exit(126);
@@ -160,29 +160,28 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
     for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
     if (cfg_.cancel && cfg_.cancel->load()) {
       healthy_ = false;
-      return Error{"cancelled"};
+      return Error{say("cancelled")};
     }
     const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
     if (pr < 0 && errno == EINTR) continue;
     if (pr == 0 && Clock::now() < deadline) continue;
     if (pr <= 0) {
       healthy_ = false;
-      std::string blame = whoBlocksJoining(ready, hello);
+      Text blame = whoBlocksJoining(ready, hello);
       if (blame.empty()) {
         std::vector<int> waiting;
         for (int r = 0; r < n; ++r)
           if (!ready[r]) waiting.push_back(r);
-        blame = "rank(s) " + rankList(waiting) + " did not join";
+        blame = say("rank(s) {0} did not join", rankList(waiting));
       }
-      return Error{"starting " + std::string(name(cfg_.backend)) + ": " + blame + " within " +
-                   std::to_string(joinTimeout().count()) + " ms"};
+      return Error{say("starting {0}: {1} within {2} ms", name(cfg_.backend), blame, joinTimeout().count())};
     }
     for (int r = 0; r < n; ++r) {
       if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       auto m = workers_[r].ch.recv(std::chrono::milliseconds(0));
       if (!m) {
         healthy_ = false;
-        return Error{"starting " + std::string(name(cfg_.backend)) + ": " + describeExit(r)};
+        return Error{say("starting {0}: {1}", name(cfg_.backend), describeExit(r))};
       }
       const json j = json::parse(m->body, nullptr, false);
       const std::string type = j.is_discarded() ? "" : j.value("type", "");
@@ -215,7 +214,7 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
         healthy_ = false;
         // A peer that never started makes the others fail waiting for it:
         // name it first.
-        const std::string blame = whoBlocksJoining(ready, hello);
+        const Text blame = whoBlocksJoining(ready, hello);
         const Error e = protocol::errorFrom(m->body);
         return blame.empty() ? Error{say("starting {0}: rank {1}: {2}", name(cfg_.backend), r, e.text)}
                              : Error{say("starting {0}: {1}; rank {2}: {3}", name(cfg_.backend), blame, r, e.text)};
@@ -224,25 +223,25 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
   }
   store_.clear();
   if (exposed())
-    info_.transport += "; NOT isolated: other local users can reach these ports (no private "
-                       "network namespace: " + exposed_why_ + ")";
+    info_.transport = say("{0}; NOT isolated: other local users can reach these ports (no private network namespace: {1})",
+                          info_.transport, exposed_why_);
   return {};
 }
 
 // The ranks to blame for a start-up that did not finish: those that never
 // said hello (their process did not start), else those stopped; empty when
 // every rank started and runs (then the peers' own reports say more).
-std::string RankGroup::whoBlocksJoining(const std::vector<bool>& ready,
-                                        const std::vector<bool>& hello) {
+Text RankGroup::whoBlocksJoining(const std::vector<bool>& ready,
+                                 const std::vector<bool>& hello) {
   std::vector<int> silent, stopped;
   ProgressWatch watch(pids());
   for (int r = 0; r < cfg_.ranks; ++r) {
     if (!hello[r]) silent.push_back(r);
     else if (!ready[r] && watch.stopped(r)) stopped.push_back(r);
   }
-  if (!silent.empty()) return "rank(s) " + rankList(silent) + " never said hello";
-  if (!stopped.empty()) return "rank(s) " + rankList(stopped) + " stopped before joining";
-  return "";
+  if (!silent.empty()) return say("rank(s) {0} never said hello", rankList(silent));
+  if (!stopped.empty()) return say("rank(s) {0} stopped before joining", rankList(stopped));
+  return {};
 }
 
 Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
@@ -258,13 +257,12 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   if (!reply) {
     healthy_ = false;
     const bool stopped = ProgressWatch({w.pid}).stopped(0);
-    return Error{reply.error().message == "timeout" ? "rank " + std::to_string(rank) +
-                                                          " did not map its shared memory" +
-                                                          (stopped ? " (process stopped)" : "")
-                                                    : describeExit(rank)};
+    return Error{reply.error().message != "timeout" ? describeExit(rank)
+                 : stopped ? say("rank {0} did not map its shared memory (process stopped)", rank)
+                           : say("rank {0} did not map its shared memory", rank)};
   }
   if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")
-    return Error{"rank " + std::to_string(rank) + ": " + reply->body};
+    return Error{say("rank {0}: {1}", rank, reply->body)};
   w.shm = std::move(*shm);
   inputs_held_.reset();
   return {};
@@ -283,12 +281,12 @@ std::byte* RankGroup::memory(int r) const {
 Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& opts) {
   const OpSpec& s = step.spec;
   const int n = cfg_.ranks;
-  if (s.ranks != n) return Error{"internal: spec ranks differ from the group"};
+  if (s.ranks != n) return Error{say("internal: spec ranks differ from the group")};
   step.ranks.resize(n);
   for (int r = 0; r < n; ++r) {
     const std::size_t need = std::max(at.in[r] + inputBytes(s, r), at.out[r] + outputBytes(s, r));
     if (!workers_[r].shm.data() || workers_[r].shm.size() < need)
-      return Error{"internal: rank " + std::to_string(r) + "'s shared memory is not reserved"};
+      return Error{say("internal: rank {0}'s shared memory is not reserved", r)};
   }
   // Bytes left from an earlier run must never pass as this run's result
   // (ranks on threads of their own: at real sizes this is memory-bound).
@@ -317,7 +315,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
     m["out_offset"] = at.out[r];
     if (!workers_[r].ch.send(m.dump())) {
       healthy_ = false;
-      return Error{std::string(name(s.op)) + ": " + describeExit(r)};
+      return Error{say("{0}: {1}", name(s.op), describeExit(r))};
     }
   }
   if (Status st = awaitRanks(step, opts); !st) return st;
@@ -333,10 +331,9 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
   return {};
 }
 
-std::string RankGroup::describeExit(int rank) {
+Text RankGroup::describeExit(int rank) {
   Worker& w = workers_[rank];
-  std::string who = "rank " + std::to_string(rank) + " (pid " + std::to_string(w.pid) + ")";
-  if (w.pid <= 0) return who + " is not running";
+  if (w.pid <= 0) return say("rank {0} (pid {1}) is not running", rank, w.pid);
   if (!w.child) return describeMpiExit(rank);  // an MPI rank: mpirun's child
   int status = 0;
   pid_t got = 0;
@@ -344,13 +341,14 @@ std::string RankGroup::describeExit(int rank) {
     got = ::waitpid(w.pid, &status, WNOHANG);
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  if (got != w.pid) return who + " closed its channel";
+  if (got != w.pid) return say("rank {0} (pid {1}) closed its channel", rank, w.pid);
+  const pid_t pid = w.pid;
   forgetChild(w.pid);
   w.pid = -1;
   if (WIFSIGNALED(status))
-    return who + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return who + " exited with code " + std::to_string(WEXITSTATUS(status));
+    return say("rank {0} (pid {1}) was killed by signal {2} ({3})", rank, pid, WTERMSIG(status),
+               strsignal(WTERMSIG(status)));
+  return say("rank {0} (pid {1}) exited with code {2}", rank, pid, WEXITSTATUS(status));
 }
 
 void RankGroup::stop() {

@@ -111,17 +111,17 @@ class RankGroup {
   // MPI: start mpirun and accept every rank's connection (rank_group_mpi.cpp).
   Status launchMpi();
   void stopMpi();
-  std::string describeMpiExit(int rank);
+  Text describeMpiExit(int rank);
   Status rendezvous(std::vector<bool> hello);
   // Wait for every rank's answer to a run (rank_wait.cpp).
   Status awaitRanks(StepResult& step, const RunOptions& opts);
-  std::string whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
+  Text whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
   Status ensureMemory(int rank, std::size_t bytes);
-  std::string describeExit(int rank);
+  Text describeExit(int rank);
   // Wait for one reply per rank (done or error), judging silence by
   // progress (rank_wait.cpp): `per_op` is one repetition's scaled deadline.
   // Names crashed, stopped, hung and slow ranks. Bodies of the "done" replies.
-  Status awaitReplies(const std::string& what, std::chrono::milliseconds per_op, int reps,
+  Status awaitReplies(const Text& what, std::chrono::milliseconds per_op, int reps,
                       std::vector<std::string>& done);
   void stop();
 
@@ -146,7 +146,7 @@ class RankGroup {
   pid_t mpirun_ = -1;  // the MPI group's launcher, our child
   int mpirun_status_ = 0;  // its wait status once reaped
   MpiLog mpi_log_;     // what mpirun printed
-  std::string exposed_why_;  // why there is no private network
+  Text exposed_why_;  // why there is no private network
 };
 
 }  // namespace collviz

@@ -33,11 +33,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string exitText(int status) {
+Text exitText(int status) {
   if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "exited with code " + std::to_string(WEXITSTATUS(status));
+    return say("was killed by signal {0} ({1})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return say("exited with code {0}", WEXITSTATUS(status));
 }
 
 // Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
@@ -55,9 +54,9 @@ std::pair<pid_t, char> parentAndState(pid_t pid) {
 Status RankGroup::launchMpi() {
   const int n = cfg_.ranks;
   auto mpirun = findMpirun();
-  if (!mpirun) return Error{"starting mpi: " + mpirun.error().message};
+  if (!mpirun) return Error{say("starting mpi: {0}", mpirun.error().text)};
   auto listener = MpiListener::open();
-  if (!listener) return Error{"starting mpi: " + listener.error().message};
+  if (!listener) return Error{say("starting mpi: {0}", listener.error().text)};
   const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect",
                                            listener->name(), "--size", std::to_string(n),
                                            "--timeout-ms", std::to_string(initTimeout().count())};
@@ -78,13 +77,13 @@ Status RankGroup::launchMpi() {
   envp.push_back(nullptr);
   const std::string path = *mpirun;
   int log[2];
-  if (::pipe2(log, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
+  if (::pipe2(log, O_CLOEXEC) != 0) return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
 
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log[0]);
     ::close(log[1]);
-    return Error{std::string("fork: ") + std::strerror(errno)};
+    return Error{say("{0}: {1}", "fork", std::strerror(errno))};
   }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -109,7 +108,7 @@ Status RankGroup::launchMpi() {
   while (left > 0) {
     if (cfg_.cancel && cfg_.cancel->load()) {
       healthy_ = false;
-      return Error{"cancelled"};
+      return Error{say("cancelled")};
     }
     int status = 0;
     if (::waitpid(mpirun_, &status, WNOHANG) == mpirun_) {
@@ -120,16 +119,16 @@ Status RankGroup::launchMpi() {
       std::vector<int> missing;
       for (int r = 0; r < n; ++r)
         if (!joined[r]) missing.push_back(r);
-      return Error{"starting mpi: mpirun " + exitText(status) + " before rank(s) " +
-                   rankList(missing) + " connected (Open MPI's message is on stderr)"};
+      return Error{say("starting mpi: mpirun {0} before rank(s) {1} connected (Open MPI's message is on stderr)",
+                       exitText(status), rankList(missing))};
     }
     if (Clock::now() >= deadline) {
       healthy_ = false;
       std::vector<int> missing;
       for (int r = 0; r < n; ++r)
         if (!joined[r]) missing.push_back(r);
-      return Error{"starting mpi: rank(s) " + rankList(missing) + " never said hello within " +
-                   std::to_string(joinTimeout().count()) + " ms"};
+      return Error{say("starting mpi: rank(s) {0} never said hello within {1} ms", rankList(missing),
+                       joinTimeout().count())};
     }
     pollfd p{listener->fd(), POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
@@ -195,7 +194,7 @@ void RankGroup::stopMpi() {
 // A rank's channel closed: Open MPI ends the whole job when a rank dies, so
 // every channel closes within moments and the one seen first need not be
 // the one that died; mpirun's own notice says which did, and how.
-std::string RankGroup::describeMpiExit(int rank) {
+Text RankGroup::describeMpiExit(int rank) {
   healthy_ = false;
   if (mpirun_ > 0) {
     const auto until = Clock::now() + std::chrono::milliseconds(1500);
@@ -208,7 +207,7 @@ std::string RankGroup::describeMpiExit(int rank) {
       mpi_log_.stop();  // mpirun is gone: the pipe ends, the whole log is in
     }
   }
-  const std::string ended = "Open MPI ended the job; the next request starts a new one";
+  const Text ended = say("Open MPI ended the job; the next request starts a new one");
   if (auto death = parseMpiDeath(mpi_log_.tail())) {
     std::string how;
     for (char c : death->how)  // mpirun wraps its lines
@@ -218,13 +217,13 @@ std::string RankGroup::describeMpiExit(int rank) {
     pid_t pid = death->pid;
     if (death->rank >= 0 && death->rank < cfg_.ranks && workers_[death->rank].pid > 0)
       pid = workers_[death->rank].pid;
-    return "rank " + std::to_string(death->rank) + " (pid " + std::to_string(pid) + ") " + how +
-           "; " + ended;
+    return say("rank {0} (pid {1}) {2}; {3}", death->rank, pid, how, ended);  // `how`: Open MPI's words
   }
   const Worker& w = workers_[rank];
-  return "rank " + std::to_string(rank) + " (pid " + std::to_string(w.pid) +
-         ") ended: its channel closed" +
-         (mpirun_ < 0 ? " and mpirun " + exitText(mpirun_status_) : std::string()) + "; " + ended;
+  if (mpirun_ < 0)
+    return say("rank {0} (pid {1}) ended: its channel closed and mpirun {2}; {3}", rank, w.pid,
+               exitText(mpirun_status_), ended);
+  return say("rank {0} (pid {1}) ended: its channel closed; {2}", rank, w.pid, ended);
 }
 
 }  // namespace collviz

@@ -19,14 +19,14 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
                             std::vector<std::vector<std::byte>>* work) {
   const OpSpec& sp = s.spec;
   const int n = cfg_.ranks;
-  if (sp.ranks != n) return Error{"internal: spec ranks differ from the group"};
-  const std::string what = s.algo + " " + std::string(name(sp.op));
+  if (sp.ranks != n) return Error{say("internal: spec ranks differ from the group")};
+  const Text what = lit(s.algo + " " + std::string(name(sp.op)));  // names: the same in every language
   std::vector<std::size_t> work_off(std::size_t(n), 0);
   for (int r = 0; r < n; ++r) {
     const std::size_t in = inputBytes(sp, r);
     work_off[std::size_t(r)] = alignToPage(in);
     if (Status st = ensureMemory(r, work_off[std::size_t(r)] + alignToPage(s.workBytes())); !st)
-      return Error{what + ": " + st.message()};
+      return Error{say("{0}: {1}", what, st.text())};
     if (from == 0 && in)
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
@@ -57,7 +57,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
     m["work_offset"] = work_off[std::size_t(r)];
     if (!workers_[std::size_t(r)].ch.send(m.dump())) {
       healthy_ = false;
-      return Error{what + ": " + describeExit(r)};
+      return Error{say("{0}: {1}", what, describeExit(r))};
     }
   }
   std::vector<std::string> done;

@@ -33,7 +33,7 @@ long long msSince(Clock::time_point t0) {
 
 }  // namespace
 
-Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int reps,
+Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
                                std::vector<std::string>& done) {
   const int n = cfg_.ranks;
   const milliseconds window = cfg_.deadline;
@@ -65,7 +65,7 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
   while (left > 0) {
     if (cfg_.cancel && cfg_.cancel->load()) {
       healthy_ = false;
-      return Error{what + ": cancelled"};
+      return Error{say("{0}: {1}", what, say("cancelled"))};
     }
     std::vector<pollfd> pfds(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r)
@@ -102,7 +102,7 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
       --left;
       if (!m) {
         healthy_ = false;
-        return Error{what + ": " + describeExit(r)};
+        return Error{say("{0}: {1}", what, describeExit(r))};
       }
       const json j = json::parse(m->body, nullptr, false);
       if (!j.is_discarded() && j.value("type", "") == "done") {
@@ -121,7 +121,7 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
   }
   if (why == Why::none && first_error < 0) return {};
   healthy_ = false;  // a failed or abandoned collective can leave peers mid-protocol
-  std::string silence;
+  Text silence;
   if (std::vector<int> quiet = silent(); !quiet.empty()) {
     std::vector<int> stopped;
     for (int r : quiet)
@@ -130,36 +130,38 @@ Status RankGroup::awaitReplies(const std::string& what, milliseconds per_op, int
     // MPI: the idle ones among the silent (the others poll, waiting on them).
     if (polling && stopped.empty() && why == Why::hung) stopped = idle(quiet);
     if (why == Why::slow) {
-      silence = "rank(s) " + rankList(quiet) + " still working after " + std::to_string(msSince(t0)) +
-                " ms (slow, not hung: " + std::to_string(per_op.count()) + " ms allowed per op); " +
-                "allow more with --deadline-ms " +
-                std::to_string(suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
+      silence = say("rank(s) {0} still working after {1} ms (slow, not hung: {2} ms allowed per op); allow more with --deadline-ms {3}",
+                    rankList(quiet), msSince(t0), per_op.count(),
+                    suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
     } else {
       const std::vector<int>& named = stopped.empty() ? quiet : stopped;
-      silence = "rank(s) " + rankList(named) + " did not finish: no progress for " +
-                std::to_string(window.count()) + " ms (hung" +
-                (stopped.empty() ? "" : std::any_of(stopped.begin(), stopped.end(),
-                                                     [&](int r) { return watch.stopped(r); })
-                                             ? ", process stopped"
-                                             : ", no CPU time while its peers waited") +
-                ")";
+      const bool any_stopped =
+          std::any_of(stopped.begin(), stopped.end(), [&](int r) { return watch.stopped(r); });
+      silence = stopped.empty()
+                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung)", rankList(named), window.count())
+                : any_stopped
+                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung, process stopped)",
+                          rankList(named), window.count())
+                    : say("rank(s) {0} did not finish: no progress for {1} ms (hung, no CPU time while its peers waited)",
+                          rankList(named), window.count());
     }
   }
-  const std::string restart = "the group will be restarted";
+  const Text restart = say("the group will be restarted");
   // An error a rank returned comes first; so it does when the deadline and
   // that error arrive together and no rank is left silent.
   if (first_error >= 0 && (why == Why::error || silence.empty()))
     return silence.empty() ? errors[std::size_t(first_error)]
                            : Error{say("{0}; {1}", errors[std::size_t(first_error)].text, silence)};
-  if (silence.empty()) return Error{what + ": " + restart};
-  return Error{what + ": " + silence + "; " + restart +
-               (first_error < 0 ? "" : "; first error: " + errors[std::size_t(first_error)].message)};
+  if (silence.empty()) return Error{say("{0}: {1}", what, restart)};
+  if (first_error < 0) return Error{say("{0}: {1}; {2}", what, silence, restart)};
+  return Error{say("{0}: {1}; {2}; first error: {3}", what, silence, restart,
+                   errors[std::size_t(first_error)].text)};
 }
 
 Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
   const OpSpec& s = step.spec;
   std::vector<std::string> done;
-  if (Status st = awaitReplies(std::string(name(s.op)), opDeadline(s, cfg_.deadline),
+  if (Status st = awaitReplies(lit(std::string(name(s.op))), opDeadline(s, cfg_.deadline),
                                opts.warmup + opts.iters, done);
       !st)
     return st;

@@ -38,12 +38,11 @@ void SharedMemory::reset() {
 Result<SharedMemory> SharedMemory::create(std::size_t bytes, const char* name) {
   if (bytes == 0) bytes = 1;
   int fd = ::memfd_create(name, MFD_CLOEXEC);
-  if (fd < 0) return Error{std::string("memfd_create: ") + std::strerror(errno)};
+  if (fd < 0) return Error{say("{0}: {1}", "memfd_create", std::strerror(errno))};
   if (::ftruncate(fd, off_t(bytes)) != 0) {
     const int err = errno;
     ::close(fd);
-    return Error{"shared memory of " + std::to_string(bytes) +
-                 " bytes: ftruncate: " + std::strerror(err)};
+    return Error{say("shared memory of {0} bytes: {1}: {2}", bytes, "ftruncate", std::strerror(err))};
   }
   return attach(fd, bytes);
 }
@@ -54,8 +53,7 @@ Result<SharedMemory> SharedMemory::attach(int fd, std::size_t bytes) {
   if (p == MAP_FAILED) {
     const int err = errno;
     ::close(fd);
-    return Error{"shared memory of " + std::to_string(bytes) +
-                 " bytes: mmap: " + std::strerror(err)};
+    return Error{say("shared memory of {0} bytes: {1}: {2}", bytes, "mmap", std::strerror(err))};
   }
   SharedMemory m;
   m.data_ = static_cast<char*>(p);

@@ -1,8 +1,14 @@
 // Faults: a killed worker and a hung (SIGSTOPped) worker are reported with
 // their rank and the op; the group is torn down (no orphans, no memfds)
-// and the next op works.
+// and the next op works. The hung rank's error reads in Chinese too.
 #include <gmock/gmock.h>
 #include <sys/wait.h>
+
+#include <regex>
+
+#ifdef COLLVIZ_LANG
+#include "app/lang/lang.h"
+#endif
 
 #include "tests/engine_test_support.h"
 
@@ -20,6 +26,28 @@ void waitZombie(pid_t pid) {  // a killed child stays a zombie until the engine 
 void waitStopped(pid_t pid) {
   for (int i = 0; i < 400 && procState(pid) != 'T'; ++i) std::this_thread::sleep_for(5ms);
 }
+
+#ifdef COLLVIZ_LANG
+// `said` in Chinese: the words given, and no Latin word but the kept names
+// (an op, rank, ms): none of the engine's English is left. A rank's own
+// error quoted after "first error" ends with the library's words (Gloo's
+// exception text, which stays as it is), so the check stops there.
+void expectChinese(const Said& said, const std::vector<std::string>& words) {
+  setLanguage(Lang::zh);
+  const std::string zh = render(said);
+  setLanguage(Lang::en);
+  EXPECT_EQ(render(said), std::string(said)) << "the English must stay the message's";
+  for (const std::string& w : words) EXPECT_THAT(zh, HasSubstr(w));
+  const std::string ours = zh.substr(0, zh.find("第一个错误"));
+  static const std::regex kWord("[A-Za-z][A-Za-z_]*");
+  for (auto it = std::sregex_iterator(ours.begin(), ours.end(), kWord); it != std::sregex_iterator(); ++it) {
+    const std::string w = it->str();
+    EXPECT_TRUE(w == "rank" || w == "ms" || w == "all_reduce") << "English \"" << w << "\" in: " << zh;
+  }
+}
+#else
+void expectChinese(const Said&, const std::vector<std::string>&) {}  // built without app/lang
+#endif
 
 class Faults : public ::testing::Test {
  protected:
@@ -110,6 +138,7 @@ TEST_F(Faults, HungWorkerIsNamedWithinTheDeadline) {
     // is judged by its progress: no progress for the deadline is a hang.
     EXPECT_THAT(snap->error, AllOf(HasSubstr("all_reduce"), HasSubstr("rank(s) 1 did not"),
                                    HasSubstr("1500 ms"), HasSubstr("hung")));
+    expectChinese(snap->error, {"挂起", "rank 1 没有完成", "1500 ms"});
     EXPECT_TRUE(snap->steps.empty());
     EXPECT_GE(took, 1400ms);
     EXPECT_LE(took, 1500ms + 3s) << "hang reported too late";

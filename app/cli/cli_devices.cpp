@@ -20,7 +20,7 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
       const DeviceReport& rep = engine.devices();
       const Isolation& iso = isolation();
       const std::string isolated =
-          iso.available ? iso.how
+          iso.available ? std::string(iso.how)
                         : "NONE: Gloo ranks use the host's loopback, where other local users can "
                           "connect to their ports and break a run (" + iso.why_not + ")";
       if (*json_out) {
