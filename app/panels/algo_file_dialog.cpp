@@ -36,7 +36,7 @@ void AlgoFileDialog::Draw(AppState& s, bool open_now) {
   const bool enter = ImGui::InputText("##algo_path", path_, sizeof path_, ImGuiInputTextFlags_EnterReturnsTrue);
   if (enter || ImGui::Button(tr("Open"))) {
     if (Status st = openAlgoFile(s, path_); st) ImGui::CloseCurrentPopup();
-    else error = st.message();
+    else error = render(st);
   }
   ImGui::SameLine();
   if (ImGui::Button(tr("Cancel"))) ImGui::CloseCurrentPopup();
