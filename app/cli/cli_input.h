@@ -37,8 +37,8 @@ std::string optionName(const std::string& names);
 
 // A CLI11 validation error that keeps its message (cli.cpp prints it rendered).
 struct TextError : CLI::ValidationError {
-  Error error;
-  explicit TextError(Error e) : CLI::ValidationError(e.message), error(std::move(e)) {}
+  collviz::Error error;  // (plain Error here names CLI11's base class)
+  explicit TextError(collviz::Error e) : CLI::ValidationError(e.message), error(std::move(e)) {}
 };
 
 // A CLI11 option for a whole number that parses with parseWhole (int or long long).
