@@ -166,7 +166,7 @@ void printRow(const BenchRow& r) {
               static_cast<long long>(r.count), std::string(name(r.dtype)).c_str(),
               reduces(r.op) ? std::string(name(r.redop)).c_str() : tr("none"), r.root, r.time_us,
               r.algbw, r.busbw, wrong.c_str(), r.engine_us, r.overhead_us);
-  if (!r.problem.empty()) std::printf("#   %s: %s\n", tr("first wrong"), render(Said(r.problem)).c_str());
+  if (!r.problem.empty()) std::printf("#   %s\n", render(say("first wrong: {0}", Said(r.problem))).c_str());
   std::fflush(stdout);
 }
 

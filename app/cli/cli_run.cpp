@@ -71,20 +71,21 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
                                            : "all_reduce_decomposed",
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
-  std::printf("%s: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
-              tr("backend"), render(s.backend.devices).c_str(), render(s.backend.transport).c_str());
-  if (!s.notice.empty()) std::printf("%s: %s\n", tr("notice"), render(s.notice).c_str());
+  std::printf("%s\n", render(say("{0}: {1} backend · {2} · {3}", s.backend.name, s.backend.version,
+                                  s.backend.devices, s.backend.transport))
+                          .c_str());
+  if (!s.notice.empty()) std::printf("%s\n", render(say("notice: {0}", s.notice)).c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
     std::size_t w = 5;
     for (const auto& r : st.ranks) w = std::max(w, columns(labelRow(r.input, sp.redop)));
-    std::printf("\n%s %zu: %s  (%s)\n", tr("step"), k + 1, std::string(name(st.spec.op)).c_str(),
-                render(Said(st.verify.mode)).c_str());
+    std::printf("\n%s\n",
+                render(say("step {0}: {1}  ({2})", k + 1, name(st.spec.op), Said(st.verify.mode))).c_str());
     std::printf("      %s   %s\n", padColumns(tr("input"), w).c_str(), tr("output"));
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s → %s\n", r.rank, padColumns(labelRow(r.input, sp.redop), w).c_str(),
                   labelRow(r.output, sp.redop).c_str());
-    std::printf("  %s:\n", tr("values"));
+    std::printf("  %s\n", tr("values:"));
     for (const auto& r : st.ranks) {
       std::printf("  R%-2d %s", r.rank, tr("in :"));
       printValues(r.input, st.spec.dtype, sp.elems, limit, &elided);
@@ -95,19 +96,19 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
     if (anyFromOracle(st))
       std::printf("  %s\n", trf("* label from the oracle, not from the bytes: the pattern does not carry it here ({0})",
                                 {render(Said(st.verify.mode))}).c_str());
-    std::printf("  %s: %s\n", tr(st.verify.verified ? "verified" : "NOT VERIFIED"),
+    std::printf("  %s%s\n", tr(st.verify.verified ? "verified: " : "NOT VERIFIED: "),
                 trf("{0} wrong elements ({1} differ from the oracle, {2} undecodable, {3} not written) · op {4} us (slowest rank)",
                     {std::to_string(st.verify.wrong), std::to_string(st.verify.mismatches),
                      std::to_string(st.verify.undecodable), std::to_string(st.verify.unwritten),
                      oneDecimal(st.time_us)}).c_str());
     const std::size_t shown = std::min<std::size_t>(st.verify.bad_blocks.size(), 16);
     for (std::size_t i = 0; i < shown; ++i)
-      std::printf("  %s: %s\n", tr("bad block"), render(st.verify.bad_blocks[i]).c_str());
+      std::printf("  %s\n", render(say("bad block: {0}", st.verify.bad_blocks[i])).c_str());
     if (st.verify.bad_blocks.size() > shown)
       std::printf("  %s\n", trf("… and {0} more bad blocks",
                                 {std::to_string(st.verify.bad_blocks.size() - shown)}).c_str());
     if (!st.verify.first_problem.empty())
-      std::printf("  %s: %s\n", tr("first problem"), render(st.verify.first_problem).c_str());
+      std::printf("  %s\n", render(say("first problem: {0}", st.verify.first_problem)).c_str());
   }
   if (s.all_reduce_compared)
     std::printf("\n%s\n", trf(s.all_reduce_diffs == 0

@@ -49,6 +49,14 @@ std::span<const Translation> tableCli() {
        "--elems {0} 不能分成 {1} 每个数据块的 {2} 份；可选：{2} 的倍数"},
       // collviz run (app/cli/cli_run.cpp).
       {"out:", "输出："},
+      {"{0}: {1} backend · {2} · {3}", "{0}：{1} 后端 · {2} · {3}"},
+      {"step {0}: {1}  ({2})", "步骤 {0}：{1}（{2}）"},
+      {"values:", "数值："},
+      {"verified: ", "已核对："},
+      {"NOT VERIFIED: ", "未通过核对："},
+      {"bad block: {0}", "坏块：{0}"},
+      {"first problem: {0}", "第一个问题：{0}"},
+      {"first wrong: {0}", "最先出错：{0}"},
       {"the result failed verification ({0} wrong elements)", "结果未通过核对（{0} 个元素错误）"},
       // collviz devices (app/cli/cli_devices.cpp).
       {"available", "可用"},
@@ -83,7 +91,7 @@ std::span<const Translation> tableCli() {
       {"backend: {0} {1} · {2} · {3}", "后端：{0} {1} · {2} · {3}"},
       {"notice: {0}", "提示：{0}"},
       {"time: slowest rank, average of -n ops; algbw = size / time; busbw = algbw * factor (GB/s = 1e9 B/s)",
-       "时间：最慢的 rank，-n 次操作的平均；algbw = 大小 / 时间；busbw = algbw * 系数（GB/s = 1e9 B/s）"},
+       "时间：最慢的 rank，取 -n 次操作的平均；algbw = 大小 / 时间；busbw = algbw * 系数（GB/s = 1e9 B/s）"},
       {"engine: the size's requests inside the engine; overhead = engine - time waiting for the ranks, measured (inputs, poison, copies, checks)",
        "引擎：该大小的请求在引擎内的时间；开销 = 引擎 - 等待 rank 的时间，实测（输入、毒化、复制、核对）"},
       {"busbw factor {0} = {1}", "busbw 系数 {0} = {1}"},
