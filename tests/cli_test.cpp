@@ -213,7 +213,6 @@ TEST_F(CliRun, HabitsAreTheSameEverywhere) {
   }
 }
 
-}  // namespace
 
 // --lang zh: the command's own words in Chinese (the labels, the verdict, a
 // usage error on stderr), the JSON still English.
@@ -236,3 +235,5 @@ TEST_F(CliRun, ChineseOutputKeepsJsonEnglish) {
   EXPECT_NE(dev.out.find("--backend auto 选用："), std::string::npos) << dev.out;
   EXPECT_EQ(dev.out.find("picks"), std::string::npos) << dev.out;
 }
+
+}  // namespace
