@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/cli/cli.h"
+#include "app/lang/lang.h"
 #include "app/panels/app_ui.h"
 #include "app/presenter_window.h"
 #include "engine/engine.h"
@@ -79,11 +80,12 @@ void onDrop(GLFWwindow* window, int count, const char** paths) {
   if (count > 0) ui->openLecture(paths[0]);
 }
 
-int noWindow(const std::string& why) {
-  std::fprintf(stderr,
-               "collviz: %s; use `collviz run ...` for the command line, "
-               "`collviz export ...` for images, or run the window under xvfb-run -a\n",
-               why.c_str());
+int noWindow(const collviz::Text& why) {
+  std::fprintf(stderr, "collviz: %s\n",
+               collviz::render(collviz::say("{0}; use `collviz run ...` for the command line, "
+                                            "`collviz export ...` for images, or run the window under xvfb-run -a",
+                                            why))
+                   .c_str());
   return 1;
 }
 
@@ -97,9 +99,9 @@ int main(int argc, char** argv) {
   if (!request.open) return rc;
 
   if (!envSet("DISPLAY") && !envSet("WAYLAND_DISPLAY"))
-    return noWindow("no display (DISPLAY/WAYLAND_DISPLAY unset)");
+    return noWindow(collviz::say("no display (DISPLAY/WAYLAND_DISPLAY unset)"));
   glfwSetErrorCallback(rememberGlfwError);
-  if (!glfwInit()) return noWindow("cannot open the display (" + g_glfw_error + ")");
+  if (!glfwInit()) return noWindow(collviz::say("cannot open the display ({0})", g_glfw_error));
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
   GLFWwindow* window = glfwCreateWindow(1600, 1000, "collviz", nullptr, nullptr);
   if (!window) {
     glfwTerminate();
-    return noWindow("cannot create an OpenGL 3.3 core window (" + g_glfw_error + ")");
+    return noWindow(collviz::say("cannot create an OpenGL 3.3 core window ({0})", g_glfw_error));
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
@@ -134,7 +136,7 @@ int main(int argc, char** argv) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
   if (collviz::Status s = ui.initGl(); !s) {
-    std::fprintf(stderr, "collviz: %s\n", s.message().c_str());
+    std::fprintf(stderr, "collviz: %s\n", collviz::render(s).c_str());
     return 1;
   }
   if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line

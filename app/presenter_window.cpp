@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "app/gl/style.h"
+#include "app/lang/lang.h"
 
 namespace collviz {
 
@@ -43,7 +44,7 @@ bool PresenterWindow::open(GLFWwindow* main, ui::AppUi& ui, void (*keys)(GLFWwin
   // Opening it leaves the keyboard with the main window (the projector's).
   glfwWindowHint(GLFW_FOCUS_ON_SHOW, GLFW_FALSE);
   glfwWindowHint(GLFW_FOCUSED, GLFW_FALSE);
-  window_ = glfwCreateWindow(1100, 760, "collviz presenter", nullptr, nullptr);
+  window_ = glfwCreateWindow(1100, 760, tr("collviz presenter"), nullptr, nullptr);
   glfwWindowHint(GLFW_FOCUS_ON_SHOW, GLFW_TRUE);
   glfwWindowHint(GLFW_FOCUSED, GLFW_TRUE);
   if (!window_) return false;

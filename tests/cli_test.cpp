@@ -213,4 +213,27 @@ TEST_F(CliRun, HabitsAreTheSameEverywhere) {
   }
 }
 
+
+// --lang zh: the command's own words in Chinese (the labels, the verdict, a
+// usage error on stderr), the JSON still English.
+TEST_F(CliRun, ChineseOutputKeepsJsonEnglish) {
+  Cli c({"run", "--lang", "zh", "--op", "all_gather", "-N", "2", "--backend", "gloo"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  for (const char* zh : {"输入：", "输出：", "已核对", "后端"})
+    EXPECT_NE(c.out.find(zh), std::string::npos) << zh << "\n" << c.out;
+  for (const char* en : {" in :", " out:", "verified", "backend"})
+    EXPECT_EQ(c.out.find(en), std::string::npos) << en << "\n" << c.out;
+  expectNoOrphans(c);
+  Cli bad({"run", "--lang", "zh", "--op", "nope", "--json"});
+  ASSERT_EQ(bad.wait(), 2) << bad.err;
+  EXPECT_NE(bad.err.find("--op nope 不是集合操作；可选："), std::string::npos) << bad.err;
+  const auto j = nlohmann::json::parse(bad.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << bad.out;
+  EXPECT_EQ(j["error"].get<std::string>().rfind("--op nope is not a collective; allowed: ", 0), 0u) << bad.out;
+  Cli dev({"devices", "--lang", "zh"});
+  ASSERT_EQ(dev.wait(), 0) << dev.err;
+  EXPECT_NE(dev.out.find("--backend auto 选用："), std::string::npos) << dev.out;
+  EXPECT_EQ(dev.out.find("picks"), std::string::npos) << dev.out;
+}
+
 }  // namespace

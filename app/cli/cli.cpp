@@ -55,13 +55,18 @@ int runCli(int argc, char** argv, WindowRequest* window) {
                "With no subcommand, opens the window."};
   app.set_version_flag("--version", versionLine());
   app.require_subcommand(window ? 0 : 1, 1);
-  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+  // The language first, so that every message (a parse error's too) is in it.
+  setLanguage(langFromLocale());
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
     if (std::strcmp(argv[i], "--json") == 0) setJsonErrors(true);
+    if (std::strcmp(argv[i], "--lang") == 0 && i + 1 < argc)
+      if (auto l = parseLang(argv[i + 1])) setLanguage(*l);
+  }
   const char* word = firstWord(argc, argv);
   const std::string command = word && isCommand(word) ? word : "";
   if (word && command.empty())
-    return fail("", "unknown command " + shown(word) + "; the commands are " + commandList() +
-                        " (none: the window)",
+    return fail("", say("unknown command {0}; the commands are {1} (none: the window)", shown(word),
+                        commandList()),
                 kExitUsage);
   // --lang anywhere on the line (before or after the subcommand).
   app.fallthrough();
@@ -81,18 +86,19 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help, --version
     // Ours (ValidationError) are complete; CLI11's own echo the arguments as typed.
+    if (auto* t = dynamic_cast<const TextError*>(&e)) return fail(command, t->error, kExitUsage);
     if (dynamic_cast<const CLI::ValidationError*>(&e)) return fail(command, e.what(), kExitUsage);
+    // CLI11's own message stays English (as --help does); the pointer to --help is ours.
     return fail(command,
-                shown(e.what(), 300) + " (see collviz " + command + (command.empty() ? "" : " ") +
-                    "--help)",
+                say("{0} (see {1})", shown(e.what(), 300),
+                    "collviz " + command + (command.empty() ? "" : " ") + "--help"),
                 kExitUsage);
   }
-  setLanguage(langFromLocale());
   if (!lang.empty()) {
     auto l = parseLang(lang);
     if (!l)
       return fail(command,
-                  "--lang " + shown(lang) + " is not a language; allowed: " + std::string(kAllowedLangs),
+                  say("--lang {0} is not a language; allowed: {1}", shown(lang), kAllowedLangs),
                   kExitUsage);
     setLanguage(*l);
   }
@@ -105,12 +111,13 @@ int runCli(int argc, char** argv, WindowRequest* window) {
     installInterruptHandler();  // every command, the device probe included
     rc = action ? action() : kExitUsage;
   } catch (const std::bad_alloc&) {
-    rc = fail(command, "out of memory; try a smaller size", kExitFailed);
+    rc = fail(command, say("out of memory; try a smaller size"), kExitFailed);
   } catch (const std::system_error& e) {
     // A thread that cannot start (no address space left for its stack under
     // ulimit -v) is the same shortage.
-    rc = fail(command, std::string("out of memory (") + e.what() + "); try a smaller size or allow more "
-                       "memory (ulimit -v)", kExitFailed);
+    rc = fail(command, say("out of memory ({0}); try a smaller size or allow more memory (ulimit -v)",
+                           e.what()),
+              kExitFailed);
   }
   return checkStdout(command, rc);
 }

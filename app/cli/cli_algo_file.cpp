@@ -15,20 +15,19 @@ void addAlgoFileOption(CLI::App* cmd, std::string& path) {
 Result<std::string> useAlgoFile(const std::string& path, CLI::App* cmd, SpecArgs& a) {
   auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
   if (given("--algo") && cmd->get_option("--algo")->as<std::string>() != "native")
-    return Error{"--algo and --algo-file both name an algorithm; give one"};
+    return Error{say("--algo and --algo-file both name an algorithm; give one")};
   auto file = algo::readMscclFile(path, given("--ranks") ? a.ranks : 0, a.root);
   if (!file) return file.error();
   const std::string op(name(file->op));
   if (given("--op") && a.op != op)
-    return Error{path + ": the file is " + op + " (coll=\"" + file->coll + "\"), not --op " + a.op +
-                 "; allowed: --op " + op + " or no --op"};
+    return Error{say("{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op", path, op,
+                     file->coll, a.op)};
   a.op = op;
   a.ranks = file->ngpus;
   if (!given("--elems")) a.elems = ((a.elems + file->parts - 1) / file->parts) * file->parts;
   else if (a.elems % file->parts != 0)
-    return Error{"--elems " + std::to_string(a.elems) + " does not split into " + path + "'s " +
-                 std::to_string(file->parts) + " chunks per block; allowed: a multiple of " +
-                 std::to_string(file->parts)};
+    return Error{say("--elems {0} does not split into {1}'s {2} chunks per block; allowed: a multiple of {2}",
+                     a.elems, path, file->parts)};
   const std::string algo_name = algo::mscclAlgoName(*file);
   algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
   return algo_name;

@@ -36,12 +36,11 @@ struct BenchArgs {
 // A size as given: well formed but too big is "out of range", not "not a size".
 Result<std::size_t> sizeArg(const char* flag, const std::string& text) {
   if (auto v = parseSize(text)) return *v;
-  const std::string help =
-      "; allowed: a whole number of bytes, optionally with K, M or G (powers of 1024), e.g. 8, "
-      "64K, 128M";
+  const char* help = "{0}; allowed: a whole number of bytes, optionally with K, M or G (powers of 1024), e.g. 8, "
+                     "64K, 128M";
   if (std::regex_match(text, std::regex("[0-9]+([KMG]i?B?|B)?", std::regex::icase)))
-    return Error{std::string(flag) + " " + shown(text) + " is out of range" + help};
-  return Error{notA(flag, text, "a size") + help};
+    return Error{say(help, say("{0} {1} is out of range", flag, shown(text)))};
+  return Error{say(help, notA(flag, text, "a size"))};
 }
 
 Result<BenchConfig> parseBench(const BenchArgs& a) {
@@ -52,7 +51,7 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
   } else if (auto op = parseOp(a.op)) {
     c.ops = {*op};
   } else {
-    return Error{notA("--op", a.op, "a collective") + "; allowed: " + allowedOps() + ", all"};
+    return Error{say("{0}; allowed: {1}", notA("--op", a.op, "a collective"), allowedOps() + ", all")};
   }
   // The shared parser checks dtype, redop, backend, ranks and root.
   SpecArgs s;
@@ -81,14 +80,14 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
   c.warmup = a.warmup;
   c.check = a.check;
   if (a.deadline_ms != 0 && (a.deadline_ms < 100 || a.deadline_ms > 3600000))
-    return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
-                 " is out of range; allowed: 100 to 3600000, or 0 for automatic"};
+    return Error{say("--deadline-ms {0} is out of range; allowed: {1} to {2}, or 0 for automatic", a.deadline_ms,
+                     100, 3600000)};
   if (Status st = validate(c); !st) return st.error();
   c.algo = a.algo;
   for (Op op : c.ops) {
     OpSpec probe = p->spec;
     probe.op = op;
-    if (Status st = algo::checkAlgorithm(a.algo, probe); !st) return Error{"--" + st.message()};
+    if (Status st = algo::checkAlgorithm(a.algo, probe); !st) return Error{say("--{0}", st.text())};
   }
   return c;
 }
@@ -96,7 +95,7 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
 // Sizes are whole elements in every block: say which sizes were rounded.
 void noteRounding(const BenchConfig& c) {
   for (Op op : c.ops) {
-    std::string changed;
+    Text changed;
     int n = 0;
     for (std::size_t size = c.min_bytes; size <= c.max_bytes; size *= std::size_t(c.factor)) {
       OpSpec s;
@@ -104,54 +103,70 @@ void noteRounding(const BenchConfig& c) {
       s.ranks = c.ranks;
       s.dtype = c.dtype;
       s.elems = elemsForSize(op, c.ranks, c.dtype, size);
-      if (const std::size_t actual = sizeBytes(s); actual != size && n++ < 3)
-        changed += std::string(changed.empty() ? "" : ", ") + std::to_string(size) + " B " +
-                   (actual > size ? "rounded up" : "rounded down") + " to " +
-                   std::to_string(actual) + " B";
+      if (const std::size_t actual = sizeBytes(s); actual != size && n++ < 3) {
+        const Text one = say(actual > size ? "{0} B rounded up to {1} B" : "{0} B rounded down to {1} B",
+                             size, actual);
+        changed = changed.empty() ? one : say("{0}, {1}", changed, one);
+      }
       if (size > c.max_bytes / std::size_t(c.factor)) break;
     }
     if (n)
-      std::fprintf(stderr, "collviz bench: %s: %s%s (a size is whole %s elements in each of %d blocks)\n",
-                   std::string(name(op)).c_str(), changed.c_str(), n > 3 ? ", ..." : "",
-                   std::string(name(c.dtype)).c_str(), sizeBlocks(op, c.ranks));
+      std::fprintf(stderr, "collviz bench: %s: %s\n", std::string(name(op)).c_str(),
+                   render(say("{0} (a size is whole {1} elements in each of {2} blocks)",
+                              n > 3 ? say("{0}, ...", changed) : changed, name(c.dtype),
+                              sizeBlocks(op, c.ranks)))
+                       .c_str());
   }
 }
 
 void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
                  std::chrono::milliseconds deadline) {
-  std::printf("# collviz bench: ranks %d  dtype %s  redop %s  root %d\n", c.ranks,
-              std::string(name(c.dtype)).c_str(), std::string(name(c.redop)).c_str(), c.root);
-  std::printf("# -b %s -e %s -f %d -n %d -w %d -c %d  (deadline %lld ms per op)\n",
-              a.min_bytes.c_str(), a.max_bytes.c_str(), c.factor, c.iters, c.warmup, c.check,
-              static_cast<long long>(deadline.count()));
+  auto line = [](const Text& t) { std::printf("# %s\n", render(t).c_str()); };
+  line(say("collviz bench: ranks {0}  dtype {1}  redop {2}  root {3}", c.ranks, name(c.dtype), name(c.redop),
+           c.root));
+  std::printf("# -b %s -e %s -f %d -n %d -w %d -c %d  %s\n", a.min_bytes.c_str(), a.max_bytes.c_str(),
+              c.factor, c.iters, c.warmup, c.check,
+              render(say("(deadline {0} ms per op)", static_cast<long long>(deadline.count()))).c_str());
   if (c.algo != "native")
-    std::printf("# algo: %s, its rounds back to back in the workers (no per-round snapshot)\n",
-                c.algo.c_str());
-  std::printf("# backend: %s %s · %s · %s\n", r.backend.name.c_str(), r.backend.version.c_str(),
-              r.backend.devices.c_str(), r.backend.transport.c_str());
-  if (!r.notice.empty()) std::printf("# notice: %s\n", r.notice.c_str());
-  std::printf("# time: slowest rank, average of -n ops; algbw = size / time; "
-              "busbw = algbw * factor (GB/s = 1e9 B/s)\n");
-  std::printf("# engine: the size's requests inside the engine; overhead = engine - time "
-              "waiting for the ranks, measured (inputs, poison, copies, checks)\n");
+    line(say("algo: {0}, its rounds back to back in the workers (no per-round snapshot)", c.algo));
+  line(say("backend: {0} {1} · {2} · {3}", r.backend.name, r.backend.version, r.backend.devices,
+           r.backend.transport));
+  if (!r.notice.empty()) line(say("notice: {0}", Said(r.notice)));
+  line(say("time: slowest rank, average of -n ops; algbw = size / time; "
+           "busbw = algbw * factor (GB/s = 1e9 B/s)"));
+  line(say("engine: the size's requests inside the engine; overhead = engine - time "
+           "waiting for the ranks, measured (inputs, poison, copies, checks)"));
 }
 
 void printOpHeader(Op op, int ranks) {
-  std::printf("#\n# %s   busbw factor %s = %.4g\n", std::string(name(op)).c_str(),
-              std::string(busBandwidthFactorText(op)).c_str(), busBandwidthFactor(op, ranks));
-  std::printf("#%11s %13s %9s %7s %6s %11s %9s %9s %7s %12s %12s\n", "size", "count", "type",
-              "redop", "root", "time", "algbw", "busbw", "#wrong", "engine", "overhead");
-  std::printf("#%11s %13s %9s %7s %6s %11s %9s %9s %7s %12s %12s\n", "(B)", "(elements)", "",
-              "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)");
+  char factor[32];
+  std::snprintf(factor, sizeof factor, "%.4g", busBandwidthFactor(op, ranks));
+  std::printf("#\n# %s   %s\n", std::string(name(op)).c_str(),
+              render(say("busbw factor {0} = {1}", busBandwidthFactorText(op), factor)).c_str());
+  // nccl-tests' columns, right-aligned (a Chinese heading as wide as it is).
+  const int widths[] = {11, 13, 9, 7, 6, 11, 9, 9, 7, 12, 12};
+  auto row = [&](std::initializer_list<const char*> cells) {
+    std::string out = "#";
+    int k = 0;
+    for (const char* cell : cells) {
+      const std::string t = *cell ? tr(cell) : "";
+      const std::size_t w = columns(t);
+      out += std::string(k ? 1 : 0, ' ') + std::string(w < std::size_t(widths[k]) ? widths[k] - w : 0, ' ') + t;
+      ++k;
+    }
+    std::printf("%s\n", out.c_str());
+  };
+  row({"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "engine", "overhead"});
+  row({"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)"});
 }
 
 void printRow(const BenchRow& r) {
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
   std::printf("%12zu %13lld %9s %7s %6d %11.2f %9.3f %9.3f %7s %12.0f %12.0f\n", r.size,
               static_cast<long long>(r.count), std::string(name(r.dtype)).c_str(),
-              reduces(r.op) ? std::string(name(r.redop)).c_str() : "none", r.root, r.time_us,
+              reduces(r.op) ? std::string(name(r.redop)).c_str() : tr("none"), r.root, r.time_us,
               r.algbw, r.busbw, wrong.c_str(), r.engine_us, r.overhead_us);
-  if (!r.problem.empty()) std::printf("#   %s: %s\n", tr("first wrong"), r.problem.c_str());
+  if (!r.problem.empty()) std::printf("#   %s\n", render(say("first wrong: {0}", Said(r.problem))).c_str());
   std::fflush(stdout);
 }
 
@@ -160,16 +175,18 @@ void printAverage(const std::vector<BenchRow>& rows, Op op) {
   int n = 0;
   for (const auto& r : rows)
     if (r.op == op) sum += r.busbw, ++n;
-  if (n) std::printf("# Avg bus bandwidth    : %.4f GB/s (%s, %d sizes)\n", sum / n,
-                     std::string(name(op)).c_str(), n);
+  char avg[32];
+  std::snprintf(avg, sizeof avg, "%.4f", n ? sum / n : 0.0);
+  if (n)
+    std::printf("# %s\n", render(say("Avg bus bandwidth    : {0} GB/s ({1}, {2} sizes)", avg, name(op), n)).c_str());
 }
 
 int runBench(const BenchArgs& a) {
   auto cfg = parseBench(a);
-  if (!cfg) return fail("bench", cfg.error().message, kExitUsage);
+  if (!cfg) return fail("bench", cfg.error(), kExitUsage);
   const BenchConfig& c = *cfg;
   auto placement = parseGpuSharing(a.gpu_sharing);
-  if (!placement) return fail("bench", placement.error().message, kExitUsage);
+  if (!placement) return fail("bench", placement.error(), kExitUsage);
   noteRounding(c);
   EngineOptions eo;
   eo.placement = *placement;
@@ -199,35 +216,36 @@ int runBench(const BenchArgs& a) {
   }
   auto res = runSweep(engine, c, cb, &g_interrupted);
   if (!res)
-    return g_interrupted ? fail("bench", "interrupted", interruptedExitCode())
-                         : fail("bench", res.error().message, kExitUsage);
-  if (!res->notice.empty()) std::fprintf(stderr, "collviz: %s\n", res->notice.c_str());
+    return g_interrupted ? fail("bench", say("interrupted"), interruptedExitCode())
+                         : fail("bench", res.error(), kExitUsage);
+  if (!res->notice.empty()) std::fprintf(stderr, "collviz: %s\n", render(Said(res->notice)).c_str());
   int64_t wrong = 0;
   bool checked = false;
   for (const auto& r : res->rows)
     if (r.wrong >= 0) wrong += r.wrong, checked = true;
   if (a.json && res->cancelled)
     return failWithReport("bench", toJson(*res, c),
-                          "interrupted after " + std::to_string(res->rows.size()) + " sizes",
+                          say("interrupted after {0} sizes", res->rows.size()),
                           interruptedExitCode());
   if (a.json && !res->error.empty())
-    return failWithReport("bench", toJson(*res, c), res->error, kExitFailed);
+    return failWithReport("bench", toJson(*res, c), errorOf(Said(res->error)), kExitFailed);
   if (a.json) {
     std::cout << toJson(*res, c).dump(2) << "\n";
   } else {
     std::printf("#\n");
     for (Op op : c.ops) printAverage(res->rows, op);
-    const std::string unchecked = c.check == 0 ? "N/A (-c 0)" : "N/A (no size was checked)";
-    std::printf("# Wrong elements       : %s\n",
-                !checked ? unchecked.c_str() : wrong == 0 ? "0 OK" : (std::to_string(wrong) + " FAILED").c_str());
+    const Text verdict = !checked ? (c.check == 0 ? say("N/A (-c 0)") : say("N/A (no size was checked)"))
+                         : wrong == 0 ? say("0 OK")
+                                      : say("{0} FAILED", wrong);
+    std::printf("# %s\n", render(say("Wrong elements       : {0}", verdict)).c_str());
   }
   std::fflush(stdout);
   if (res->cancelled) {
-    std::fprintf(stderr, "collviz bench: interrupted after %zu sizes\n", res->rows.size());
+    std::fprintf(stderr, "collviz bench: %s\n", render(say("interrupted after {0} sizes", res->rows.size())).c_str());
     return interruptedExitCode();
   }
   if (!res->error.empty()) {
-    std::fprintf(stderr, "collviz bench: %s\n", res->error.c_str());
+    std::fprintf(stderr, "collviz bench: %s\n", render(Said(res->error)).c_str());
     return kExitFailed;
   }
   return wrong == 0 ? kExitOk : kExitFailed;

@@ -36,7 +36,7 @@ Result<PlacementOptions> parseGpuSharing(const std::string& value) {
   PlacementOptions p;
   if (value == "host-id") p.sharing = GpuSharing::host_id;
   else if (value == "multi-rank") p.sharing = GpuSharing::multi_rank_gpu;
-  else return Error{"--gpu-sharing " + value + " is not a GPU sharing route; allowed: host-id, multi-rank"};
+  else return Error{say("--gpu-sharing {0} is not a GPU sharing route; allowed: host-id, multi-rank", value)};
   return p;
 }
 
@@ -48,25 +48,25 @@ Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {
   } else if (auto op = parseOp(a.op)) {
     p.spec.op = *op;
   } else {
-    return Error{notA("--op", a.op, "a collective") + "; allowed: " + allowedOps() +
-                 (allow_program ? ", all_reduce_decomposed" : "")};
+    return Error{say("{0}; allowed: {1}", notA("--op", a.op, "a collective"),
+                     allowedOps() + (allow_program ? ", all_reduce_decomposed" : ""))};
   }
   auto dt = parseDType(a.dtype);
-  if (!dt) return Error{notA("--dtype", a.dtype, "a dtype") + "; allowed: " + allowedDTypes()};
+  if (!dt) return Error{say("{0}; allowed: {1}", notA("--dtype", a.dtype, "a dtype"), allowedDTypes())};
   auto ro = parseRedOp(a.redop);
-  if (!ro) return Error{notA("--redop", a.redop, "a reduce op") + "; allowed: " + allowedRedOps()};
+  if (!ro) return Error{say("{0}; allowed: {1}", notA("--redop", a.redop, "a reduce op"), allowedRedOps())};
   auto be = parseBackend(a.backend);
-  if (!be) return Error{notA("--backend", a.backend, "a backend") + "; allowed: auto, gloo, nccl, mpi"};
+  if (!be)
+    return Error{say("{0}; allowed: {1}", notA("--backend", a.backend, "a backend"), "auto, gloo, nccl, mpi")};
   if (a.deadline_ms < 100 || a.deadline_ms > 600000)
-    return Error{"--deadline-ms " + std::to_string(a.deadline_ms) +
-                 " is out of range; allowed: 100 to 600000"};
+    return Error{say("--deadline-ms {0} is out of range; allowed: {1} to {2}", a.deadline_ms, 100, 600000)};
   p.spec.dtype = *dt;
   p.spec.redop = *ro;
   p.spec.ranks = a.ranks;
   p.spec.elems = a.elems;
   p.spec.root = a.root;
   p.backend = *be;
-  if (Status st = validate(p.spec); !st) return Error{"--" + st.message()};
+  if (Status st = validate(p.spec); !st) return Error{say("--{0}", st.text())};
   return p;
 }
 

@@ -4,11 +4,22 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_input.h"
+#include "app/lang/lang.h"
 #include "engine/netns.h"
 #include "engine/report.h"
 #include "engine/version.h"
 
 namespace collviz {
+namespace {
+
+std::string oneDecimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
 
 void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
   auto json_out = std::make_shared<bool>(false);
@@ -19,46 +30,52 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action) {
       Engine engine;
       const DeviceReport& rep = engine.devices();
       const Isolation& iso = isolation();
-      const std::string isolated =
-          iso.available ? std::string(iso.how)
-                        : "NONE: Gloo ranks use the host's loopback, where other local users can "
-                          "connect to their ports and break a run (" + iso.why_not + ")";
+      const Said isolated =
+          iso.available ? Said(iso.how)
+                        : Said(say("NONE: Gloo ranks use the host's loopback, where other local users can "
+                                   "connect to their ports and break a run ({0})", Said(iso.why_not)));
       if (*json_out) {
         auto j = toJson(rep);
-        j["gloo_isolation"] = {{"available", iso.available}, {"detail", isolated}};
+        j["gloo_isolation"] = {{"available", iso.available}, {"detail", std::string(isolated)}};
         std::cout << j.dump(2) << "\n";
         return kExitOk;
       }
+      // "      version:   value": the labels in 11 columns (a Chinese label is as wide as it is).
+      auto line = [](const char* label, const std::string& value) {
+        std::printf("      %s%s\n", padColumns(tr(label), 11).c_str(), value.c_str());
+      };
       std::printf("%s\n", versionLine().c_str());
       for (const auto& b : rep.backends) {
         std::printf("%-5s %s\n", std::string(name(b.kind)).c_str(),
-                    b.available ? "available" : "unavailable");
+                    tr(b.available ? "available" : "unavailable"));
         if (!b.available) {
-          std::printf("      reason: %s\n", b.reason.c_str());
+          std::printf("      %s %s\n", tr("reason:"), render(Said(b.reason)).c_str());
           continue;
         }
-        std::printf("      version:   %s\n      devices:   %s\n      transport: %s\n",
-                    b.info.version.c_str(), b.info.devices.c_str(), b.info.transport.c_str());
+        line("version:", b.info.version);
+        line("devices:", render(b.info.devices));
+        line("transport:", render(b.info.transport));
         std::string dt, ro;
         for (auto t : b.caps.dtypes) dt += (dt.empty() ? "" : ", ") + std::string(name(t));
         for (auto r : b.caps.redops) ro += (ro.empty() ? "" : ", ") + std::string(name(r));
-        std::printf("      dtypes:    %s\n      redops:    %s\n", dt.c_str(), ro.c_str());
-        if (!b.info.notes.empty()) std::printf("      notes:     %s\n", b.info.notes.c_str());
+        line("dtypes:", dt);
+        line("redops:", ro);
+        if (!b.info.notes.empty()) line("notes:", render(b.info.notes));
         for (const GpuMemory& g : b.gpu_memory) {
           const double gib = double(std::size_t(1) << 30);
-          if (g.free)
-            std::printf("      GPU %d:     %s, %.1f GiB free of %.1f GiB\n", g.gpu, g.name.c_str(),
-                        double(*g.free) / gib, double(g.total) / gib);
-          else
-            std::printf("      GPU %d:     %s, free memory unknown (%s)\n", g.gpu, g.name.c_str(),
-                        g.error.c_str());
+          const Text mem = g.free ? say("{0}, {1} GiB free of {2} GiB", g.name, oneDecimal(double(*g.free) / gib),
+                                        oneDecimal(double(g.total) / gib))
+                                  : say("{0}, free memory unknown ({1})", g.name, Said(g.error));
+          std::printf("      %s%s\n", padColumns("GPU " + std::to_string(g.gpu) + ":", 11).c_str(),
+                      render(mem).c_str());
         }
-        if (b.kind == BackendKind::gloo) std::printf("      isolation: %s\n", isolated.c_str());
+        if (b.kind == BackendKind::gloo) line("isolation:", render(isolated));
       }
       std::string notice;
       auto chosen = rep.choose(BackendKind::automatic, &notice);
-      std::printf("--backend auto picks: %s\n",
-                  chosen ? std::string(name(*chosen)).c_str() : chosen.error().message.c_str());
+      std::printf("%s\n", render(say("--backend auto picks: {0}",
+                                      chosen ? Text(lit(std::string(name(*chosen)))) : chosen.error().text))
+                              .c_str());
       return kExitOk;
     };
   });

@@ -16,8 +16,14 @@ namespace collviz {
 // backslashes escaped, at most `max` characters then "...".
 std::string shown(std::string_view text, std::size_t max = 60);
 
-// "--op is empty" or "--op nope is not <what>" (the value shown()).
-std::string notA(std::string_view flag, std::string_view value, std::string_view what);
+// Terminal columns of UTF-8 text: CJK and full-width characters take two.
+std::size_t columns(std::string_view text);
+// `text` padded with spaces to `width` columns.
+std::string padColumns(const std::string& text, std::size_t width);
+
+// "--op is empty" or "--op nope is not <what>" (the value shown(); `what`
+// a message id: "a collective", translated with the rest).
+Text notA(std::string_view flag, std::string_view value, const char* what);
 
 // A whole number as given: "--elems is empty", "--ranks two is not a whole
 // number", "--elems 99999999999999999999999 is out of range" (beyond
@@ -29,6 +35,12 @@ Result<double> parseDecimal(std::string_view flag, std::string_view text);
 // "--elems" from "--elems,-E": the long name, as messages call it.
 std::string optionName(const std::string& names);
 
+// A CLI11 validation error that keeps its message (cli.cpp prints it rendered).
+struct TextError : CLI::ValidationError {
+  collviz::Error error;  // (plain Error here names CLI11's base class)
+  explicit TextError(collviz::Error e) : CLI::ValidationError(e.message), error(std::move(e)) {}
+};
+
 // A CLI11 option for a whole number that parses with parseWhole (int or long long).
 template <typename T>
 CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
@@ -38,7 +50,7 @@ CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
       names,
       [&target, flag](const std::string& v) {
         auto r = parseWhole(flag, v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
-        if (!r) throw CLI::ValidationError(r.error().message);
+        if (!r) throw TextError(r.error());
         target = static_cast<T>(*r);
       },
       description);
@@ -49,14 +61,16 @@ CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
 
 // Errors: "collviz <command>: <message>" on stderr and, when --json was
 // given anywhere on the command line, {"error": message, "exit_code": code}
-// on stdout. Returns `code`.
+// on stdout. Returns `code`. stderr gets the error in the reader's language
+// (app/lang render()), the JSON its English.
 void setJsonErrors(bool on);
 bool jsonErrors();
-int fail(std::string_view command, const std::string& message, int code);
+int fail(std::string_view command, const Error& error, int code);
 // The same for a failure that has a report (a run's snapshot as JSON): under
 // --json the report is printed with "error" and "exit_code" set.
-int failWithReport(std::string_view command, nlohmann::json report, const std::string& message,
-                   int code);
+int failWithReport(std::string_view command, nlohmann::json report, const Error& error, int code);
+// An engine field (Snapshot::error, ...) as an Error that keeps its message.
+Error errorOf(const Said& said);
 // After a command: anything written to stdout that did not reach it (a full
 // disk, a closed pipe, > /dev/full) is an error with a message; returns the
 // exit code to use (1 when `code` was 0).

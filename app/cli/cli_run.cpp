@@ -17,21 +17,10 @@
 namespace collviz {
 namespace {
 
-std::size_t displayWidth(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-
 std::string oneDecimal(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
-}
-
-std::string pad(const std::string& s, std::size_t w) {
-  const std::size_t d = displayWidth(s);
-  return s + std::string(d < w ? w - d : 0, ' ');
 }
 
 std::string labelRow(const BufferView& b, RedOp r) {
@@ -82,43 +71,44 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
                                            : "all_reduce_decomposed",
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
-  std::printf("%s: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
-              tr("backend"), s.backend.devices.c_str(), s.backend.transport.c_str());
-  if (!s.notice.empty()) std::printf("%s: %s\n", tr("notice"), s.notice.c_str());
+  std::printf("%s\n", render(say("{0}: {1} backend · {2} · {3}", s.backend.name, s.backend.version,
+                                  s.backend.devices, s.backend.transport))
+                          .c_str());
+  if (!s.notice.empty()) std::printf("%s\n", render(say("notice: {0}", s.notice)).c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
     std::size_t w = 5;
-    for (const auto& r : st.ranks) w = std::max(w, displayWidth(labelRow(r.input, sp.redop)));
-    std::printf("\n%s %zu: %s  (%s)\n", tr("step"), k + 1, std::string(name(st.spec.op)).c_str(),
-                st.verify.mode.c_str());
-    std::printf("      %s   %s\n", pad(tr("input"), w).c_str(), tr("output"));
+    for (const auto& r : st.ranks) w = std::max(w, columns(labelRow(r.input, sp.redop)));
+    std::printf("\n%s\n",
+                render(say("step {0}: {1}  ({2})", k + 1, name(st.spec.op), Said(st.verify.mode))).c_str());
+    std::printf("      %s   %s\n", padColumns(tr("input"), w).c_str(), tr("output"));
     for (const auto& r : st.ranks)
-      std::printf("  R%-2d %s → %s\n", r.rank, pad(labelRow(r.input, sp.redop), w).c_str(),
+      std::printf("  R%-2d %s → %s\n", r.rank, padColumns(labelRow(r.input, sp.redop), w).c_str(),
                   labelRow(r.output, sp.redop).c_str());
-    std::printf("  %s:\n", tr("values"));
+    std::printf("  %s\n", tr("values:"));
     for (const auto& r : st.ranks) {
-      std::printf("  R%-2d in :", r.rank);
+      std::printf("  R%-2d %s", r.rank, tr("in :"));
       printValues(r.input, st.spec.dtype, sp.elems, limit, &elided);
-      std::printf("\n       out:");
+      std::printf("\n       %s", tr("out:"));
       printValues(r.output, st.spec.dtype, sp.elems, limit, &elided);
       std::printf("\n");
     }
     if (anyFromOracle(st))
       std::printf("  %s\n", trf("* label from the oracle, not from the bytes: the pattern does not carry it here ({0})",
-                                {st.verify.mode}).c_str());
-    std::printf("  %s: %s\n", tr(st.verify.verified ? "verified" : "NOT VERIFIED"),
+                                {render(Said(st.verify.mode))}).c_str());
+    std::printf("  %s%s\n", tr(st.verify.verified ? "verified: " : "NOT VERIFIED: "),
                 trf("{0} wrong elements ({1} differ from the oracle, {2} undecodable, {3} not written) · op {4} us (slowest rank)",
                     {std::to_string(st.verify.wrong), std::to_string(st.verify.mismatches),
                      std::to_string(st.verify.undecodable), std::to_string(st.verify.unwritten),
                      oneDecimal(st.time_us)}).c_str());
     const std::size_t shown = std::min<std::size_t>(st.verify.bad_blocks.size(), 16);
     for (std::size_t i = 0; i < shown; ++i)
-      std::printf("  %s: %s\n", tr("bad block"), st.verify.bad_blocks[i].c_str());
+      std::printf("  %s\n", render(say("bad block: {0}", st.verify.bad_blocks[i])).c_str());
     if (st.verify.bad_blocks.size() > shown)
       std::printf("  %s\n", trf("… and {0} more bad blocks",
                                 {std::to_string(st.verify.bad_blocks.size() - shown)}).c_str());
     if (!st.verify.first_problem.empty())
-      std::printf("  %s: %s\n", tr("first problem"), st.verify.first_problem.c_str());
+      std::printf("  %s\n", render(say("first problem: {0}", st.verify.first_problem)).c_str());
   }
   if (s.all_reduce_compared)
     std::printf("\n%s\n", trf(s.all_reduce_diffs == 0
@@ -159,7 +149,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
     if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
       auto name = useAlgoFile(*algo_file, cmd, *args);
       if (!name) {
-        const std::string why = name.error().message;
+        const Error why = name.error();
         action = [why] { return fail("run", why, kExitUsage); };
         return;
       }
@@ -168,8 +158,8 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
     action = [args, json_out, algo, sharing, values]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
-      if (!parsed) return fail("run", parsed.error().message, kExitUsage);
-      if (!placement) return fail("run", placement.error().message, kExitUsage);
+      if (!parsed) return fail("run", parsed.error(), kExitUsage);
+      if (!placement) return fail("run", placement.error(), kExitUsage);
       std::string values_error;
       const auto limit = parseValueLimit(*values, &values_error);
       if (!limit) return fail("run", values_error, kExitUsage);
@@ -183,7 +173,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       // A JSON tree of every value only with --values all (else the ends of big blocks).
       if (*json_out && limit->max < 0 && per_rank <= double(kMaxRankBytes))  // beyond: the engine names the cap
         if (Status st = checkRunMemory(sp, steps, true, true); !st)
-          return fail("run", st.message(), kExitUsage);
+          return fail("run", st.error(), kExitUsage);
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
@@ -196,19 +186,20 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       req.keep_values = limit->none ? 0 : limit->max;
       const uint64_t id = engine.submit(req);
       auto snap = waitInterruptible(engine, id);
-      if (!snap) return fail("run", "interrupted", interruptedExitCode());
+      if (!snap) return fail("run", say("interrupted"), interruptedExitCode());
       // The notice once: in the printed table, or on stderr when stdout is
       // JSON or there is no table.
       if (!snap->notice.empty() && (*json_out || !snap->error.empty()))
-        std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+        std::fprintf(stderr, "collviz: %s\n", render(snap->notice).c_str());
       if (!snap->error.empty())
-        return failWithReport("run", toJson(*snap, *limit), snap->error,
+        return failWithReport("run", toJson(*snap, *limit), errorOf(snap->error),
                               snap->rejected ? kExitUsage : kExitFailed);
       if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
       else printTable(*snap, *limit);
       if (!snap->verified)
-        std::fprintf(stderr, "collviz run: the result failed verification (%lld wrong elements)\n",
-                     static_cast<long long>(snap->mismatches));
+        std::fprintf(stderr, "collviz run: %s\n",
+                     render(say("the result failed verification ({0} wrong elements)",
+                                static_cast<long long>(snap->mismatches))).c_str());
       return snap->verified ? kExitOk : kExitFailed;
     };
   });

@@ -12,9 +12,11 @@
 #include <cerrno>
 #include <csignal>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "app/cli/cli_common.h"
+#include "app/lang/lang.h"
 #include "engine/exit_cleanup.h"
 
 namespace collviz {
@@ -42,8 +44,9 @@ void watchdog() {
   while (::read(g_wake[0], &c, 1) < 0 && errno == EINTR) {}
   std::this_thread::sleep_for(std::chrono::milliseconds(kOrderlyMs));
   cleanupNow();
-  const char msg[] = "collviz: interrupted\n";
-  [[maybe_unused]] const ssize_t n = ::write(2, msg, sizeof msg - 1);
+  // A thread, not the handler: it may look the word up in the reader's language.
+  const std::string msg = std::string("collviz: ") + tr("interrupted") + "\n";
+  [[maybe_unused]] const ssize_t n = ::write(2, msg.data(), msg.size());
   ::_exit(interruptedExitCode());
 }
 

@@ -78,9 +78,9 @@ std::vector<ExportItem> articleSet(const OpSpec& base, TraceMode trace_mode, con
 }
 
 std::string indexMarkdown(const std::vector<ExportItem>& items, const std::string& settings) {
-  std::string md = "# collviz figures\n\n";
-  md += "Drawn by `collviz export --all` from real runs: " + settings + ".\n";
-  md += "Arrows show data relations, not the algorithm.\n";
+  std::string md = "# " + render(say("collviz figures")) + "\n\n";
+  md += render(say("Drawn by `collviz export --all` from real runs: {0}.", settings)) + "\n";
+  md += render(say("Arrows show data relations, not the algorithm.")) + "\n";
   for (const ExportItem& it : items) {
     md += "\n## " + it.caption + "\n\n";
     md += "![" + it.caption + "](" + it.file + ")\n";

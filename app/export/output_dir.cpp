@@ -53,11 +53,11 @@ std::string OutputDir::shown(const std::string& name) const {
 }
 
 Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
-  if (path.empty()) return Error{"the output directory is empty"};
+  if (path.empty()) return Error{say("the output directory is empty")};
   OutputDir d;
   d.path_ = path;
   d.fd_ = ::open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (d.fd_ < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  if (d.fd_ < 0) return Error{say("cannot open {0}: {1}", path, std::strerror(errno))};
   std::string so_far = path[0] == '/' ? "" : ".";
   const uid_t me = ::geteuid();
   for (const std::string& c : components(path)) {
@@ -65,29 +65,29 @@ Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
     int next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (next < 0 && errno == ENOENT && create) {
       if (::mkdirat(d.fd_, c.c_str(), 0777) != 0 && errno != EEXIST)
-        return Error{"cannot create directory " + so_far + ": " + std::strerror(errno)};
+        return Error{say("cannot create directory {0}: {1}", so_far, std::strerror(errno))};
       next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {
       struct stat link {};
       if (::fstatat(d.fd_, c.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(link.st_mode))
-        return Error{"cannot use " + so_far + " as a directory: it is not one"};
+        return Error{say("cannot use {0} as a directory: it is not one", so_far)};
       if (link.st_uid != me && link.st_uid != 0)
-        return Error{"refusing to write through " + so_far + ": it is a link owned by user " +
-                     ownerName(link.st_uid) + ", not by you; allowed: a directory, or a link "
-                     "you or root own"};
+        return Error{say("refusing to write through {0}: it is a link owned by user {1}, not by you; allowed: a "
+                         "directory, or a link you or root own",
+                         so_far, ownerName(link.st_uid))};
       next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       // The link must still be the one checked (its owner could not change it).
       struct stat again {};
       if (next >= 0 && (::fstatat(d.fd_, c.c_str(), &again, AT_SYMLINK_NOFOLLOW) != 0 ||
                         again.st_ino != link.st_ino || again.st_uid != link.st_uid)) {
         ::close(next);
-        return Error{"refusing to write through " + so_far + ": the link changed while opened"};
+        return Error{say("refusing to write through {0}: the link changed while opened", so_far)};
       }
     }
     if (next < 0)
-      return Error{(errno == ENOENT ? "directory " + so_far + " does not exist"
-                                    : "cannot open " + so_far + ": " + std::strerror(errno))};
+      return Error{errno == ENOENT ? say("directory {0} does not exist", so_far)
+                                   : say("cannot open {0}: {1}", so_far, std::strerror(errno))};
     ::close(d.fd_);
     d.fd_ = next;
   }

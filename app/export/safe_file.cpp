@@ -73,7 +73,7 @@ class Temporary {
       full_.clear();
       if (err != EEXIST) return Error{std::strerror(err)};
     }
-    return Error{"no free temporary name"};
+    return Error{say("no free temporary name")};
   }
   int fd() const { return fd_; }
   int dir() const { return dir_; }
@@ -94,14 +94,13 @@ class Temporary {
 }  // namespace
 
 Status checkWritable(const std::string& path) {
-  if (path.empty()) return Error{"the output path is empty"};
+  if (path.empty()) return Error{say("the output path is empty")};
   const fs::path dir = directoryOf(path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    return Error{"cannot write " + path + ": directory " + dir.string() + " does not exist"};
-  if (fs::is_directory(path, ec)) return Error{"cannot write " + path + ": it is a directory"};
-  if (::access(dir.c_str(), W_OK) != 0)
-    return Error{"cannot write " + path + ": " + std::strerror(errno)};
+    return Error{say("cannot write {0}: {1}", path, say("directory {0} does not exist", dir.string()))};
+  if (fs::is_directory(path, ec)) return Error{say("cannot write {0}: {1}", path, say("it is a directory"))};
+  if (::access(dir.c_str(), W_OK) != 0) return Error{say("cannot write {0}: {1}", path, std::strerror(errno))};
   return Status::Ok();
 }
 
@@ -109,33 +108,33 @@ Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t s
                        Replace replace) {
   if (Status s = checkWritable(path); !s) return s;
   auto dir = OutputDir::open(directoryOf(path).string(), false);
-  if (!dir) return Error{"cannot write " + path + ": " + dir.error().message};
+  if (!dir) return Error{say("cannot write {0}: {1}", path, dir.error().text)};
   return writeFileAt(*dir, fs::path(path).filename().string(), bytes, size, replace);
 }
 
 Status writeFileAt(const OutputDir& dir, const std::string& base, const void* bytes,
                    std::size_t size, Replace replace) {
   const std::string path = dir.shown(base);
-  auto fail = [&](const std::string& why) { return Error{"cannot write " + path + ": " + why}; };
+  auto fail = [&](const Text& why) { return Error{say("cannot write {0}: {1}", path, why)}; };
   if (base.empty() || base.find('/') != std::string::npos || base == "." || base == "..")
-    return fail("not a file name");
+    return fail(say("not a file name"));
   Temporary tmp;
-  if (Status s = tmp.create(dir.fd(), dir.path(), base); !s) return fail(s.message());
+  if (Status s = tmp.create(dir.fd(), dir.path(), base); !s) return fail(s.text());
   // Replacing a regular file keeps its permission bits (a 0600 file stays
   // 0600); a new file gets 0666 less the umask, as open() gave it.
   struct stat old {};
   if (::fstatat(tmp.dir(), base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
       S_ISREG(old.st_mode) && ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
-    return fail(std::strerror(errno));
+    return fail(lit(std::strerror(errno)));
   if (Status s = writeAll(tmp.fd(), static_cast<const char*>(bytes), size); !s)
-    return fail(s.message());
-  if (::fsync(tmp.fd()) != 0) return fail(std::strerror(errno));
-  if (Status s = tmp.closeFile(); !s) return fail(s.message());
+    return fail(s.text());
+  if (::fsync(tmp.fd()) != 0) return fail(lit(std::strerror(errno)));
+  if (Status s = tmp.closeFile(); !s) return fail(s.text());
   const int rc = replace == Replace::yes
                      ? ::renameat(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str())
                      : ::renameat2(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str(),
                                    RENAME_NOREPLACE);
-  if (rc != 0) return fail(std::strerror(errno));
+  if (rc != 0) return fail(lit(std::strerror(errno)));
   tmp.kept();
   ::fsync(tmp.dir());  // the rename itself reaches the disk
   return Status::Ok();

@@ -21,18 +21,18 @@ struct Where {
   std::string at(const toml::node& n) const {
     return path + ":" + std::to_string(n.source().begin.line);
   }
-  Error fail(const toml::node& n, const std::string& what) const { return Error{at(n) + ": " + what}; }
+  Error fail(const toml::node& n, const collviz::Text& what) const { return Error{say("{0}: {1}", at(n), what)}; }
 };
 
-std::string typeName(const toml::node& n) {
+collviz::Text typeName(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "true/false";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date or time";
+    case toml::node_type::string: return say("a string");
+    case toml::node_type::integer: return say("an integer");
+    case toml::node_type::floating_point: return say("a number");
+    case toml::node_type::boolean: return lit("true/false");
+    case toml::node_type::table: return say("a table");
+    case toml::node_type::array: return say("an array");
+    default: return say("a date or time");
   }
 }
 
@@ -45,32 +45,31 @@ Result<Text> readText(const Where& w, const std::string& field, const toml::node
   }
   const auto* tbl = n.as_table();
   if (!tbl)
-    return w.fail(n, field + ": must be a string, or language variants (" + field + ".en, " + field +
-                         ".zh); got " + typeName(n));
+    return w.fail(n, say("{0}: must be a string, or language variants ({0}.en, {0}.zh); got {1}", field, typeName(n)));
   for (auto&& [key, v] : *tbl) {
     const auto* s = v.as_string();
     auto lang = parseLang(key.str());
     if (!lang)
-      return w.fail(v, field + "." + std::string(key.str()) + ": unknown language; allowed: " +
-                           std::string(kAllowedLangs));
-    if (!s) return w.fail(v, field + "." + std::string(key.str()) + ": must be a string; got " + typeName(v));
+      return w.fail(v, say("{0}.{1}: unknown language; allowed: {2}", field, key.str(), kAllowedLangs));
+    if (!s) return w.fail(v, say("{0}.{1}: must be a string; got {2}", field, key.str(), typeName(v)));
     (*lang == Lang::zh ? t.zh : t.en) = s->get();
   }
   return t;
 }
 
+// `allowed`: a list of names (a literal) or a message.
 Result<std::string> readString(const Where& w, const std::string& field, const toml::node& n,
-                               std::string_view allowed) {
+                               const collviz::Text& allowed) {
   if (const auto* s = n.as_string()) return s->get();
-  return w.fail(n, field + ": must be a string (" + std::string(allowed) + "); got " + typeName(n));
+  return w.fail(n, say("{0}: must be a string ({1}); got {2}", field, allowed, typeName(n)));
 }
 
 Result<int64_t> readInt(const Where& w, const std::string& field, const toml::node& n, int64_t lo,
-                        int64_t hi, const std::string& allowed) {
+                        int64_t hi, const collviz::Text& allowed) {
   const auto* i = n.as_integer();
-  if (!i) return w.fail(n, field + ": must be an integer (" + allowed + "); got " + typeName(n));
+  if (!i) return w.fail(n, say("{0}: must be an integer ({1}); got {2}", field, allowed, typeName(n)));
   if (i->get() < lo || i->get() > hi)
-    return w.fail(n, field + " = " + std::to_string(i->get()) + " is out of range; allowed: " + allowed);
+    return w.fail(n, say("{0} = {1} is out of range; allowed: {2}", field, i->get(), allowed));
   return i->get();
 }
 
@@ -82,12 +81,12 @@ struct Given {
 
 Status readField(const Where& w, std::string_view key, const toml::node& v, Step& s, Given& given) {
   const std::string f(key);
-  auto bad = [&](const std::string& got, const std::string& allowed) {
-    return Status(w.fail(v, f + " = \"" + got + "\" is not allowed; allowed: " + allowed));
+  auto bad = [&](const std::string& got, const collviz::Text& allowed) {
+    return Status(w.fail(v, say("{0} = \"{1}\" is not allowed; allowed: {2}", f, got, allowed)));
   };
   if (key == "op") {
     const std::string ops = allowedOps() + ", " + std::string(name(Program::all_reduce_decomposed));
-    auto r = readString(w, f, v, ops);
+    auto r = readString(w, f, v, lit(ops));
     if (!r) return r.error();
     if (*r == name(Program::all_reduce_decomposed)) {
       s.program = Program::all_reduce_decomposed;
@@ -96,56 +95,56 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
       s.program = Program::single;
       s.spec.op = *op;
     } else {
-      return bad(*r, ops);
+      return bad(*r, lit(ops));
     }
   } else if (key == "ranks") {
-    const std::string allowed = std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks);
+    const collviz::Text allowed = say("{0} to {1}", kMinRanks, kMaxRanks);
     auto r = readInt(w, f, v, kMinRanks, kMaxRanks, allowed);
     if (!r) return r.error();
     s.spec.ranks = int(*r);
   } else if (key == "elems") {
-    auto r = readInt(w, f, v, 1, int64_t(1) << 30, "1 to 2^30 elements per block");
+    auto r = readInt(w, f, v, 1, int64_t(1) << 30, say("1 to 2^30 elements per block"));
     if (!r) return r.error();
     s.spec.elems = *r;
   } else if (key == "root") {
-    auto r = readInt(w, f, v, 0, kMaxRanks - 1, "0 to ranks - 1");
+    auto r = readInt(w, f, v, 0, kMaxRanks - 1, say("0 to ranks - 1"));
     if (!r) return r.error();
     s.spec.root = int(*r);
   } else if (key == "dtype") {
-    auto r = readString(w, f, v, allowedDTypes());
+    auto r = readString(w, f, v, lit(allowedDTypes()));
     if (!r) return r.error();
     auto d = parseDType(*r);
-    if (!d) return bad(*r, allowedDTypes());
+    if (!d) return bad(*r, lit(allowedDTypes()));
     s.spec.dtype = *d;
   } else if (key == "redop") {
-    auto r = readString(w, f, v, allowedRedOps());
+    auto r = readString(w, f, v, lit(allowedRedOps()));
     if (!r) return r.error();
     auto d = parseRedOp(*r);
-    if (!d) return bad(*r, allowedRedOps());
+    if (!d) return bad(*r, lit(allowedRedOps()));
     s.spec.redop = *d;
   } else if (key == "backend") {
-    auto r = readString(w, f, v, "auto, gloo, nccl, mpi");
+    auto r = readString(w, f, v, lit("auto, gloo, nccl, mpi"));
     if (!r) return r.error();
     auto b = parseBackend(*r);
-    if (!b) return bad(*r, "auto, gloo, nccl, mpi");
+    if (!b) return bad(*r, lit("auto, gloo, nccl, mpi"));
     s.backend = *b;
   } else if (key == "trace") {
     if (const auto* str = v.as_string()) {
-      if (str->get() != "all") return bad(str->get(), "\"all\" or a rank number");
+      if (str->get() != "all") return bad(str->get(), say("\"all\" or a rank number"));
       s.trace_rank = -1;
     } else {
-      auto r = readInt(w, f, v, 0, kMaxRanks - 1, "\"all\" or a rank 0 to ranks - 1");
+      auto r = readInt(w, f, v, 0, kMaxRanks - 1, say("\"all\" or a rank 0 to ranks - 1"));
       if (!r) return r.error();
       s.trace_rank = int(*r);
     }
   } else if (key == "trace_by") {
-    auto r = readString(w, f, v, "destination, source");
+    auto r = readString(w, f, v, lit("destination, source"));
     if (!r) return r.error();
     if (*r == "destination") s.trace_mode = ui::TraceMode::reaches;
     else if (*r == "source") s.trace_mode = ui::TraceMode::goes;
-    else return bad(*r, "destination, source");
+    else return bad(*r, lit("destination, source"));
   } else if (key == "state") {
-    auto r = readInt(w, f, v, 0, 2, "0 (input), 1 (after reduce-scatter), 2 (after all-gather)");
+    auto r = readInt(w, f, v, 0, 2, say("0 (input), 1 (after reduce-scatter), 2 (after all-gather)"));
     if (!r) return r.error();
     s.state = int(*r);
     given.state = true;
@@ -154,19 +153,19 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     if (!r) return r.error();
     (key == "caption" ? s.caption : s.notes) = *r;
   } else if (key == "algo") {
-    auto r = readString(w, f, v, "native or an algorithm for the op");
+    auto r = readString(w, f, v, say("native or an algorithm for the op"));
     if (!r) return r.error();
     s.algo = *r;
     given.algo = true;
   } else if (key == "algo_file") {
     // An MSCCL algorithm file, relative to the script: the step shows its
     // rounds, on its op and ranks.
-    auto r = readString(w, f, v, "an MSCCL algorithm file, relative to this script");
+    auto r = readString(w, f, v, say("an MSCCL algorithm file, relative to this script"));
     if (!r) return r.error();
     std::filesystem::path p(*r);
     if (p.is_relative()) p = std::filesystem::path(w.path).parent_path() / p;
     auto file = algo::readMscclFile(p.string(), 0, s.spec.root);
-    if (!file) return w.fail(v, "algo_file = \"" + *r + "\": " + file.error().message);
+    if (!file) return w.fail(v, say("algo_file = \"{0}\": {1}", *r, file.error().text));
     s.program = Program::single;
     s.spec.op = file->op;
     s.spec.ranks = file->ngpus;
@@ -175,12 +174,12 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
     given.algo = true;
   } else if (key == "round") {
-    auto r = readInt(w, f, v, 0, 1 << 20, "0 to the algorithm's rounds");
+    auto r = readInt(w, f, v, 0, 1 << 20, say("0 to the algorithm's rounds"));
     if (!r) return r.error();
     s.round = int(*r);
     given.round = true;
   } else {
-    return w.fail(v, "unknown field " + f + "; allowed: " + std::string(kStepFields));
+    return w.fail(v, say("unknown field {0}; allowed: {1}", f, kStepFields));
   }
   return {};
 }
@@ -188,33 +187,33 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
 // The step after its fields are read: what holds together (root and trace
 // within ranks, state only for the decomposition).
 Status checkStep(const Where& w, const toml::table& t, const Step& s, const Given& given, int number) {
-  const std::string step = "step " + std::to_string(number);
-  if (Status st = validate(s.spec); !st) return w.fail(t, step + ": " + st.message());
+  const collviz::Text step = say("step {0}", number);
+  if (Status st = validate(s.spec); !st) return w.fail(t, say("{0}: {1}", step, st.text()));
   if (s.trace_rank >= s.spec.ranks)
-    return w.fail(t, step + ": trace = " + std::to_string(s.trace_rank) + " is beyond ranks = " +
-                         std::to_string(s.spec.ranks) + "; allowed: \"all\" or 0 to " +
-                         std::to_string(s.spec.ranks - 1));
+    return w.fail(t, say("{0}: trace = {1} is beyond ranks = {2}; allowed: \"all\" or 0 to {3}", step, s.trace_rank,
+                         s.spec.ranks, s.spec.ranks - 1));
   if (given.state && s.program != Program::all_reduce_decomposed)
-    return w.fail(t, step + ": state applies to op = \"all_reduce_decomposed\" (its three states)");
+    return w.fail(t, say("{0}: state applies to op = \"all_reduce_decomposed\" (its three states)", step));
   const toml::node& at_algo = t.get("algo") ? *t.get("algo") : static_cast<const toml::node&>(t);
   const toml::node& at_round = t.get("round") ? *t.get("round") : static_cast<const toml::node&>(t);
   if (s.algo != algo::kNative) {
     if (s.program != Program::single)
-      return w.fail(at_algo, "algo = \"" + s.algo + "\": all_reduce_decomposed is two native ops; allowed: "
-                             "native (or op = \"all_reduce\" with algo = \"" + s.algo + "\")");
+      return w.fail(at_algo, say("algo = \"{0}\": all_reduce_decomposed is two native ops; allowed: "
+                                 "native (or op = \"all_reduce\" with algo = \"{0}\")",
+                                 s.algo));
     if (!ui::isRoundAlgo(s.algo, s.spec.op))
-      return w.fail(at_algo, "algo = \"" + s.algo + "\" is not allowed for " + std::string(name(s.spec.op)) +
-                             "; allowed: " + algo::algorithmsFor(s.spec.op));
-    if (Status st = algo::checkAlgorithm(s.algo, s.spec); !st) return w.fail(at_algo, st.message());
+      return w.fail(at_algo, say("algo = \"{0}\" is not allowed for {1}; allowed: {2}", s.algo, name(s.spec.op),
+                                 algo::algorithmsFor(s.spec.op)));
+    if (Status st = algo::checkAlgorithm(s.algo, s.spec); !st) return w.fail(at_algo, st.text());
   }
   const int rounds = ui::algoRounds(s.algo, s.spec);
   if (given.round && rounds == 0)
-    return w.fail(at_round, "round applies to an algorithm's rounds; set algo (for " +
-                                std::string(name(s.spec.op)) + ": " + algo::algorithmsFor(s.spec.op) + ")");
+    return w.fail(at_round, say("round applies to an algorithm's rounds; set algo (for {0}: {1})", name(s.spec.op),
+                                algo::algorithmsFor(s.spec.op)));
   if (s.round > rounds)
-    return w.fail(at_round, "round = " + std::to_string(s.round) + " is out of range for " + s.algo + " " +
-                                std::string(name(s.spec.op)) + " at N=" + std::to_string(s.spec.ranks) +
-                                "; allowed: 0 to " + std::to_string(rounds) + " (0 the start, K after round K)");
+    return w.fail(at_round, say("round = {0} is out of range for {1} {2} at N={3}; allowed: 0 to {4} (0 the start, K "
+                                "after round K)",
+                                s.round, s.algo, name(s.spec.op), s.spec.ranks, rounds));
   return {};
 }
 
@@ -224,16 +223,17 @@ Status checkStep(const Where& w, const toml::table& t, const Step& s, const Give
 Status checkText(const Where& w, const toml::node& n, const std::string& field) {
   if (const auto* s = n.as_string()) {
     if (std::string bad = controlCharacter(s->get(), true); !bad.empty())
-      return w.fail(n, (field.empty() ? "a value" : field) + ": control character " + bad +
-                           "; allowed: printable text, tabs and line breaks");
+      return w.fail(n, say("{0}: control character {1}; allowed: printable text, tabs and line breaks",
+                           field.empty() ? say("a value") : lit(field), bad));
     return {};
   }
   auto key = [&](const toml::key& k, const toml::node& v) -> Status {
     if (std::string bad = controlCharacter(k.str(), false); !bad.empty()) {
       const auto line = k.source().begin.line ? k.source().begin.line : v.source().begin.line;
-      return Error{w.path + ":" + std::to_string(line) + ": a key" +
-                   (field.empty() ? "" : " in " + field) + " holds control character " + bad +
-                   "; allowed: printable text"};
+      return Error{field.empty() ? say("{0}:{1}: a key holds control character {2}; allowed: printable text", w.path,
+                                       line, bad)
+                                 : say("{0}:{1}: a key in {2} holds control character {3}; allowed: printable text",
+                                       w.path, line, field, bad)};
     }
     return checkText(w, v, (field.empty() ? "" : field + ".") + std::string(k.str()));
   };
@@ -261,8 +261,7 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
   try {
     doc = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    return Error{path + ":" + std::to_string(e.source().begin.line) + ": not valid TOML: " +
-                 std::string(e.description())};
+    return Error{say("{0}:{1}: not valid TOML: {2}", path, e.source().begin.line, std::string(e.description()))};
   }
   const Where w{path};
   if (Status st = checkText(w, doc, ""); !st) return st.error();
@@ -274,15 +273,14 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
       if (!t) return t.error();
       (key.str() == "title" ? lec.title : key.str() == "author" ? lec.author : lec.date) = *t;
     } else if (key.str() != "step") {
-      return w.fail(v, "unknown field " + std::string(key.str()) + "; allowed: " + std::string(kTopFields) +
-                           " (each step is a [[step]] table)");
+      return w.fail(v, say("unknown field {0}; allowed: {1} (each step is a [[step]] table)", key.str(), kTopFields));
     }
   }
   const toml::node* steps = doc.get("step");
   const toml::array* arr = steps ? steps->as_array() : nullptr;
   if (steps && (!arr || !arr->is_array_of_tables()))
-    return w.fail(*steps, "step: must be a list of [[step]] tables; got " + typeName(*steps));
-  if (!arr || arr->empty()) return Error{path + ":1: no steps; add at least one [[step]] table"};
+    return w.fail(*steps, say("step: must be a list of [[step]] tables; got {0}", typeName(*steps)));
+  if (!arr || arr->empty()) return Error{say("{0}:1: no steps; add at least one [[step]] table", path)};
   Step s;  // the article's defaults; each step starts from the one before
   int number = 0;
   for (const toml::node& n : *arr) {

@@ -14,13 +14,13 @@ namespace collviz::lecture {
 
 namespace {
 
-std::string kindOf(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
+collviz::Text kindOf(mode_t m) {
+  if (S_ISDIR(m)) return say("is a directory");
+  if (S_ISFIFO(m)) return say("is a FIFO");
+  if (S_ISCHR(m)) return say("is a character device");
+  if (S_ISBLK(m)) return say("is a block device");
+  if (S_ISSOCK(m)) return say("is a socket");
+  return say("is not a regular file");
 }
 
 std::string mib(double bytes) {
@@ -35,17 +35,16 @@ Result<std::string> readScriptFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
-    return Error{path + ": cannot read the lecture script (" + std::strerror(errno) + ")"};
+    return Error{say("{0}: cannot read the lecture script ({1})", path, std::strerror(errno))};
   struct stat st {};
   std::string out;
-  std::string error;
+  collviz::Text error;
   if (::fstat(fd, &st) != 0) {
-    error = std::strerror(errno);
+    error = lit(std::strerror(errno));
   } else if (!S_ISREG(st.st_mode)) {
-    error = "is " + kindOf(st.st_mode) + "; allowed: a regular file";
+    error = say("{0}; allowed: a regular file", kindOf(st.st_mode));
   } else if (std::size_t(st.st_size) > kMaxScriptBytes) {
-    error = "is " + mib(double(st.st_size)) + "; allowed: a script of at most " +
-            mib(double(kMaxScriptBytes));
+    error = say("is {0}; allowed: a script of at most {1}", mib(double(st.st_size)), mib(double(kMaxScriptBytes)));
   } else {
     out.resize(std::size_t(st.st_size));
     std::size_t got = 0;
@@ -54,7 +53,7 @@ Result<std::string> readScriptFile(const std::string& path) {
       const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        error = std::strerror(errno);
+        error = lit(std::strerror(errno));
         break;
       }
       if (n == 0) break;
@@ -63,16 +62,15 @@ Result<std::string> readScriptFile(const std::string& path) {
     out.resize(got);
   }
   ::close(fd);
-  if (!error.empty()) return Error{path + ": cannot read the lecture script: " + error};
+  if (!error.empty()) return Error{say("{0}: cannot read the lecture script: {1}", path, error)};
   return out;
 }
 
 Status checkNesting(std::string_view t, const std::string& path) {
   int line = 1, depth = 0, dots = 0;
   auto deep = [&] {
-    return Error{path + ":" + std::to_string(line) + ": keys or tables nested more than " +
-                 std::to_string(kMaxNesting) + " levels deep; allowed: up to " +
-                 std::to_string(kMaxNesting)};
+    return Error{say("{0}:{1}: keys or tables nested more than {2} levels deep; allowed: up to {2}", path, line,
+                     kMaxNesting)};
   };
   for (std::size_t i = 0; i < t.size(); ++i) {
     const char c = t[i];

@@ -54,7 +54,7 @@ std::string AppUi::glyphText() const {
 Status AppUi::openLecture(const std::string& path) {
   Result<lecture::Lecture> r = lecture::loadLecture(path);
   if (!r) {
-    lecture_panel_.error = r.error().message;
+    lecture_panel_.error = render(r.error());
     return r.error();
   }
   lecture_ = std::make_unique<lecture::Player>(std::move(*r));
@@ -116,13 +116,14 @@ std::string AppUi::windowTitle() const {
   if (state_.program() != Program::single || reduces(s.op)) t += ", " + std::string(name(s.redop));
   t += ")";
   // What is on screen, for the viewer and for tests that read the title.
+  // Its last words in the reader's language (English: " · verified", which the GUI tests wait for).
   if (!showingResult()) {
-    if (requested_any_ && runs_.waiting(requested_)) return t + " · running";
+    if (requested_any_ && runs_.waiting(requested_)) return t + " · " + tr("running");
     const auto last = requested_any_ ? runs_.find(requested_) : nullptr;
-    return t + (last && last->cancelled ? " · cancelled" : " · not yet run");
+    return t + " · " + tr(last && last->cancelled ? "cancelled" : "not yet run");
   }
   const Snapshot& shown = *diagram_.model().snapshot;
-  return t + (allRight(shown, 0) ? " · verified" : " · NOT VERIFIED");
+  return t + " · " + tr(allRight(shown, 0) ? "verified" : "NOT VERIFIED");
 }
 
 void AppUi::updateRounds() {

@@ -36,7 +36,7 @@ void BandwidthPanel::start(const AppState& app) {
   const BenchConfig c = benchConfigFor(app, min_exp, max_exp, factor, iters, warmup, check);
   refusal.clear();
   if (Status st = validate(c); !st) {
-    refusal = st.message();
+    refusal = render(st);
     return;
   }
   job.reset();  // a finished job only: Run is disabled while one runs
@@ -89,7 +89,7 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
     if (ImGui::Button(tr("Run sweep"))) start(app);
     if (shown.cancelled) ImGui::SameLine(), ImGui::TextDisabled("%s", tr("cancelled"));
   }
-  const std::string& err = !refusal.empty() ? refusal : shown.error;
+  const std::string err = !refusal.empty() ? refusal : render(Said(shown.error));
   if (!err.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
     WrappedText(err);
@@ -97,7 +97,7 @@ void BandwidthPanel::Draw(const char* title, bool* p_open, const AppState& app) 
   }
   if (!shown.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    WrappedText(shown.notice);
+    WrappedText(render(Said(shown.notice)));
     ImGui::PopStyleColor();
   }
   const float avail = ImGui::GetContentRegionAvail().x;

@@ -60,23 +60,23 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::PushFont(fonts.bold);
     ImGui::Text("%s %s", b.name.c_str(), b.version.c_str());
     ImGui::PopFont();
-    if (!b.devices.empty()) sep(), ImGui::TextUnformatted(b.devices.c_str());
-    if (!b.transport.empty()) sep(), ImGui::TextUnformatted(b.transport.c_str());
+    if (!b.devices.empty()) sep(), ImGui::TextUnformatted(fonts.display(render(b.devices)).c_str());
+    if (!b.transport.empty()) sep(), ImGui::TextUnformatted(fonts.display(render(b.transport)).c_str());
     std::string t = s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
                                  : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
     if (allRight(*s, in.bad_blocks)) {
-      std::string mode = s->steps.empty() ? "" : s->steps[0].verify.mode;
+      const std::string mode = s->steps.empty() ? "" : render(Said(s->steps[0].verify.mode));
       ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
-      if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mode.c_str());
+      if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fonts.display(mode).c_str());
     } else if (s->error.empty()) {
       ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))})).c_str());
-      if (!s->problem.empty()) sep(), ImGui::TextColored(bad, "%s", s->problem.c_str());
+      if (!s->problem.empty()) sep(), ImGui::TextColored(bad, "%s", fonts.display(render(s->problem)).c_str());
       else for (const StepResult& st : s->steps) {
         if (!st.verify.first_problem.empty()) {
           sep();
-          ImGui::TextColored(bad, "%s", st.verify.first_problem.c_str());
+          ImGui::TextColored(bad, "%s", fonts.display(render(st.verify.first_problem)).c_str());
           break;
         }
       }
@@ -92,9 +92,9 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
   if (const std::string note = cancelledNote(e); !note.empty())
     noteLine(fonts.display(note), ImVec4(0, 0, 0, 0));
-  else if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + e->error), bad);
-  if (e && !e->notice.empty()) noteLine(fonts.display(e->notice), ImVec4(0, 0, 0, 0));
-  if (s && !s->backend.notes.empty()) noteLine(fonts.display(s->backend.notes), ImVec4(0, 0, 0, 0));
+  else if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + render(e->error)), bad);
+  if (e && !e->notice.empty()) noteLine(fonts.display(render(e->notice)), ImVec4(0, 0, 0, 0));
+  if (s && !s->backend.notes.empty()) noteLine(fonts.display(render(s->backend.notes)), ImVec4(0, 0, 0, 0));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);
 }
 

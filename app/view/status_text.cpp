@@ -63,7 +63,7 @@ std::string oracleLabelNote(const Snapshot* s) {
       for (const BufferView* b : {&r.input, &r.output})
         for (const BlockLabel& l : b->labels)
           if (!l.decoded)
-            return trf("* label partly from the oracle, not read from the bytes: {0}", {st.verify.mode});
+            return trf("* label partly from the oracle, not read from the bytes: {0}", {render(Said(st.verify.mode))});
   return "";
 }
 
@@ -129,6 +129,14 @@ bool itemConcerns(const std::string& item, Program program, const OpSpec& spec, 
   }
 }
 
+// A notice's items: the parts joined() made ("a; b"), each with its message;
+// a notice without one is split at "; " and shown as it is.
+std::vector<Said> noticeItems(const Said& notice) {
+  std::vector<Text> items;
+  noteItems(notice.current() ? *notice.current() : lit(std::string(notice)), items);
+  return {items.begin(), items.end()};
+}
+
 }  // namespace
 
 std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds) {
@@ -175,8 +183,8 @@ std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
     } else {
       const BackendInfo& b = s->backend;
       std::string rest;
-      if (!b.devices.empty()) rest += " · " + b.devices;
-      if (!b.transport.empty() && !p.figure) rest += " · " + b.transport;
+      if (!b.devices.empty()) rest += " · " + render(b.devices);
+      if (!b.transport.empty() && !p.figure) rest += " · " + render(b.transport);
       if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
       Line l = {{b.name + " " + b.version, th.text, TextStyle::bold}, {rest, th.muted_text}};
       if (!verdict.empty()) l.push_back({" · ", th.muted_text, TextStyle::regular, true});
@@ -187,15 +195,15 @@ std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
     lines.push_back(verdict);  // a figure never hides that it is wrong
   }
   if (const std::string note = oracleLabelNote(s); !note.empty()) lines.push_back({{note, th.text}});
-  if (s && !s->error.empty()) lines.push_back({{tr("engine error: ") + s->error, th.bad}});
+  if (s && !s->error.empty()) lines.push_back({{tr("engine error: ") + render(s->error), th.bad}});
   if (s && !s->notice.empty()) {
     // A file keeps only a fault injected on purpose (the figure is wrong by
     // design), never a note about the machine such as another backend's absence.
-    std::string notice = s->notice;
+    std::string notice = render(s->notice);
     if (p.figure) {
       notice.clear();
-      for (const std::string& item : splitNotes(s->notice))
-        if (item.rfind("COLLVIZ_FAULT=", 0) == 0) notice += (notice.empty() ? "" : "; ") + item;
+      for (const Said& item : noticeItems(s->notice))
+        if (item.rfind("COLLVIZ_FAULT=", 0) == 0) notice += (notice.empty() ? "" : tr("; ")) + render(item);
     }
     if (!notice.empty()) lines.push_back({{notice, th.muted_text}});
   }

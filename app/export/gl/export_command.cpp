@@ -73,7 +73,7 @@ struct Plan {
   bool status = false, status_time = false, crop = false;
 };
 
-int usage(const std::string& msg) { return fail("export", msg, kExitUsage); }
+int usage(const Error& e) { return fail("export", e, kExitUsage); }
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -92,28 +92,27 @@ Status checkGifSize(const Plan& p, int rounds, const ExportArgs& a) {
   const double frame = double(p.width) * p.height;
   const double frames = 1.0 + double(rounds) * (p.tween + 1);
   double cap = kMaxGifPixels;
-  std::string what = "at most " + std::to_string(int(kMaxGifPixels / 1e6)) + " megapixels in all frames";
+  Text what = say("at most {0} megapixels in all frames", int(kMaxGifPixels / 1e6));
   if (auto lim = memoryLimit(); lim && double(lim->bytes) / 2.0 < cap) {
     cap = double(lim->bytes) / 2.0;
-    what = "what fits in " + lim->what + " (" + std::to_string(int(cap / 1e6)) + " megapixels at 2 bytes each)";
+    what = say("what fits in {0} ({1} megapixels at 2 bytes each)", lim->what, int(cap / 1e6));
   }
   if (frames * frame <= cap) return {};
   const long long fit_tween = std::llround(std::floor((cap / frame - 1.0) / std::max(1, rounds))) - 1;
   const double side = std::sqrt(cap / frames / (double(p.width) / p.height));
-  std::string fits;
-  if (fit_tween >= 0)
-    fits = "--tween " + std::to_string(std::min<long long>(fit_tween, 30)) + " fits at this size";
-  if (side * (double(p.width) / p.height) >= kMinSide && side >= kMinSide)
-    fits += std::string(fits.empty() ? "" : ", or ") + "--size " +
-            std::to_string(int(side * p.width / p.height / p.scale)) + "x" +
-            std::to_string(int(side / p.scale)) + " at --tween " + std::to_string(p.tween);
-  if (fits.empty()) fits = "fewer ranks (fewer rounds)";
+  Text fits;
+  if (fit_tween >= 0) fits = say("--tween {0} fits at this size", std::min<long long>(fit_tween, 30));
+  if (side * (double(p.width) / p.height) >= kMinSide && side >= kMinSide) {
+    const Text size = say("--size {0}x{1} at --tween {2}", int(side * p.width / p.height / p.scale),
+                          int(side / p.scale), p.tween);
+    fits = fits.empty() ? size : say("{0}, or {1}", fits, size);
+  }
+  if (fits.empty()) fits = say("fewer ranks (fewer rounds)");
   char mp[32];
   std::snprintf(mp, sizeof mp, "%.0f", frames * frame / 1e6);
-  return Error{"--format gif: " + std::to_string(rounds) + " rounds with --tween " + std::to_string(p.tween) +
-               " make " + std::to_string((long long)frames) + " frames of " + std::to_string(p.width) + "x" +
-               std::to_string(p.height) + " pixels (" + mp + " megapixels); allowed: " + what + "; " + fits +
-               " (--size " + a.size + ", --scale " + a.scale + ")"};
+  return Error{say("--format gif: {0} rounds with --tween {1} make {2} frames of {3}x{4} pixels ({5} megapixels); "
+                   "allowed: {6}; {7} (--size {8}, --scale {9})",
+                   rounds, p.tween, (long long)frames, p.width, p.height, mp, what, fits, a.size, a.scale)};
 }
 
 // Everything checked before anything runs: nothing is started or written
@@ -126,101 +125,100 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   p.crop = a.crop;
   if (a.theme == "light") p.theme = ui::ThemeKind::light;
   else if (a.theme == "dark") p.theme = ui::ThemeKind::dark;
-  else return Error{notA("--theme", a.theme, "a theme") + "; allowed: light, dark"};
+  else return Error{say("{0}; allowed: {1}", notA("--theme", a.theme, "a theme"), "light, dark")};
   std::smatch m;
   if (!std::regex_match(a.size, m, std::regex(R"((\d{1,6})[xX](\d{1,6}))")))
-    return Error{notA("--size", a.size, "WIDTHxHEIGHT") + " (for example 1600x900)"};
+    return Error{say("{0} (for example {1})", notA("--size", a.size, "WIDTHxHEIGHT"), "1600x900")};
   const int w = std::stoi(m[1]), h = std::stoi(m[2]);
   auto scale = parseDecimal("--scale", a.scale);
-  if (!scale) return Error{scale.error().message + "; allowed: 0.25 to 8"};
+  if (!scale) return Error{say("{0}; allowed: {1} to {2}", scale.error().text, "0.25", 8)};
   if (!(*scale >= 0.25 && *scale <= 8.0))
-    return Error{"--scale " + shown(a.scale) + " is out of range; allowed: 0.25 to 8"};
+    return Error{say("{0}; allowed: {1} to {2}", say("{0} {1} is out of range", "--scale", shown(a.scale)),
+                     "0.25", 8)};
   p.scale = float(*scale);
   p.width = int(std::lround(w * p.scale));
   p.height = int(std::lround(h * p.scale));
   // The limits apply to the image's pixels, after --scale.
   if (p.width < kMinSide || p.height < kMinSide || p.width > kMaxSide || p.height > kMaxSide ||
       double(p.width) * p.height > kMaxPixels)
-    return Error{"--size " + a.size + " at --scale " + shown(a.scale) + " makes " +
-                 std::to_string(p.width) + "x" + std::to_string(p.height) + " pixels; allowed: sides from " +
-                 std::to_string(kMinSide) + " to " + std::to_string(kMaxSide) + ", at most " +
-                 std::to_string(int(kMaxPixels / 1e6)) + " megapixels"};
+    return Error{say("--size {0} at --scale {1} makes {2}x{3} pixels; allowed: sides from {4} to {5}, at most {6} "
+                     "megapixels",
+                     a.size, shown(a.scale), p.width, p.height, kMinSide, kMaxSide, int(kMaxPixels / 1e6))};
   if (a.step_given && a.step < 0)
-    return Error{"--step " + std::to_string(a.step) + " is out of range; allowed: 0 and up (a round of "
-                 "--algo, or a state 0 to 2 of all_reduce_decomposed)"};
+    return Error{say("--step {0} is out of range; allowed: 0 and up (a round of "
+                     "--algo, or a state 0 to 2 of all_reduce_decomposed)", a.step)};
   ui::ViewSettings view;
   if (a.trace_by == "destination") view.trace_mode = ui::TraceMode::reaches;
   else if (a.trace_by == "source") view.trace_mode = ui::TraceMode::goes;
-  else return Error{notA("--trace-by", a.trace_by, "allowed") + "; allowed: destination, source"};
+  else return Error{say("{0}; allowed: {1}", notA("--trace-by", a.trace_by, "allowed"), "destination, source")};
   if (a.output_given && a.output.empty())
-    return Error{"-o is empty; allowed: a file name ending in .png or .svg (with --all, a directory)"};
+    return Error{say("-o is empty; allowed: a file name ending in .png or .svg (with --all, a directory)")};
 
   // Format: --format, else the output's extension (any case), else png.
   std::string ext = lower(fs::path(a.output).extension().string());
   std::string fmt = lower(a.format);
   if (!fmt.empty() && fmt != "png" && fmt != "svg" && fmt != "gif")
-    return Error{notA("--format", a.format, "a format") + "; allowed: png, svg, gif (with --algo)"};
+    return Error{say("{0}; allowed: {1}", notA("--format", a.format, "a format"), say("png, svg, gif (with --algo)"))};
   if (!a.all && (ext == ".png" || ext == ".svg" || ext == ".gif")) {
     if (!fmt.empty() && "." + fmt != ext)
-      return Error{"--format " + fmt + " does not match the output name " + shown(a.output)};
+      return Error{say("--format {0} does not match the output name {1}", fmt, shown(a.output))};
     fmt = ext.substr(1);
   }
   if (fmt.empty()) fmt = "png";
   p.svg = fmt == "svg";
   p.gif = fmt == "gif";
-  if (p.gif && a.crop) return Error{"--crop applies to png and svg; a GIF keeps every frame the same size"};
+  if (p.gif && a.crop) return Error{say("--crop applies to png and svg; a GIF keeps every frame the same size")};
   if (p.gif && (a.all || a.algo == "native"))
-    return Error{"--format gif animates an algorithm's rounds: give --algo ALGO or --algo-file FILE (and no --all)"};
+    return Error{say("--format gif animates an algorithm's rounds: give --algo ALGO or --algo-file FILE (and no --all)")};
   if (a.tween < 0 || a.tween > 30)
-    return Error{"--tween " + std::to_string(a.tween) + " is out of range; allowed: 0 to 30"};
-  if (a.tween > 0 && !p.gif) return Error{"--tween applies to --format gif"};
+    return Error{say("{0}; allowed: {1} to {2}", say("{0} {1} is out of range", "--tween", a.tween), 0, 30)};
+  if (a.tween > 0 && !p.gif) return Error{say("--tween applies to --format gif")};
   p.tween = a.tween;
 
   auto gave = [&](const char* o) { return std::find(a.given.begin(), a.given.end(), o) != a.given.end(); };
   if (a.no_status && (gave("--status") || gave("--status-time")))
-    return Error{"--no-status cannot go with --status or --status-time; allowed: one of them"};
+    return Error{say("--no-status cannot go with --status or --status-time; allowed: one of them")};
   if (a.all)
     for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file"})
       if (gave(o))
-        return Error{std::string("--all writes the article's whole set and takes no ") + o +
-                     "; allowed with --all: --ranks, --elems, --dtype, --redop, --root, --backend, "
-                     "--trace-by, --theme, --size, --scale, --format, --status, --crop"};
+        return Error{say("--all writes the article's whole set and takes no {0}; allowed with --all: {1}", o,
+                         "--ranks, --elems, --dtype, --redop, --root, --backend, "
+                         "--trace-by, --theme, --size, --scale, --format, --status, --crop")};
   if (a.all) {
-    if (a.output.empty()) return Error{"--all needs -o DIR (the directory for the set)"};
+    if (a.output.empty()) return Error{say("--all needs -o DIR (the directory for the set)")};
     p.dir = a.output;
     p.items = ui::articleSet(ps.spec, view.trace_mode, fmt);
     return p;
   }
   if (a.trace != "all") {
     if (!std::regex_match(a.trace, std::regex(R"(\d{1,3})")) || std::stoi(a.trace) >= ps.spec.ranks)
-      return Error{notA("--trace", a.trace, "allowed") + "; allowed: all, 0 to " +
-                   std::to_string(ps.spec.ranks - 1)};
+      return Error{say("{0}; allowed: all, 0 to {1}", notA("--trace", a.trace, "allowed"), ps.spec.ranks - 1)};
     view.trace_rank = std::stoi(a.trace);
   }
   if (a.algo != "native") {
     if (ps.program != Program::single)
-      return Error{"--algo runs one op; all_reduce_decomposed is two native ops (use --op all_reduce --algo ring)"};
+      return Error{say("--algo runs one op; all_reduce_decomposed is two native ops (use --op all_reduce --algo ring)")};
     if (Status st = algo::checkAlgorithm(a.algo, ps.spec); !st) return st.error();
     view.algo = a.algo;
     const int rounds = ui::algoRounds(a.algo, ps.spec);
     if (a.step > rounds)
-      return Error{"--step " + std::to_string(a.step) + " is out of range for " + a.algo + " " +
-                   std::string(name(ps.spec.op)) + " at N=" + std::to_string(ps.spec.ranks) + "; allowed: 0 to " +
-                   std::to_string(rounds) + " (0 the start, K after round K)"};
-    if (p.gif && a.step >= 0) return Error{"--step picks one round; --format gif writes them all"};
+      return Error{say("--step {0} is out of range for {1} {2} at N={3}; allowed: 0 to {4} (0 the start, K after round K)",
+                       a.step, a.algo, name(ps.spec.op), ps.spec.ranks, rounds)};
+    if (p.gif && a.step >= 0) return Error{say("--step picks one round; --format gif writes them all")};
     if (p.gif)
       if (Status st = checkGifSize(p, rounds, a); !st) return st.error();
     view.round = a.step >= 0 ? a.step : rounds;
   } else if (a.step >= 0) {
     if (ps.program != Program::all_reduce_decomposed)
-      return Error{"--step applies to --op all_reduce_decomposed (its three states) or to an --algo's rounds"};
-    if (a.step > 2) return Error{"--step " + std::to_string(a.step) + " is out of range; allowed: 0, 1, 2"};
+      return Error{say("--step applies to --op all_reduce_decomposed (its three states) or to an --algo's rounds")};
+    if (a.step > 2)
+      return Error{say("{0}; allowed: {1}", say("{0} {1} is out of range", "--step", a.step), "0, 1, 2")};
     view.stage = a.step;
   }
   ui::ExportItem it{ps.program, ps.spec, view, ui::exportFileName(ps.program, ps.spec.op, view, fmt),
                 ui::exportCaption(ps.program, ps.spec.op, ps.spec.ranks, view)};
   if (!a.output.empty()) {
-    if (ext != "." + fmt) return Error{"the output name " + shown(a.output) + " must end in ." + fmt};
+    if (ext != "." + fmt) return Error{say("the output name {0} must end in .{1}", shown(a.output), fmt)};
     it.file = a.output;
   }
   p.items.push_back(it);
@@ -247,7 +245,7 @@ Result<std::vector<uint8_t>> renderRoundsGif(ui::DiagramImage& image, ui::Export
       !st)
     return st.error();
   for (int k = 0; k <= rounds; ++k) {
-    if (g_interrupted) return Error{"interrupted"};
+    if (g_interrupted) return Error{say("interrupted")};
     for (int i = 1; k > 0 && i <= tween; ++i) {
       auto img = at(k, i);
       if (!img) return img.error();
@@ -260,35 +258,36 @@ Result<std::vector<uint8_t>> renderRoundsGif(ui::DiagramImage& image, ui::Export
   return gif.finish();
 }
 
+// The index's settings, in the reader's language (names and numbers as they are).
 std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
-  std::string t = "N = " + std::to_string(s.ranks) + " ranks, " + std::to_string(s.elems) +
-                  " elements per block, " + std::string(name(s.dtype)) + ", " +
-                  std::string(name(s.redop)) + ", root R" + std::to_string(s.root);
-  if (snap) t += ", backend " + snap->backend.name + " " + snap->backend.version;
-  return t + ", theme " + (p.theme == ui::ThemeKind::light ? "light" : "dark") + ", " +
-         std::to_string(p.width) + "x" + std::to_string(p.height) + " pixels";
+  const Text run = say("N = {0} ranks, {1} elements per block, {2}, {3}, root R{4}", s.ranks, s.elems, name(s.dtype),
+                       name(s.redop), s.root);
+  const Text theme = say(p.theme == ui::ThemeKind::light ? "theme light, {0}x{1} pixels" : "theme dark, {0}x{1} pixels",
+                         p.width, p.height);
+  if (!snap) return render(say("{0}, {1}", run, theme));
+  return render(say("{0}, backend {1} {2}, {3}", run, snap->backend.name, snap->backend.version, theme));
 }
 
 int runExport(const ExportArgs& a) {
   auto parsed = parseSpec(a.spec);
-  if (!parsed) return usage(parsed.error().message);
+  if (!parsed) return usage(parsed.error());
   auto placement = parseGpuSharing(a.gpu_sharing);
-  if (!placement) return usage(placement.error().message);
+  if (!placement) return usage(placement.error());
   auto plan_r = makePlan(a, *parsed);
-  if (!plan_r) return usage(plan_r.error().message);
+  if (!plan_r) return usage(plan_r.error());
   Plan& plan = *plan_r;
   // The set's directory is opened once, without following a link another
   // user planted (output_dir.h); every file is written relative to it.
   std::optional<ui::OutputDir> outdir;
   if (plan.all) {
     auto d = ui::OutputDir::open(plan.dir, true);
-    if (!d) return usage(d.error().message);
+    if (!d) return usage(d.error());
     outdir = std::move(*d);
     for (ui::ExportItem& it : plan.items) it.file = outdir->shown(it.file);
   }
   for (ui::ExportItem& it : plan.items) {
     if (!outdir)
-      if (Status s = ui::checkWritable(it.file); !s) return usage(s.message());
+      if (Status s = ui::checkWritable(it.file); !s) return usage(s.error());
     it.view.hide_times = !plan.status_time;  // reproducible files
     it.view.in_file = true;                  // no window hints
   }
@@ -307,21 +306,20 @@ int runExport(const ExportArgs& a) {
   HeadlessGl gl;
   if (!plan.svg) {
     if (Status s = checkRendererMemory(plan.width, plan.height); !s)
-      return fail("export", s.message(), kExitFailed);
+      return fail("export", s.error(), kExitFailed);
     if (Status s = gl.open(); !s) {
-      std::fprintf(stderr, "collviz export: %s\n", s.message().c_str());
+      std::fprintf(stderr, "collviz export: %s\n", render(s).c_str());
       return kExitFailed;
     }
     std::string which;
     const int limit = ui::Offscreen::maxSize(&which);
     if (plan.width > limit || plan.height > limit)
-      return usage("--size " + a.size + " makes " + std::to_string(plan.width) + "x" +
-                   std::to_string(plan.height) + " pixels, beyond what this OpenGL allows (" + which +
-                   " = " + std::to_string(limit) + ", " + gl.renderer() + ")");
+      return usage(say("--size {0} makes {1}x{2} pixels, beyond what this OpenGL allows ({3} = {4}, {5})", a.size,
+                       plan.width, plan.height, which, limit, gl.renderer()));
   }
   ui::DiagramImage image;
   if (Status s = image.init(!plan.svg); !s) {
-    std::fprintf(stderr, "collviz export: %s\n", s.message().c_str());
+    std::fprintf(stderr, "collviz export: %s\n", render(s).c_str());
     return kExitFailed;
   }
 
@@ -354,20 +352,23 @@ int runExport(const ExportArgs& a) {
       req.algo = algo;
       snap = waitInterruptible(engine, engine.submit(req));
       if (!snap) {
-        std::fprintf(stderr, "collviz export: interrupted\n");
+        std::fprintf(stderr, "collviz export: %s\n", tr("interrupted"));
         return interruptedExitCode();
       }
-      if (!snap->notice.empty() && runs.empty()) std::fprintf(stderr, "collviz: %s\n", snap->notice.c_str());
+      if (!snap->notice.empty() && runs.empty()) std::fprintf(stderr, "collviz: %s\n", render(snap->notice).c_str());
       if (!snap->error.empty()) {
-        std::fprintf(stderr, "collviz export: %s\n", snap->error.c_str());
+        std::fprintf(stderr, "collviz export: %s\n", render(snap->error).c_str());
         const bool bad_input = snap->steps.empty() && snap->error.find("allowed:") != std::string::npos;
         return bad_input ? kExitUsage : kExitFailed;
       }
       if (!snap->verified) {
-        std::fprintf(stderr, "collviz export: %s: NOT VERIFIED (%lld wrong elements%s%s); the image marks them\n",
-                     std::string(name(it.spec.op)).c_str(),
-                     static_cast<long long>(snap->mismatches + snap->final_diffs),
-                     snap->problem.empty() ? "" : "; first: ", snap->problem.c_str());
+        const long long wrong = snap->mismatches + snap->final_diffs;
+        const Text verdict = snap->problem.empty()
+                                 ? say("NOT VERIFIED ({0} wrong elements); the image marks them", wrong)
+                                 : say("NOT VERIFIED ({0} wrong elements; first: {1}); the image marks them", wrong,
+                                       snap->problem);
+        std::fprintf(stderr, "collviz export: %s: %s\n", std::string(name(it.spec.op)).c_str(),
+                     render(verdict).c_str());
         rc = kExitFailed;
       }
       runs.push_back({it.program, it.spec, algo, snap});
@@ -386,22 +387,24 @@ int runExport(const ExportArgs& a) {
     } else if (plan.gif) {
       auto gif = renderRoundsGif(image, v, plan.tween);
       if (g_interrupted) return interruptedExitCode();
-      if (!gif) return usage(gif.error().message);
+      if (!gif) return usage(gif.error());
       written = write(it.file, gif->data(), gif->size());
     } else {
       auto img = image.renderPng(v);
-      if (!img) return usage(img.error().message);
+      if (!img) return usage(img.error());
       std::vector<uint8_t> png = ui::encodePng(*img);
       written = write(it.file, png.data(), png.size());
     }
-    if (!written) return usage(written.message());
+    if (!written) return usage(written.error());
     if (!image.fontNotice().empty() && !warned_fonts) {
       std::fprintf(stderr, "collviz export: %s\n", image.fontNotice().c_str());
       warned_fonts = true;
     }
     if (!image.warning().empty())
       std::fprintf(stderr, "collviz export: %s: %s\n", it.file.c_str(), image.warning().c_str());
-    std::printf("wrote %s (%dx%d%s)\n", it.file.c_str(), plan.width, plan.height, plan.crop ? ", cropped" : "");
+    std::printf("%s\n", render(say(plan.crop ? "wrote {0} ({1}x{2}, cropped)" : "wrote {0} ({1}x{2})", it.file,
+                                    plan.width, plan.height))
+                             .c_str());
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
   }
@@ -411,8 +414,8 @@ int runExport(const ExportArgs& a) {
     const std::string index = outdir->shown("index.md");
     const std::string md = ui::indexMarkdown(rel, settingsLine(parsed->spec, first.get(), plan));
     Status s = write(index, md.data(), md.size());
-    if (!s) return usage(s.message());
-    std::printf("wrote %s\n", index.c_str());
+    if (!s) return usage(s.error());
+    std::printf("%s\n", render(say("wrote {0}", index)).c_str());
   }
   return rc;
 }
@@ -468,7 +471,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
     if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
       auto name = useAlgoFile(*algo_file, cmd, a->spec);
       if (!name) {
-        const std::string why = name.error().message;
+        const Error why = name.error();
         action = [why] { return fail("export", why, kExitUsage); };
         return;
       }

@@ -38,8 +38,8 @@ struct LectureArgs {
   bool status = false, status_time = false;  // the machine's block, measured times
 };
 
-int usage(const std::string& msg) {
-  std::fprintf(stderr, "collviz lecture: %s\n", msg.c_str());
+int usage(const Error& e) {
+  std::fprintf(stderr, "collviz lecture: %s\n", render(e).c_str());
   return kExitUsage;
 }
 
@@ -85,27 +85,28 @@ Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::Ou
 
 int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf")
-    return usage("--format " + a.format + " is not a format; allowed: png, svg, both, pdf");
-  if (a.format == "pdf" && !ui::pdfAvailable()) return usage(ui::deckPdf({}, {}).error().message);
-  if (a.theme != "light" && a.theme != "dark") return usage("--theme " + a.theme + " is not a theme; allowed: light, dark");
+    return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--format", a.format, say("a format")),
+                     "png, svg, both, pdf"));
+  if (a.format == "pdf" && !ui::pdfAvailable()) return usage(ui::deckPdf({}, {}).error());
+  if (a.theme != "light" && a.theme != "dark") return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--theme", a.theme, say("a theme")), "light, dark"));
   int width = a.width, height = a.height;
   if (!a.size.empty()) {
     std::smatch m;
     if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})[xX](\d{1,5}))")))
-      return usage(notA("--size", a.size, "WIDTHxHEIGHT") + " (for example 1920x1080)");
+      return usage(say("{0} (for example {1})", notA("--size", a.size, "WIDTHxHEIGHT"), "1920x1080"));
     width = std::stoi(m[1]);
     height = std::stoi(m[2]);
   }
   auto parsed_scale = parseDecimal("--scale", a.scale);
-  if (!parsed_scale) return usage(parsed_scale.error().message + "; allowed: 0.25 to 8");
+  if (!parsed_scale) return usage(say("{0}; allowed: {1} to {2}", parsed_scale.error().text, "0.25", 8));
   if (!(*parsed_scale >= 0.25 && *parsed_scale <= 8.0))
-    return usage("--scale " + shown(a.scale) + " is out of range; allowed: 0.25 to 8");
+    return usage(say("{0}; allowed: {1} to {2}", say("{0} {1} is out of range", "--scale", shown(a.scale)), "0.25", 8));
   const float scale = float(*parsed_scale);
   width = int(std::lround(width * scale));
   height = int(std::lround(height * scale));
   if (width < 320 || height < 240 || width > 8192 || height > 8192)
-    return usage("--size " + std::to_string(width) + "x" + std::to_string(height) +
-                 " (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels");
+    return usage(say("--size {0}x{1} (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels", width,
+                     height));
   // PDF: the pages are drawn like the PNGs, then set into one document.
   const bool pdf = a.format == "pdf";
   const bool png = a.format == "png" || a.format == "both" || pdf, svg = a.format == "svg" || a.format == "both";
@@ -117,11 +118,11 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   }
   HeadlessGl gl;
   if (png) {
-    if (Status s = checkRendererMemory(width, height); !s) return fail("lecture", s.message(), kExitFailed);
-    if (Status s = gl.open(); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
+    if (Status s = checkRendererMemory(width, height); !s) return fail("lecture", s.error(), kExitFailed);
+    if (Status s = gl.open(); !s) return std::fprintf(stderr, "collviz lecture: %s\n", render(s).c_str()), kExitFailed;
   }
   ui::DiagramImage image;
-  if (Status s = image.init(png); !s) return std::fprintf(stderr, "collviz lecture: %s\n", s.message().c_str()), kExitFailed;
+  if (Status s = image.init(png); !s) return std::fprintf(stderr, "collviz lecture: %s\n", render(s).c_str()), kExitFailed;
 
   const Lang lang = language();
   std::vector<lecture::Slide> slides = lecture::slidesOf(lec, lang, png ? "png" : "svg");
@@ -140,16 +141,15 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   std::vector<std::shared_ptr<const Snapshot>> snaps;
   for (std::size_t i = 0; i < slides.size(); ++i) {
     auto snap = runs.get(slides[i]);
-    if (!snap) return fail("lecture", "interrupted", interruptedExitCode());
+    if (!snap) return fail("lecture", say("interrupted"), interruptedExitCode());
     if (snap->rejected)
-      return usage(lec.path + ":" + std::to_string(lec.steps[i].line) + ": step " +
-                   std::to_string(i + 1) + ": " + snap->error);
+      return usage(say("{0}:{1}: step {2}: {3}", lec.path, lec.steps[i].line, i + 1, snap->error));
     snaps.push_back(snap);
   }
   // Opened once, without following a link another user planted; every file
   // is written relative to it (output_dir.h).
   auto dir = ui::OutputDir::open(a.export_dir, true);
-  if (!dir) return usage(dir.error().message);
+  if (!dir) return usage(dir.error());
   int rc = kExitOk;
   const ui::ThemeKind theme = a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light;
   // The title slide: the script's title, its author and date when given.
@@ -172,12 +172,12 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
         w = ui::writeFileAt(*dir, name, image.renderTextSlideSvg(width, height, theme, texts, title_glyphs, t.title));
       } else {
         auto img = image.renderTextSlide(width, height, theme, texts, title_glyphs);
-        if (!img) return usage(img.error().message);
+        if (!img) return usage(img.error());
         std::vector<uint8_t> bytes = ui::encodePng(*img);
         w = ui::writeFileAt(*dir, name, bytes.data(), bytes.size());
       }
-      if (!w) return usage(w.message());
-      std::printf("wrote %s\n", dir->shown(name).c_str());
+      if (!w) return usage(w.error());
+      std::printf("%s\n", render(say("wrote {0}", dir->shown(name))).c_str());
     }
   }
   for (std::size_t i = 0; i < slides.size(); ++i) {
@@ -200,16 +200,16 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     v.glyphs = glyphs;
     if (pdf) {
       auto page = image.pdfPage(v);
-      if (!page) return usage(page.error().message);
+      if (!page) return usage(page.error());
       pages.push_back(std::move(*page));
     }
     for (bool as_svg : {false, true}) {
       if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
       const std::string file = dir->shown(name);
-      if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.message());
+      if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.error());
       if (!image.warning().empty()) std::fprintf(stderr, "collviz lecture: %s: %s\n", file.c_str(), image.warning().c_str());
-      std::printf("wrote %s\n", file.c_str());
+      std::printf("%s\n", render(say("wrote {0}", file)).c_str());
     }
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
@@ -218,22 +218,22 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     ui::PdfParams pp = image.pdfParams(width, height, theme);
     pp.title = lec.title.in(lang).empty() ? lec.path : lec.title.in(lang);
     auto bytes = ui::deckPdf(pages, pp);
-    if (!bytes) return usage(bytes.error().message);
+    if (!bytes) return usage(bytes.error());
     const std::string file = dir->shown("deck.pdf");
-    if (Status s = ui::writeFileAt(*dir, "deck.pdf", *bytes); !s) return usage(s.message());
-    std::printf("wrote %s (%zu pages)\n", file.c_str(), pages.size());
+    if (Status s = ui::writeFileAt(*dir, "deck.pdf", *bytes); !s) return usage(s.error());
+    std::printf("%s\n", render(say("wrote {0} ({1} pages)", file, pages.size())).c_str());
   }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
                                std::to_string(height) + ", theme " + a.theme + ")";
   const std::string index = dir->shown("index.md");
   if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
-    return usage(s.message());
-  std::printf("wrote %s\n", index.c_str());
+    return usage(s.error());
+  std::printf("%s\n", render(say("wrote {0}", index)).c_str());
   // The deck is written either way (to look at what went wrong); the exit
   // says whether every slide showed a verified result.
   if (!unverified.empty()) {
-    std::fprintf(stderr, "collviz lecture: %zu step(s) not verified:\n", unverified.size());
+    std::fprintf(stderr, "collviz lecture: %s\n", render(say("{0} step(s) not verified:", unverified.size())).c_str());
     for (const std::string& u : unverified) std::fprintf(stderr, "  %s\n", u.c_str());
     rc = kExitFailed;
   }
@@ -269,11 +269,11 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
     action = [a, window]() -> int {
       // The whole script is checked before anything opens or runs.
       if (a->deadline_ms < 100 || a->deadline_ms > 600000)
-        return usage("--deadline-ms " + std::to_string(a->deadline_ms) + " is out of range; allowed: 100 to 600000");
+        return usage(say("--deadline-ms {0} is out of range; allowed: {1} to {2}", a->deadline_ms, 100, 600000));
       Result<lecture::Lecture> lec = lecture::loadLecture(a->file);
-      if (!lec) return usage(lec.error().message);
+      if (!lec) return usage(lec.error());
       if (!a->export_dir.empty()) return exportDeck(*a, *lec);
-      if (!window) return usage("the window is not available here; use --export DIR");
+      if (!window) return usage(say("the window is not available here; use --export DIR"));
       window->open = true;
       window->lecture = a->file;
       window->presenter = a->presenter;

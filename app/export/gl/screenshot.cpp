@@ -8,6 +8,7 @@
 
 #include "app/export/export_set.h"
 #include "app/export/screenshot_dir.h"
+#include "app/lang/lang.h"
 #include "app/panels/app_ui.h"
 #include "engine/program_files.h"
 
@@ -33,28 +34,28 @@ std::string AppUi::afterRender() {
   screenshot_requested_ = false;
   shot_ok_ = false;
   if (shown_view_.width < 1 || shown_view_.height < 1) {
-    shot_message_ = "screenshot: nothing on screen to save";
+    shot_message_ = render(say("screenshot: nothing on screen to save"));
     return "";
   }
   if (Status s = shot_.init(true); !s) {
-    shot_message_ = "screenshot failed: " + s.message();
+    shot_message_ = render(say("screenshot failed: {0}", s.text()));
     return "";
   }
   Result<Image> img = shot_.renderPng(shown_view_);
   if (!img) {
-    shot_message_ = "screenshot failed: " + img.error().message;
+    shot_message_ = render(say("screenshot failed: {0}", img.error().text));
     return "";
   }
   const std::string path = screenshotPath(shown_view_);
   std::vector<uint8_t> png = encodePng(*img);
   if (Status s = writeFileAtomic(path, png.data(), png.size(), Replace::no); !s) {
-    shot_message_ = "screenshot failed: " + s.message();
+    shot_message_ = render(say("screenshot failed: {0}", s.text()));
     return "";
   }
   shot_ok_ = true;
   shot_path_ = path;
-  shot_message_ = "saved " + std::filesystem::path(path).filename().string();  // full path on hover
-  std::fprintf(stderr, "collviz: screenshot saved to %s\n", path.c_str());
+  shot_message_ = render(say("saved {0}", std::filesystem::path(path).filename().string()));  // full path on hover
+  std::fprintf(stderr, "collviz: %s\n", render(say("screenshot saved to {0}", path)).c_str());
   return path;
 }
 
