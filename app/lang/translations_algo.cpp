@@ -167,7 +167,6 @@ std::span<const Translation> tableAlgo() {
        "GPU {0} 的线程块 {1} 的第 {2} 步在第 {3} 轮发出，但 GPU {4} 要到第 {5} 轮才能接收，而 GPU {0} 在第 {6} 轮覆盖了它要发送的数据：collviz 按轮同步，会发出新数据，而 MSCCL 的缓冲发送带的是旧数据；请把覆盖排在接收之后（depid/deps）"},
 
       // The app's side: the algorithm view, the compare window, `collviz algos`.
-      {"{0}: {1}", "{0}：{1}"},
       {"{0}: not a round-by-round algorithm for {1}", "{0}：不是 {1} 的逐轮算法"},
       {"{0}: the output did not verify", "{0}：输出未通过核对"},
       {"Algorithms (rounds at N = {0}; b = one block, S = the op's buffer)",
@@ -175,8 +174,6 @@ std::span<const Translation> tableAlgo() {
       {"{0} round at N = {1} · {2}", "N = {1} 时 {0} 轮 · {2}"},
       {"{0} rounds at N = {1} · {2}", "N = {1} 时 {0} 轮 · {2}"},
       // `collviz run --algo`'s formula and problem lines (cli_algos.cpp).
-      {"first problem: {0}", "第一个问题：{0}"},
-      {"first wrong: {0}", "最先出错：{0}"},
       {"formula: {0} rounds, {1} from the busiest rank{2}; counted: {3} message rounds, {4}",
        "公式：{0} 轮，最忙 rank 发送 {1}{2}；实计：{3} 个消息轮，{4}"},
       {" (textbook, power-of-two N)", "（教科书值，N 为 2 的幂时）"},

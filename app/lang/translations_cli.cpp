@@ -186,7 +186,6 @@ std::span<const Translation> tableCli() {
       {"it is a directory", "它是目录"},
       {"not a file name", "不是文件名"},
       // Lecture scripts (app/lecture/lecture.cpp, script_input.cpp).
-      {"{0}: {1}", "{0}：{1}"},
       {"a string", "字符串"},
       {"an integer", "整数"},
       {"a table", "表"},

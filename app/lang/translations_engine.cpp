@@ -9,7 +9,6 @@ std::span<const Translation> tableEngine() {
   static constexpr Translation kTable[] = {
       {"{0}; {1}", "{0}；{1}"},
       {"starting {0}: rank {1}: {2}", "启动 {0}：rank {1}：{2}"},
-      {"rank {0} output element {1}: {2} here, {3} from the native op", "rank {0} 输出第 {1} 个元素：此处为 {2}，原生操作为 {3}"},
       {"starting {0}: {1}; rank {2}: {3}", "启动 {0}：{1}；rank {2}：{3}"},
       // engine.cpp
       {"a newer run has used the workers' memory since; run it again to see these values", "之后的一次运行已用过工作进程的内存；再运行一次才能看到这些数值"},
