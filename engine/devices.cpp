@@ -1,4 +1,5 @@
 #include "engine/devices.h"
+#include "engine/worker/said_json.h"
 
 #include "engine/exit_cleanup.h"
 
@@ -67,9 +68,9 @@ Result<DeviceReport> parseProbe(const std::string& text) {
     s.gpus = b.value("gpus", 0);
     s.info.name = b.value("name", "");
     s.info.version = b.value("version", "");
-    s.info.devices = b.value("devices", "");
-    s.info.transport = b.value("transport", "");
-    s.info.notes = b.value("notes", "");
+    s.info.devices = getSaid(b, "devices");
+    s.info.transport = getSaid(b, "transport");
+    s.info.notes = getSaid(b, "notes");
     s.caps.name = s.info.name;
     for (const auto& d : b.value("dtypes", json::array()))
       if (auto t = parseDType(d.get<std::string>())) s.caps.dtypes.push_back(*t);

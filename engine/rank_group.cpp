@@ -3,6 +3,7 @@
 #include "engine/deadline.h"
 #include "engine/exit_cleanup.h"
 #include "engine/protocol.h"
+#include "engine/worker/said_json.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -199,16 +200,8 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
         --left;
         if (r == 0) {
           const json& b = j["backend"];
-          // Each said field's message when the worker sent it ("*_text"), else its English.
-          auto said = [&b](const char* key) -> Said {
-            const std::string english = b.value(key, "");
-            const auto t = b.find(std::string(key) + "_text");
-            if (t == b.end()) return english;
-            Said s = protocol::textFromJson(*t);
-            return s == english ? s : Said(english);
-          };
-          info_ = {b.value("name", ""), b.value("version", ""), said("devices"), said("transport"),
-                   said("notes")};
+          info_ = {b.value("name", ""), b.value("version", ""), getSaid(b, "devices"),
+                   getSaid(b, "transport"), getSaid(b, "notes")};
         }
       } else if (type == "error") {
         healthy_ = false;

@@ -36,14 +36,15 @@ void printRounds(const Snapshot& s) {
               std::string(name(sp.op)).c_str(), s.algo.c_str(), sp.ranks,
               static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
-  std::printf("backend: %s %s · %s · %s\n", s.backend.name.c_str(), s.backend.version.c_str(),
-              s.backend.devices.c_str(), s.backend.transport.c_str());
-  if (!s.notice.empty()) std::printf("notice: %s\n", s.notice.c_str());
+  std::printf("%s\n", trf("backend: {0} {1} · {2} · {3}", {s.backend.name, s.backend.version, render(s.backend.devices),
+                                                            render(s.backend.transport)})
+                         .c_str());
+  if (!s.notice.empty()) std::printf("%s\n", trf("notice: {0}", {render(s.notice)}).c_str());
   std::printf("%s\n", trf("formula: {0}", {render(s.formula.text)}).c_str());
   // With local steps (no message) the steps are counted apart from rounds.
   std::size_t messages = 0;
   for (const StepResult& st : s.steps) messages += !st.transfers.empty() || st.local.empty();
-  const char* unit = messages == s.steps.size() ? "round" : "step";
+  const bool rounds_only = messages == s.steps.size();
   auto slots = [](const std::vector<int>& v) {
     std::string out;
     for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
@@ -51,35 +52,50 @@ void printRounds(const Snapshot& s) {
   };
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
-    std::printf("\n%s %zu/%zu: %s%s  (%.1f us, slowest rank)\n", unit, k + 1, s.steps.size(),
-                st.transfers.empty() && !st.local.empty() ? "local: " : "", render(st.name).c_str(), st.time_us);
+    char us[32];
+    std::snprintf(us, sizeof us, "%.1f", st.time_us);
+    const bool local = st.transfers.empty() && !st.local.empty();
+    std::printf("\n%s\n", trf(rounds_only ? (local ? "round {0}/{1}: local: {2}  ({3} us, slowest rank)"
+                                                    : "round {0}/{1}: {2}  ({3} us, slowest rank)")
+                                          : (local ? "step {0}/{1}: local: {2}  ({3} us, slowest rank)"
+                                                   : "step {0}/{1}: {2}  ({3} us, slowest rank)"),
+                               {std::to_string(k + 1), std::to_string(s.steps.size()), render(st.name), us})
+                               .c_str());
     for (const Transfer& t : st.transfers)
-      std::printf("  R%d → R%d  %s %s → %s (%zu B, %s)%s%s\n", t.from, t.to,
-                  t.src_slots.size() > 1 ? "slots" : "slot", slots(t.src_slots).c_str(),
-                  slots(t.dst_slots).c_str(), t.bytes, t.reduce ? "reduce" : "copy",
+      std::printf("  R%d → R%d  %s%s%s\n", t.from, t.to,
+                  trf(t.src_slots.size() > 1 ? (t.reduce ? "slots {0} → {1} ({2} B, reduce)" : "slots {0} → {1} ({2} B, copy)")
+                                             : (t.reduce ? "slot {0} → {1} ({2} B, reduce)" : "slot {0} → {1} ({2} B, copy)"),
+                      {slots(t.src_slots), slots(t.dst_slots), std::to_string(t.bytes)})
+                      .c_str(),
                   t.attrs.empty() ? "" : " · ", t.attrs.c_str());
     for (const LocalMove& m : st.local)
-      std::printf("  R%d local  slots %s → %s%s\n", m.rank, slots(m.from).c_str(), slots(m.to).c_str(),
-                  m.reduce ? " (reduce)" : "");
+      std::printf("  R%d %s\n", m.rank,
+                  trf(m.reduce ? "local  slots {0} → {1} (reduce)" : "local  slots {0} → {1}",
+                      {slots(m.from), slots(m.to)})
+                      .c_str());
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
-    std::printf("  %s: %lld mismatches, %lld undecodable\n",
-                st.verify.verified ? "matches the reference" : "DIFFERS FROM THE REFERENCE",
-                static_cast<long long>(st.verify.mismatches),
-                static_cast<long long>(st.verify.undecodable));
+    std::printf("  %s\n", trf(st.verify.verified ? "matches the reference: {0} mismatches, {1} undecodable"
+                                                 : "DIFFERS FROM THE REFERENCE: {0} mismatches, {1} undecodable",
+                              {std::to_string(st.verify.mismatches), std::to_string(st.verify.undecodable)})
+                              .c_str());
     if (!st.verify.first_problem.empty())
       std::printf("  %s\n", trf("first problem: {0}", {render(st.verify.first_problem)}).c_str());
   }
-  std::printf("\noutput after %zu %ss:\n", s.steps.size(), unit);
+  std::printf("\n%s\n", trf(rounds_only ? "output after {0} rounds:" : "output after {0} steps:",
+                           {std::to_string(s.steps.size())})
+                           .c_str());
   for (const auto& r : s.final_ranks)
     std::printf("  R%-2d %s\n", r.rank, labelRow(r.output, sp.redop).c_str());
   if (s.final_compared)
-    std::printf("%s the native %s on the same inputs byte for byte (%lld elements differ)\n",
-                s.final_diffs == 0 ? "equals" : "DIFFERS FROM", std::string(name(sp.op)).c_str(),
-                static_cast<long long>(s.final_diffs));
-  for (const std::string& d : s.final_diff_places) std::printf("  %s\n", d.c_str());
+    std::printf("%s\n", trf(s.final_diffs == 0
+                               ? "equals the native {0} on the same inputs byte for byte ({1} elements differ)"
+                               : "DIFFERS FROM the native {0} on the same inputs byte for byte ({1} elements differ)",
+                           {std::string(name(sp.op)), std::to_string(s.final_diffs)})
+                           .c_str());
+  for (const Said& d : s.final_diff_places) std::printf("  %s\n", render(d).c_str());
   uint64_t busiest = 0;
-  std::printf("bytes sent per rank:");
+  std::printf("%s", tr("bytes sent per rank:"));
   for (std::size_t r = 0; r < s.bytes_sent.size(); ++r) {
     std::printf(" R%zu %llu", r, static_cast<unsigned long long>(s.bytes_sent[r]));
     busiest = std::max(busiest, s.bytes_sent[r]);
@@ -89,8 +105,13 @@ void printRounds(const Snapshot& s) {
                              s.formula.exact ? "" : tr(" (textbook, power-of-two N)"), std::to_string(messages),
                              bytesText(double(busiest))})
                             .c_str());
-  std::printf("\n%s · %zu %ss · op time %.1f us · engine %.1f us\n",
-              s.verified ? "verified" : "NOT VERIFIED", s.steps.size(), unit, s.time_us, s.engine_us);
+  char op_us[32], engine_us[32];
+  std::snprintf(op_us, sizeof op_us, "%.1f", s.time_us);
+  std::snprintf(engine_us, sizeof engine_us, "%.1f", s.engine_us);
+  std::printf("\n%s · %s\n", tr(s.verified ? "verified" : "NOT VERIFIED"),
+              trf(rounds_only ? "{0} rounds · op time {1} us · engine {2} us" : "{0} steps · op time {1} us · engine {2} us",
+                  {std::to_string(s.steps.size()), op_us, engine_us})
+                  .c_str());
   if (!s.problem.empty()) std::printf("%s\n", trf("first wrong: {0}", {render(s.problem)}).c_str());
 }
 
@@ -166,9 +187,12 @@ void printAlgos(int ranks, bool as_json) {
 int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
                      int deadline_ms, const PlacementOptions& placement) {
   if (p.program != Program::single)
-    return fail("run", "--algo " + algo + " runs one op; all_reduce_decomposed is two ops of the "
-                       "backend (use --op all_reduce --algo ring)", kExitUsage);
-  if (Status st = algo::checkAlgorithm(algo, p.spec); !st) return fail("run", "--" + st.message(), kExitUsage);
+    return fail("run",
+                Error{say("--algo {0} runs one op; all_reduce_decomposed is two ops of the backend "
+                          "(use --op all_reduce --algo ring)",
+                          algo)},
+                kExitUsage);
+  if (Status st = algo::checkAlgorithm(algo, p.spec); !st) return fail("run", Error{say("--{0}", st.text())}, kExitUsage);
   installInterruptHandler();
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(deadline_ms);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include "app/lang/lang.h"
+#include "engine/provenance.h"
 #include <iostream>
 
 #include "app/cli/cli_algo_file.h"
@@ -80,7 +81,7 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
     std::size_t w = 5;
     for (const auto& r : st.ranks) w = std::max(w, columns(labelRow(r.input, sp.redop)));
     std::printf("\n%s\n",
-                render(say("step {0}: {1}  ({2})", k + 1, name(st.spec.op), Said(st.verify.mode))).c_str());
+                render(say("step {0}: {1}  ({2})", k + 1, name(st.spec.op), patternText(st.verify.mode))).c_str());
     std::printf("      %s   %s\n", padColumns(tr("input"), w).c_str(), tr("output"));
     for (const auto& r : st.ranks)
       std::printf("  R%-2d %s → %s\n", r.rank, padColumns(labelRow(r.input, sp.redop), w).c_str(),
@@ -95,7 +96,7 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
     }
     if (anyFromOracle(st))
       std::printf("  %s\n", trf("* label from the oracle, not from the bytes: the pattern does not carry it here ({0})",
-                                {render(Said(st.verify.mode))}).c_str());
+                                {render(patternText(st.verify.mode))}).c_str());
     std::printf("  %s%s\n", tr(st.verify.verified ? "verified: " : "NOT VERIFIED: "),
                 trf("{0} wrong elements ({1} differ from the oracle, {2} undecodable, {3} not written) · op {4} us (slowest rank)",
                     {std::to_string(st.verify.wrong), std::to_string(st.verify.mismatches),

@@ -1,5 +1,6 @@
 #include "app/panels/status_bar.h"
 #include "app/lang/lang.h"
+#include "engine/provenance.h"
 
 #include <chrono>
 #include <cstdio>
@@ -67,7 +68,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::TextUnformatted(fonts.display(t).c_str());
     sep();
     if (allRight(*s, in.bad_blocks)) {
-      const std::string mode = s->steps.empty() ? "" : render(Said(s->steps[0].verify.mode));
+      const std::string mode = s->steps.empty() ? "" : render(patternText(s->steps[0].verify.mode));
       ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fonts.display(mode).c_str());
     } else if (s->error.empty()) {

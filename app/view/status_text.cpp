@@ -1,5 +1,6 @@
 #include "app/view/status_text.h"
 #include "app/lang/lang.h"
+#include "engine/provenance.h"
 
 #include <cstdio>
 
@@ -63,7 +64,7 @@ std::string oracleLabelNote(const Snapshot* s) {
       for (const BufferView* b : {&r.input, &r.output})
         for (const BlockLabel& l : b->labels)
           if (!l.decoded)
-            return trf("* label partly from the oracle, not read from the bytes: {0}", {render(Said(st.verify.mode))});
+            return trf("* label partly from the oracle, not read from the bytes: {0}", {render(patternText(st.verify.mode))});
   return "";
 }
 

@@ -17,4 +17,14 @@ inline void putSaid(nlohmann::json& j, const std::string& key, const Said& s) {
   if (const Text* t = s.current()) j[key + "_text"] = protocol::textToJson(*t);
 }
 
+// Its reader: the message when it was sent and still says the English, else
+// the English alone.
+inline Said getSaid(const nlohmann::json& j, const std::string& key) {
+  const std::string english = j.value(key, "");
+  const auto t = j.find(key + "_text");
+  if (t == j.end()) return english;
+  Said s = protocol::textFromJson(*t);
+  return s == english ? s : Said(english);
+}
+
 }  // namespace collviz

@@ -47,8 +47,12 @@ def leftovers(line, ok):
     line = re.sub(r"`[^`]*`", " ", line)
     # key=value settings (ranks=4 dtype=f32) name options: identifiers.
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
+    # A script's fields as written there: trace = 3, algo_file = "x".
+    line = re.sub(r"\b[a-z_]+ = ", " ", line)
+    # A quoted value ("all") is what the reader types.
+    line = re.sub(r'"[^"]*"', " ", line)
     # Flags, paths, env settings and file names are identifiers.
-    cleaned = re.sub(r"((?<!\S)--?[a-z][\w-]*(=\S*)?|\S*/\S*|[A-Z_]{3,}=\S*|\S+\.(png|svg|pdf|gif|json|toml|xml|md)\b)", " ", line)
+    cleaned = re.sub(r"((?<![\w-])--?[a-z][\w-]*(=\S*)?|\S*/\S*|[A-Z_]{3,}=\S*|\S+\.(png|svg|pdf|gif|json|toml|xml|md)\b)", " ", line)
     for m in TOKEN.finditer(cleaned):
         w = m.group(0).rstrip("-'")
         if not w or w in ok:

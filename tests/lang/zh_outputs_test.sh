@@ -47,7 +47,10 @@ check run_bruck "$out/run_bruck.txt"
 check algos "$out/algos.txt"
 "$cli" algos --lang zh -N 6 >"$out/algos6.txt" 2>&1 || { cat "$out/algos6.txt"; fail=1; }
 check algos6 "$out/algos6.txt"
-"$cli" devices --lang zh >"$out/devices.txt" 2>&1 || { cat "$out/devices.txt"; fail=1; }
+"$cli" devices --lang zh >"$out/devices_all.txt" 2>&1 || { cat "$out/devices_all.txt"; fail=1; }
+# A library's own error string (CUDA's "driver version is insufficient ...")
+# is quoted as the library gave it: the lines holding one are left out.
+grep -v 'cuda[A-Z]' "$out/devices_all.txt" >"$out/devices.txt"
 check devices "$out/devices.txt"
 # A refused input: the error a person reads is Chinese too.
 "$cli" run --op all_reduce --lang zh --backend gloo -N 0 >"$out/bad_ranks.txt" 2>&1
