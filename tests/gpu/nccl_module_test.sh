@@ -37,10 +37,12 @@ echo "the module exports: $exports"
 [ "$exports" = "collviz_make_nccl_communicator collviz_nccl_abi_version collviz_probe_nccl" ] ||
   bad "the module exports other functions than its entry points"
 
-# The probe's NCCL object, without its gpu_memory array (whose entries are
-# objects of their own).
+# The probe's NCCL object as one line (it holds objects of its own: the
+# gpu_memory entries, a text's message).
 nccl_object() {
-  echo "$1" | sed 's/"gpu_memory": \?\[[^]]*\]//g' | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}' | head -1
+  echo "$1" | python3 -c 'import json, sys
+for b in json.load(sys.stdin).get("backends", []):
+    if b.get("name") == "nccl": print(json.dumps(b))'
 }
 run_gloo() {  # run_gloo LABEL [env...]: an all_reduce on Gloo must verify
   local label=$1; shift

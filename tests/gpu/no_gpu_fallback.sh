@@ -6,8 +6,10 @@
 set -u
 collviz=$1 worker=$2
 probe=$("$worker" --probe) || { echo "collviz-rank --probe failed"; exit 1; }
-# The NCCL object, without its gpu_memory array (whose entries are objects).
-nccl=$(echo "$probe" | sed 's/"gpu_memory": \?\[[^]]*\]//g' | grep -o '{[^{}]*"name": \?"nccl"[^{}]*}')
+# The NCCL object as one line (it holds objects: gpu_memory entries, messages).
+nccl=$(echo "$probe" | python3 -c 'import json, sys
+for b in json.load(sys.stdin).get("backends", []):
+    if b.get("name") == "nccl": print(json.dumps(b))')
 if echo "$nccl" | grep -q '"available": \?true'; then
   echo "SKIPPED: NCCL is available here; the no-GPU fallback does not apply"
   exit 77

@@ -48,7 +48,7 @@ def leftovers(line, ok):
     # key=value settings (ranks=4 dtype=f32) name options: identifiers.
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
     # A script's fields as written there: trace = 3, algo_file = "x".
-    line = re.sub(r"\b[a-z_]+ = ", " ", line)
+    line = re.sub(r"(?<![\w-])[a-z_]+ = ", " ", line)
     # A quoted value ("all") is what the reader types.
     line = re.sub(r'"[^"]*"', " ", line)
     # Flags, paths, env settings and file names are identifiers.
