@@ -27,7 +27,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       libglfw3-dev libimgui-dev libepoxy-dev libstb-dev libgl-dev libtomlplusplus-dev libgif-dev
       fonts-dejavu-core fonts-noto-cjk xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps
       libegl-dev libegl-mesa0 patchelf dpkg-dev desktop-file-utils lintian librsvg2-bin
-      libcairo2-dev poppler-utils
+      libcairo2-dev poppler-utils python3
       openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
