@@ -39,6 +39,25 @@ class Strings : public ::testing::Test {
   int checked_ = 0;
 };
 
+// fn(algorithm, spec, schedule) for every built-in algorithm, each of its
+// ops, N = 1 to 16.
+template <typename Fn>
+void forEverySchedule(Fn fn) {
+  for (const algo::Algorithm& a : algo::algorithms()) {
+    if (!a.build) continue;
+    for (Op op : a.ops)
+      for (int n = 1; n <= 16; ++n) {
+        OpSpec s;
+        s.op = op;
+        s.ranks = n;
+        s.elems = 1;
+        auto built = algo::buildSchedule(a.name, s);
+        ASSERT_TRUE(built) << built.error().message;
+        fn(a, s, *built);
+      }
+  }
+}
+
 TEST_F(Strings, TheDecompositionsCaptionsAndSteps) {
   for (const char* s : ui::kDecompositionStates) expectTranslated(s, "export_set.h kDecompositionStates");
   for (const char* s : ui::kDecompositionSteps) expectTranslated(s, "trace_bar.h kDecompositionSteps");
@@ -67,19 +86,9 @@ TEST_F(Strings, TheBreakItMenuAndTheBandwidthTable) {
 // schedule uses, at every N.
 TEST_F(Strings, EveryPhaseOfEveryAlgorithm) {
   std::set<std::string> phases;
-  for (const algo::Algorithm& a : algo::algorithms()) {
-    if (!a.build) continue;
-    for (Op op : a.ops)
-      for (int n = 1; n <= 16; ++n) {
-        OpSpec s;
-        s.op = op;
-        s.ranks = n;
-        s.elems = 1;
-        auto built = algo::buildSchedule(a.name, s);
-        ASSERT_TRUE(built) << built.error().message;
-        for (const algo::Round& r : built->rounds) phases.insert(r.phase);
-      }
-  }
+  forEverySchedule([&](const algo::Algorithm&, const OpSpec&, const algo::Schedule& sched) {
+    for (const algo::Round& r : sched.rounds) phases.insert(r.phase);
+  });
   for (const std::string& p : phases) expectTranslated(p, "a round's phase");
   EXPECT_GE(checked_, 5);
 }
@@ -88,34 +97,27 @@ TEST_F(Strings, EveryPhaseOfEveryAlgorithm) {
 // formula and every round name of every algorithm at every N has its
 // Chinese, and in Chinese none keeps its English words.
 TEST_F(Strings, EveryAlgorithmsSummaryFormulaAndRoundName) {
-  for (const algo::Algorithm& a : algo::algorithms()) {
+  for (const algo::Algorithm& a : algo::algorithms())
     expectTranslated(std::string(a.summary), "algorithms.cpp summary");
-    if (!a.build) continue;
-    for (Op op : a.ops)
-      for (int n = 1; n <= 16; ++n) {
-        OpSpec s;
-        s.op = op;
-        s.ranks = n;
-        s.elems = 1;
-        const algo::Figures f = algo::figuresFor(a.name, s);
-        ASSERT_TRUE(f.text.current()) << a.name << ": the formula is not a message";
-        expectTranslated(f.text.text.id, "a formula");
-        auto built = algo::buildSchedule(a.name, s);
-        ASSERT_TRUE(built) << built.error().message;
-        for (const algo::Round& r : built->rounds) {
-          const Said name = r.name();
-          ASSERT_TRUE(name.current()) << a.name << ": round " << name << " is not a message";
-          setLanguage(Lang::zh);
-          const std::string zh = render(name), formula = render(f.text);
-          setLanguage(Lang::en);
-          EXPECT_EQ(render(name), std::string(name));
-          if (!r.local()) EXPECT_NE(zh.find("/"), std::string::npos) << zh;
-          EXPECT_EQ(zh.find(r.phase + " "), std::string::npos) << a.name << ": " << zh;
-          for (const char* word : {"rounds", "sent", "cost", "blocks"})
-            EXPECT_EQ(formula.find(word), std::string::npos) << a.name << ": " << formula;
-        }
+  forEverySchedule([&](const algo::Algorithm& a, const OpSpec& s, const algo::Schedule& sched) {
+    const algo::Figures f = algo::figuresFor(a.name, s);
+    ASSERT_TRUE(f.text.current()) << a.name << ": the formula is not a message";
+    expectTranslated(f.text.text.id, "a formula");
+    for (const algo::Round& r : sched.rounds) {
+      const Said name = r.name();
+      ASSERT_TRUE(name.current()) << a.name << ": round " << name << " is not a message";
+      setLanguage(Lang::zh);
+      const std::string zh = render(name), formula = render(f.text);
+      setLanguage(Lang::en);
+      EXPECT_EQ(render(name), std::string(name));
+      if (!r.local()) {
+        EXPECT_NE(zh.find("/"), std::string::npos) << zh;
       }
-  }
+      EXPECT_EQ(zh.find(r.phase + " "), std::string::npos) << a.name << ": " << zh;
+      for (const char* word : {"rounds", "sent", "cost", "blocks"})
+        EXPECT_EQ(formula.find(word), std::string::npos) << a.name << ": " << formula;
+    }
+  });
   EXPECT_GE(checked_, 20);
 }
 
