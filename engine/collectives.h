@@ -9,9 +9,21 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/op.h"
-
 namespace collviz {
+
+// The eight collectives, in the article's order.
+enum class Op : uint8_t {
+  broadcast,
+  scatter,
+  gather,
+  reduce,
+  all_gather,
+  reduce_scatter,
+  all_reduce,
+  all_to_all,
+};
+inline constexpr int kOpCount = 8;
+
 
 // How many blocks of E elements a rank's buffer holds.
 enum class Blocks : uint8_t { none, one, ranks };

@@ -17,9 +17,9 @@
 
 #include <sys/types.h>
 
-#include "engine/devices.h"
-#include "engine/held_values.h"
-#include "engine/placement.h"
+#include "engine/group/devices.h"
+#include "engine/verify/held_values.h"
+#include "engine/group/placement.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
 
@@ -66,7 +66,7 @@ struct Request {
   // COLLVIZ_FAULT for the workers (engine/worker/fault.h), sent with the
   // run: unset keeps the workers' environment's, "" means none.
   std::optional<std::string> fault;
-  // Values the snapshot holds (engine/held_values.h): buffers of at most this
+  // Values the snapshot holds (engine/verify/held_values.h): buffers of at most this
   // many elements keep every value, -1 every buffer (`collviz run --values
   // all`); bigger buffers with big blocks keep the ends of each block.
   int64_t keep_values = 0;

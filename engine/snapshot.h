@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/oracle.h"
 #include "engine/spec.h"
 #include "engine/text.h"
 
@@ -51,7 +50,7 @@ struct BlockOverview {
 // One rank's input or output buffer as a snapshot holds it.
 struct BufferView {
   // What `bytes` holds. all: every element. ends: a buffer too big to copy
-  // for a viewer (engine/held_values.h): per block of `block_elems`, its
+  // for a viewer (engine/verify/held_values.h): per block of `block_elems`, its
   // first `head` elements, then its last `tail`; the other values stay in the
   // workers' shared memory (Engine::fetchValues) and in `overview`.
   enum class Held : uint8_t { all, ends };
@@ -87,7 +86,7 @@ struct Verification {
   int64_t wrong = 0;          // elements that fail any check, each counted once
   int64_t mismatches = 0;     // elements that differ from the oracle
   int64_t undecodable = 0;    // elements whose provenance is not allowed
-  int64_t unwritten = 0;      // elements that still hold the poison (engine/poison.h)
+  int64_t unwritten = 0;      // elements that still hold the poison (engine/verify/poison.h)
   std::string mode;           // "provenance" or "values" (pattern beyond limits)
   Said first_problem;  // "rank 2 block 1 element 3: got 7, want 8"
   // One line per wrong output block, what it holds and what belongs there:

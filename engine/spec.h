@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/op.h"
-#include "engine/status.h"
+#include "engine/collectives.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -88,5 +88,14 @@ struct BackendCaps {
 
 Status validate(const OpSpec& s);                          // backend-independent
 Status validate(const OpSpec& s, const BackendCaps& caps);  // plus backend limits
+
+// Where one block's data comes from: the input block `block` of every rank in
+// `ranks` (a bitmask), combined with the reduce op when `reduced`.
+struct BlockRef {
+  uint32_t ranks = 0;
+  int block = 0;
+  bool reduced = false;
+  bool operator==(const BlockRef&) const = default;
+};
 
 }  // namespace collviz

@@ -1,5 +1,5 @@
-// engine/bench.h (nccl-tests' byte counts and bus-bandwidth factors, against
-// hand-computed values for every op) and engine/bench_sweep.h (a real sweep on
+// engine/bench/bench.h (nccl-tests' byte counts and bus-bandwidth factors, against
+// hand-computed values for every op) and engine/bench/sweep.h (a real sweep on
 // Gloo, cancel, BenchJob).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/bench.h"
-#include "engine/bench_sweep.h"
+#include "engine/bench/bench.h"
+#include "engine/bench/sweep.h"
 
 namespace collviz {
 namespace {

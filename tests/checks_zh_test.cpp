@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "app/lang/lang.h"
-#include "engine/bench.h"
+#include "engine/bench/bench.h"
 #include "engine/collectives.h"
-#include "engine/devices.h"
-#include "engine/poison.h"
-#include "engine/value_summary.h"
-#include "engine/verify.h"
+#include "engine/group/devices.h"
+#include "engine/verify/poison.h"
+#include "engine/verify/value_summary.h"
+#include "engine/verify/verify.h"
 #include "tests/engine_test_support.h"
 
 namespace collviz {

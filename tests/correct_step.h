@@ -4,9 +4,9 @@
 #pragma once
 
 #include "engine/dtype.h"
-#include "engine/oracle.h"
+#include "engine/verify/oracle.h"
 #include "engine/snapshot.h"
-#include "engine/verify.h"
+#include "engine/verify/verify.h"
 
 namespace collviz::test {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <regex>
 
-#include "engine/deadline.h"
+#include "engine/group/deadline.h"
 #include "tests/engine_test_support.h"
 
 namespace collviz::test {

@@ -1,5 +1,5 @@
 // Helpers shared by the engine tests: run a spec through a real Engine and
-// re-check its snapshot independently of engine/verify.cpp (the article's
+// re-check its snapshot independently of engine/verify/verify.cpp (the article's
 // table of who-gets-what is restated here, not taken from the oracle).
 #pragma once
 
@@ -21,7 +21,7 @@
 
 #include "engine/dtype.h"
 #include "engine/engine.h"
-#include "engine/oracle.h"
+#include "engine/verify/oracle.h"
 
 namespace collviz::test {
 

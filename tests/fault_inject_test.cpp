@@ -3,9 +3,9 @@
 // block by block, on the first run and on every repeat.
 #include <gmock/gmock.h>
 
-#include "engine/poison.h"
-#include "engine/provenance.h"
-#include "engine/verify.h"
+#include "engine/verify/poison.h"
+#include "engine/verify/provenance.h"
+#include "engine/verify/verify.h"
 #include "tests/engine_test_support.h"
 
 namespace collviz::test {

@@ -1,4 +1,4 @@
-// What a snapshot holds of big buffers (engine/held_values.h): the ends of
+// What a snapshot holds of big buffers (engine/verify/held_values.h): the ends of
 // each block plus its overview, never a full copy unless asked; the inputs
 // written straight from the closed form equal the pattern element by
 // element; overviews read only where the extremes lie equal a full scan.
@@ -6,10 +6,10 @@
 
 #include "tests/engine_test_support.h"
 #include "tests/correct_step.h"
-#include "engine/held_values.h"
-#include "engine/overview.h"
-#include "engine/verify.h"
-#include "engine/verify_fast.h"
+#include "engine/verify/held_values.h"
+#include "engine/verify/overview.h"
+#include "engine/verify/verify.h"
+#include "engine/verify/verify_fast.h"
 
 namespace collviz::test {
 namespace {

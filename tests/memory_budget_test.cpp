@@ -10,8 +10,8 @@
 #include <fstream>
 #include <regex>
 
-#include "engine/devices.h"
-#include "engine/memory_budget.h"
+#include "engine/group/devices.h"
+#include "engine/group/memory_budget.h"
 #include "tests/engine_test_support.h"
 
 namespace collviz::test {

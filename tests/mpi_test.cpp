@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "engine/collectives.h"
-#include "engine/mpi_launch.h"
+#include "engine/group/mpi_launch.h"
 #include "tests/algo/algo_run_check.h"
 #include "tests/engine_test_support.h"
 

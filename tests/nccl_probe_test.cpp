@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
-#include "engine/devices.h"
-#include "engine/worker/nccl_communicator.h"
-#include "engine/worker/nccl_nvml.h"
+#include "engine/group/devices.h"
+#include "engine/worker/nccl/communicator.h"
+#include "engine/worker/nccl/nvml.h"
 
 namespace collviz {
 namespace {

@@ -1,7 +1,7 @@
-// The NCCL rounds' element arithmetic (engine/worker/nccl_reduce_ops.h), on
+// The NCCL rounds' element arithmetic (engine/worker/reduce_ops.h), on
 // the CPU: the same functions the device kernels run, reached through the
 // same dispatch, held byte for byte against what the Gloo rounds do (Gloo's
-// gloo::sum/product/min/max, engine/worker/gloo_reduce.h) and against
+// gloo::sum/product/min/max, engine/worker/gloo/reduce.h) and against
 // engine/dtype.cpp's division (writeElement(readElement / N)). No GPU and no
 // CUDA header needed.
 #include <gtest/gtest.h>
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/dtype.h"
-#include "engine/worker/gloo_reduce.h"
-#include "engine/worker/nccl_reduce_kind.h"
+#include "engine/worker/gloo/reduce.h"
+#include "engine/worker/reduce_kind.h"
 
 namespace collviz {
 namespace {

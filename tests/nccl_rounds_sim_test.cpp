@@ -5,7 +5,7 @@
 //     are posted, as ncclSend/ncclRecv do (a FIFO per direction, across
 //     rounds as on one stream);
 //   - reduce and divide use the kernels' element arithmetic
-//     (engine/worker/nccl_reduce_ops.h, the same functions, host-compiled),
+//     (engine/worker/reduce_ops.h, the same functions, host-compiled),
 //     bf16 included, which Gloo cannot run.
 // Ranks run on threads. Every round's working buffers are checked against
 // the symbolic reference (algo::checkRound) and the output after the last
@@ -22,9 +22,9 @@
 #include "engine/algo/algorithms.h"
 #include "engine/algo/reference.h"
 #include "engine/algo/round_check.h"
-#include "engine/provenance.h"
-#include "engine/verify.h"
-#include "engine/worker/nccl_reduce_kind.h"
+#include "engine/verify/provenance.h"
+#include "engine/verify/verify.h"
+#include "engine/worker/reduce_kind.h"
 #include "engine/worker/round_runner.h"
 
 namespace collviz {

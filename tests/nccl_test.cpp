@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/placement.h"
-#include "engine/worker/nccl_communicator.h"
+#include "engine/group/placement.h"
+#include "engine/worker/nccl/communicator.h"
 #include "tests/nccl_test_data.h"
 
 namespace collviz {

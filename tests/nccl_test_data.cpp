@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/worker/nccl_communicator.h"
+#include "engine/worker/nccl/communicator.h"
 
 namespace collviz::testdata {
 namespace {

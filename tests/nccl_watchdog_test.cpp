@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/worker/nccl_watchdog.h"
+#include "engine/worker/nccl/watchdog.h"
 
 namespace collviz {
 namespace {

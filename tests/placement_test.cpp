@@ -1,5 +1,5 @@
 // Placement: which GPU each rank uses and which environment its worker gets.
-#include "engine/placement.h"
+#include "engine/group/placement.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // every pattern kind; choosePattern's documented limits; a corrupted element
 // in a real snapshot is caught; labels match the article's table.
 #include "tests/engine_test_support.h"
-#include "engine/verify.h"
+#include "engine/verify/verify.h"
 
 namespace collviz::test {
 namespace {

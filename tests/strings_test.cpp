@@ -17,7 +17,7 @@
 #include "app/panels/fault_menu.h"
 #include "app/panels/trace_bar.h"
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz {
 namespace {

@@ -12,7 +12,7 @@
 #include "app/view/keys.h"
 #include "app/view/runs.h"
 #include "app/view/value_fetch.h"
-#include "engine/held_values.h"
+#include "engine/verify/held_values.h"
 #include "app/view/shader_sources.h"
 #include "app/view/status_text.h"
 #include "app/view/text.h"

@@ -3,8 +3,8 @@
 // outputs with one planted wrong element, which both must find and locate.
 #include "tests/engine_test_support.h"
 #include "engine/collectives.h"
-#include "engine/verify.h"
-#include "engine/verify_fast.h"
+#include "engine/verify/verify.h"
+#include "engine/verify/verify_fast.h"
 #include "tests/correct_step.h"
 
 namespace collviz::test {

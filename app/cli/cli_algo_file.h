@@ -1,5 +1,5 @@
 // --algo-file FILE (run, export): read and check an MSCCL algorithm file,
-// make it an algorithm of this process (engine/algo/msccl.h) and fit the
+// make it an algorithm of this process (engine/algo/msccl/msccl.h) and fit the
 // command's spec to it: the op is the file's coll, the ranks its ngpus, and
 // the default elems a multiple of its chunks per block.
 #pragma once

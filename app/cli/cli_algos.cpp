@@ -10,7 +10,7 @@
 #include "app/lang/lang.h"
 #include "app/lang/line_break.h"
 #include "engine/algo/algorithms.h"
-#include "engine/report.h"
+#include "engine/verify/report.h"
 
 namespace collviz {
 namespace {

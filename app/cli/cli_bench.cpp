@@ -13,7 +13,7 @@
 #include "app/lang/lang.h"
 #include "engine/algo/algorithms.h"
 #include "app/cli/cli_input.h"
-#include "engine/bench_sweep.h"
+#include "engine/bench/sweep.h"
 
 namespace collviz {
 namespace {

@@ -6,8 +6,8 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
 #include "app/lang/lang.h"
-#include "engine/netns.h"
-#include "engine/report.h"
+#include "engine/group/netns.h"
+#include "engine/verify/report.h"
 #include "engine/version.h"
 
 namespace collviz {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include "app/lang/lang.h"
-#include "engine/provenance.h"
+#include "engine/verify/provenance.h"
 #include <iostream>
 
 #include "app/cli/cli_algo_file.h"
@@ -10,10 +10,10 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
-#include "engine/held_values.h"
-#include "engine/memory_budget.h"
-#include "engine/report.h"
-#include "engine/value_summary.h"
+#include "engine/verify/held_values.h"
+#include "engine/group/memory_budget.h"
+#include "engine/verify/report.h"
+#include "engine/verify/value_summary.h"
 
 namespace collviz {
 namespace {

@@ -4,7 +4,7 @@
 // destructor ends the workers); if it has not exited after kOrderlyMs (it
 // may be inside a long verification, formatting or write that does not look
 // at the flag), the watchdog kills and reaps the workers, removes the
-// temporaries of writes in progress (engine/exit_cleanup.h) and exits with
+// temporaries of writes in progress (engine/group/exit_cleanup.h) and exits with
 // 128 + the signal: 130 for SIGINT, 143 for SIGTERM.
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/lang/lang.h"
-#include "engine/exit_cleanup.h"
+#include "engine/group/exit_cleanup.h"
 
 namespace collviz {
 

@@ -12,7 +12,7 @@
 
 #include "app/export/image_file.h"
 #include "app/view/palette.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

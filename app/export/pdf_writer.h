@@ -11,7 +11,7 @@
 #include "app/export/image_file.h"
 #include "app/view/palette.h"
 #include "app/view/scene.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

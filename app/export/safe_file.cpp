@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/exit_cleanup.h"
+#include "engine/group/exit_cleanup.h"
 
 namespace collviz::ui {
 

@@ -5,7 +5,7 @@
 // followed), then are fsynced and renamed over the target (rename replaces a
 // link at the target's name, it does not write through it), and the
 // directory is fsynced. Replacing a file keeps its permission bits. On any
-// failure, or an interrupt (engine/exit_cleanup.h), the temporary is removed:
+// failure, or an interrupt (engine/group/exit_cleanup.h), the temporary is removed:
 // the target is either the old file or the whole new one.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "app/export/output_dir.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

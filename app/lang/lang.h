@@ -12,7 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/status.h"
 #include "engine/text.h"
 
 namespace collviz {

@@ -7,7 +7,7 @@ namespace collviz {
 
 std::span<const Translation> tableChecks() {
   static constexpr Translation kTable[] = {
-      // engine/verify.cpp: what a check found.
+      // engine/verify/verify.cpp: what a check found.
       {"rank {0} {1} block {2} element {3}: {4}", "rank {0} {1}数据块 {2} 元素 {3}：{4}"},
       {"rank {0} {1} block {2}: {3} ({4} of {5} elements wrong)",
        "rank {0} {1}数据块 {2}：{3}（{5} 个元素中 {4} 个错误）"},
@@ -19,7 +19,7 @@ std::span<const Translation> tableChecks() {
       {"got {0}, want {1}", "得到 {0}，应为 {1}"},
       {"value {0} does not decode to the data this op allows there",
        "值 {0} 解码不出此操作在该处允许的数据"},
-      // engine/provenance.cpp: the pattern (Verification::mode, patternText()).
+      // engine/verify/provenance.cpp: the pattern (Verification::mode, patternText()).
       {"provenance: contributors, block and element decoded from every value",
        "来源编码：每个值都解码出贡献者、数据块和元素"},
       {"provenance: contributors decoded from every value, position mod {0}; values checked "
@@ -50,7 +50,7 @@ std::span<const Translation> tableChecks() {
        "elems={0} 每个 rank 需要 {1} 字节（输入 + 输出），超过后端 {3} 的上限 {2} 字节；"
        "允许：每个数据块的元素数 <= {4}"},
       {"more than 9e18", "超过 9e18"},
-      // engine/devices.cpp: the backend's choice, the probe.
+      // engine/group/devices.cpp: the backend's choice, the probe.
       {"NCCL unavailable ({0}); using Gloo on CPU", "NCCL 不可用（{0}）；改用 CPU 上的 Gloo"},
       {"not probed", "未探测"},
       {"backend {0} is unavailable: {1}", "后端 {0} 不可用：{1}"},
@@ -64,7 +64,7 @@ std::span<const Translation> tableChecks() {
       {"cannot run the rank worker {0} (not found or not executable)",
        "无法运行 rank 工作进程 {0}（找不到或不可执行）"},
       {"cannot run the rank worker {0} (probe failed)", "无法运行 rank 工作进程 {0}（探测失败）"},
-      // engine/bench.cpp, bench_sweep.cpp: the sweep's settings and failures.
+      // engine/bench/bench.cpp, bench_sweep.cpp: the sweep's settings and failures.
       {"size \"{0}\" is not a size; allowed: a whole number of bytes, optionally with K, M or G "
        "(powers of 1024), e.g. 8, 64K, 128M",
        "“{0}”不是大小；允许：整数字节数，可带 K、M 或 G（1024 的幂），例如 8、64K、128M"},
@@ -87,7 +87,7 @@ std::span<const Translation> tableChecks() {
       {"{0} at {1} B: no result", "{0}（{1} B）：没有结果"},
       {"{0} at {1} B: {2}", "{0}（{1} B）：{2}"},
       {"not run", "未运行"},
-      // engine/value_summary.cpp: --values.
+      // engine/verify/value_summary.cpp: --values.
       {"--values: '{0}' is not allowed; use all, none, or a count of values (buffers with more "
        "are summarised: the first and last few of each block)",
        "--values：不允许“{0}”；可用 --values=all、--values=none 或数值个数（值更多的缓冲区只显示"

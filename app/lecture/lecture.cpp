@@ -8,7 +8,7 @@
 #include "app/lecture/script_input.h"
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz::lecture {
 

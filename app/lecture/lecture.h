@@ -22,7 +22,7 @@
 #include "app/lang/lang.h"
 #include "app/view/trace.h"
 #include "engine/spec.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::lecture {
 

@@ -6,7 +6,7 @@
 
 #include "app/lang/lang.h"
 #include "app/gl/wrapped_text.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz::ui {
 

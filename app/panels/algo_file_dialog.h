@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/view/app_state.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::ui {
 

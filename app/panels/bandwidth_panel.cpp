@@ -9,7 +9,7 @@
 
 #include "app/view/palette.h"
 #include "app/gl/wrapped_text.h"
-#include "engine/bench.h"
+#include "engine/bench/bench.h"
 
 namespace collviz::ui {
 

@@ -1,5 +1,5 @@
 // The Bandwidth panel: an nccl-tests-style sweep of the current op on the
-// current backend (engine/bench_sweep.h's BenchJob: its own thread and its own
+// current backend (engine/bench/sweep.h's BenchJob: its own thread and its own
 // workers, so the diagram's engine is never held up), with a progress bar, a
 // Cancel button, busbw against size on a log-2 axis drawn with ImDrawList, the
 // rows as a table, and one line on what busbw means.
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "app/view/app_state.h"
-#include "engine/bench_sweep.h"
+#include "engine/bench/sweep.h"
 
 namespace collviz::ui {
 

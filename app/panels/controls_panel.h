@@ -5,7 +5,7 @@
 
 #include "app/view/app_state.h"
 #include "app/view/runs.h"
-#include "engine/devices.h"
+#include "engine/group/devices.h"
 
 namespace collviz::ui {
 

@@ -9,7 +9,7 @@
 #include "app/gl/diagram_view.h"
 #include "app/lang/lang.h"
 #include "app/view/caption.h"
-#include "engine/program_files.h"
+#include "engine/group/program_files.h"
 
 namespace collviz::ui {
 

@@ -1,6 +1,6 @@
 #include "app/panels/status_bar.h"
 #include "app/lang/lang.h"
-#include "engine/provenance.h"
+#include "engine/verify/provenance.h"
 
 #include <chrono>
 #include <cstdio>

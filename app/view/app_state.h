@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/view/diagram_layout.h"
-#include "engine/placement.h"
+#include "engine/group/placement.h"
 #include "engine/spec.h"
 
 namespace collviz::ui {

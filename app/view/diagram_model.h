@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/collectives.h"
-#include "engine/oracle.h"
+#include "engine/verify/oracle.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
 

@@ -73,7 +73,7 @@ void layoutLegend(Builder& b, float& y) {
   const float m = 18 * b.u;
   const OpSpec& spec = b.m.spec;
   const Collective& op = collective(spec.op);
-  // Shards are named when the inputs hold several blocks (engine/oracle.h).
+  // Shards are named when the inputs hold several blocks (engine/verify/oracle.h).
   const bool shards = blockShard(spec, BlockRef{1, 0, false}) >= 0;
   const float ts = 15 * b.u, right = b.p.size.x - m, line_h = 30 * b.u;
   const bool root = b.m.program == Program::single && usesRoot(spec.op);

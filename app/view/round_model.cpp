@@ -4,9 +4,9 @@
 #include <bit>
 
 #include "app/lang/lang.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 #include "engine/algo/reference.h"
-#include "engine/oracle.h"
+#include "engine/verify/oracle.h"
 
 namespace collviz::ui {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz::ui {
 

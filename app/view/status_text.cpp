@@ -1,6 +1,6 @@
 #include "app/view/status_text.h"
 #include "app/lang/lang.h"
-#include "engine/provenance.h"
+#include "engine/verify/provenance.h"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz::algo {
 

@@ -9,7 +9,7 @@
 
 #include "engine/algo/schedule.h"
 #include "engine/spec.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz::algo {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/algo/schedule.h"
-#include "engine/oracle.h"
+#include "engine/verify/oracle.h"
 
 namespace collviz::algo {
 

@@ -1,7 +1,5 @@
 #include "engine/algo/round_check.h"
 
-#include "engine/memory_budget.h"
-
 #include <bit>
 #include <cmath>
 #include <sstream>

@@ -11,10 +11,14 @@
 #include <vector>
 
 #include "engine/algo/reference.h"
-#include "engine/provenance.h"
+#include "engine/verify/provenance.h"
 #include "engine/snapshot.h"
 
 namespace collviz::algo {
+
+// The round check's cache of expected blocks holds at most this many bytes
+// (engine/group/memory_budget.cpp counts it in a run's memory).
+inline constexpr double kExpectedCacheBytes = 256.0 * 1024 * 1024;
 
 // Expected values of a slot state, computed once per distinct state.
 class ExpectedSlots {

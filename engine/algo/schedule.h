@@ -64,7 +64,7 @@ struct Schedule {
   std::string algo;
   int slots = 0;                        // working-buffer slots per rank
   // Slots per block: 1 for the built-in algorithms; an MSCCL file whose
-  // chunks split each block in k (engine/algo/msccl.h) has slots of E/k
+  // chunks split each block in k (engine/algo/msccl/msccl.h) has slots of E/k
   // elements, and `init`/`output` count pieces (block * parts + part).
   int parts = 1;
   std::vector<std::vector<int>> init;   // [rank][slot]: input piece held, -1 empty (zero)

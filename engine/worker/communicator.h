@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/group/protocol.h"
 #include "engine/snapshot.h"
 #include "engine/spec.h"
-#include "engine/status.h"
+#include "engine/text.h"
 
 namespace collviz {
 
@@ -29,21 +30,6 @@ class ControlStore {
   virtual Result<std::vector<char>> get(const std::string& key, int timeout_ms) = 0;
 };
 
-// A fault inside one round of an algorithm (COLLVIZ_FAULT round_*, see
-// worker/fault.h), acted on by the round runner on every backend.
-struct RoundFault {
-  enum class Kind : uint8_t { none, skip_recv, corrupt, swap, skip_reduce };
-  Kind kind = Kind::none;
-  int round = 0;  // 1-based: the schedule's round it hits
-};
-
-struct RunOptions {
-  int warmup = 0;  // untimed iterations first
-  int iters = 1;   // timed iterations; times are their average
-  int timeout_ms = 0;  // one op's deadline (scaled with its bytes); 0: init's
-  RoundFault round_fault = {};  // runRounds only; none unless COLLVIZ_FAULT asks
-};
-
 struct OpTiming {
   double op_us = 0;    // per iteration, inside the communicator
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
@@ -57,12 +43,6 @@ struct RoundsTiming {
   uint64_t sent = 0, received = 0;  // bytes this rank moved, per iteration
 };
 
-// How long the engine waits for a group to join (spawn to every "ready"). A
-// worker keeps its whole init (rendezvous and communicator set-up) inside
-// 90 % of it, counted from its own start, so it reports first.
-inline std::chrono::milliseconds joinBudget(std::chrono::milliseconds deadline) {
-  return std::max(deadline, std::chrono::milliseconds(10000));
-}
 
 class Communicator {
  public:

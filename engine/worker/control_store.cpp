@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "engine/protocol.h"
+#include "engine/group/protocol.h"
 
 namespace collviz {
 

@@ -1,7 +1,7 @@
 // ControlStore over the worker's channel: the engine keeps the keys.
 #pragma once
 
-#include "engine/channel.h"
+#include "engine/group/channel.h"
 #include "engine/worker/communicator.h"
 
 namespace collviz {

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "engine/algo/schedule.h"
-#include "engine/poison.h"
+#include "engine/verify/poison.h"
 
 namespace collviz {
 namespace {

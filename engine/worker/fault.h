@@ -32,7 +32,7 @@
 //   rank:K,<fault>    only rank K misbehaves (a rank that skips leaves its
 //                     peers waiting: the group times out and is restarted)
 //
-// The output is poisoned before the last call (engine/poison.h), as the
+// The output is poisoned before the last call (engine/verify/poison.h), as the
 // communicators do, so a skipped call cannot leave an earlier call's bytes.
 #pragma once
 
@@ -40,7 +40,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
+#include "engine/text.h"
 #include "engine/worker/communicator.h"
 
 namespace collviz {

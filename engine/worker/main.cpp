@@ -1,5 +1,5 @@
 // collviz-rank: hosts one rank of a real communicator. Started by the engine
-// with one end of a socketpair; talks engine/protocol.h over it.
+// with one end of a socketpair; talks engine/group/protocol.h over it.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -11,20 +11,20 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/protocol.h"
-#include "engine/channel.h"
-#include "engine/shared_memory.h"
+#include "engine/group/protocol.h"
+#include "engine/group/channel.h"
+#include "engine/group/shared_memory.h"
 #include "engine/worker/communicator.h"
 #include "engine/worker/control_store.h"
 #include "engine/worker/fault.h"
 #include "engine/worker/rounds_message.h"
-#include "engine/worker/said_json.h"
-#include "engine/mpi_launch.h"
+#include "engine/group/said_json.h"
+#include "engine/group/mpi_launch.h"
 #ifdef COLLVIZ_HAVE_NCCL
-#include "engine/worker/nccl_loader.h"
+#include "engine/worker/nccl/loader.h"
 #endif
 #ifdef COLLVIZ_HAVE_MPI
-#include "engine/worker/mpi_loader.h"
+#include "engine/worker/mpi/loader.h"
 #endif
 
 using json = nlohmann::json;

@@ -13,7 +13,7 @@
 
 #include "engine/algo/schedule.h"
 #include "engine/dtype.h"
-#include "engine/status.h"
+#include "engine/text.h"
 #include "engine/worker/communicator.h"
 
 namespace collviz {

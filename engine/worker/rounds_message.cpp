@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl.h"
-#include "engine/protocol.h"
+#include "engine/algo/msccl/msccl.h"
+#include "engine/group/protocol.h"
 
 namespace collviz {
 namespace {

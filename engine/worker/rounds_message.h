@@ -1,11 +1,11 @@
-// The worker's side of the "rounds" message (engine/protocol.h): build the
+// The worker's side of the "rounds" message (engine/group/protocol.h): build the
 // schedule the engine named, run the asked rounds on the communicator and
 // reply with the times and the bytes moved.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include "engine/shared_memory.h"
+#include "engine/group/shared_memory.h"
 #include "engine/worker/communicator.h"
 
 namespace collviz {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/algo/algorithms.h"
-#include "engine/report.h"
+#include "engine/verify/report.h"
 #include "tests/algo/algo_run_check.h"
 
 namespace collviz::test {

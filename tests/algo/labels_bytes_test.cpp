@@ -16,7 +16,7 @@
 
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
-#include "engine/report.h"
+#include "engine/verify/report.h"
 #include "tests/cli_process.h"
 #include "tests/engine_test_support.h"
 #include "tests/label_parse.h"

@@ -28,8 +28,8 @@
 #include "engine/algo/algorithms.h"
 #include "engine/algo/reference.h"
 #include "engine/algo/round_check.h"
-#include "engine/bench_sweep.h"
-#include "engine/verify.h"
+#include "engine/bench/sweep.h"
+#include "engine/verify/verify.h"
 
 using namespace collviz;
 using Clock = std::chrono::steady_clock;

@@ -5,11 +5,11 @@
 //           127.0.0.1, calling the same Gloo function the rank worker calls on
 //           buffers of the same size, timed with a steady clock around each
 //           call; slowest rank's average.
-//   engine: runSweep (engine/bench_sweep.h) on a Gloo Engine, as `collviz
+//   engine: runSweep (engine/bench/sweep.h) on a Gloo Engine, as `collviz
 //           bench -c 0` runs it: rank workers time the communicator call.
 // The two alternate (direct, engine, direct, engine, ...) so a neighbour's
 // load hits both alike; the table shows the median of the repeats. busbw uses
-// engine/bench.h's formulas for both.
+// engine/bench/bench.h's formulas for both.
 //
 //   build/bin/bench_vs_gloo [--ranks 4] [--iters 5] [--warmup 1] [--repeats 3]
 //                           [--min 16M] [--max 64M] [--ops all_reduce,all_gather,broadcast]
@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/bench_sweep.h"
+#include "engine/bench/sweep.h"
 
 using namespace collviz;
 using Clock = std::chrono::steady_clock;
@@ -40,7 +40,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Slowest rank's average time per op (us), the same Gloo calls as
-// engine/worker/gloo_communicator.cpp makes for `s` (f32 sum).
+// engine/worker/gloo/communicator.cpp makes for `s` (f32 sum).
 double directGloo(const OpSpec& s, int warmup, int iters) {
   const int n = s.ranks;
   const std::size_t e = std::size_t(s.elems);

@@ -3,7 +3,7 @@
 //
 //   plain:  mpirun -np N mpi-plain-loop (tests/bench/mpi_plain_loop.cpp): MPI's
 //           call back to back with nothing around it, slowest rank's average.
-//   mpi:    runSweep (engine/bench_sweep.h) on --backend mpi, as `collviz bench
+//   mpi:    runSweep (engine/bench/sweep.h) on --backend mpi, as `collviz bench
 //           -c 0` runs it: the rank workers time MPI's call.
 //   gloo:   the same on --backend gloo.
 // Points: 64 B all_reduce (latency), and 16 MiB and 64 MiB all_reduce,
@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/bench_sweep.h"
-#include "engine/mpi_launch.h"
+#include "engine/bench/sweep.h"
+#include "engine/group/mpi_launch.h"
 
 using namespace collviz;
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 #include "engine/algo/reference.h"
 #include "engine/engine.h"
 

@@ -26,10 +26,10 @@
 
 #include "engine/dtype.h"
 #include "engine/engine.h"
-#include "engine/oracle.h"
-#include "engine/provenance.h"
-#include "engine/verify.h"
-#include "engine/verify_fast.h"
+#include "engine/verify/oracle.h"
+#include "engine/verify/provenance.h"
+#include "engine/verify/verify.h"
+#include "engine/verify/verify_fast.h"
 
 using namespace collviz;
 using Clock = std::chrono::steady_clock;

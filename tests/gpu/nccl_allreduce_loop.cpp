@@ -1,6 +1,6 @@
 // A plain NCCL all_reduce bandwidth loop, the yardstick for the engine in
 // tests/gpu/device_check.sh: the same ranks, GPUs and environment as collviz
-// (engine/placement.h), no shared memory, no copies, no verification. Host
+// (engine/group/placement.h), no shared memory, no copies, no verification. Host
 // code only (no kernels), so the C++ compiler builds it, not nvcc.
 //
 //   nccl-allreduce-loop --ranks N [-b 1M] [-e 1G] [-f 4] [-w 5] [-n 20]
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/placement.h"
+#include "engine/group/placement.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "app/lecture/player.h"
 #include "app/view/caption.h"
 #include "engine/collectives.h"
-#include "engine/protocol.h"
+#include "engine/group/protocol.h"
 
 namespace collviz::lecture {
 namespace {

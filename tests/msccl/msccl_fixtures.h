@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 
 #ifndef COLLVIZ_MSCCL_DIR
 #error "COLLVIZ_MSCCL_DIR must name tests/msccl"

@@ -4,7 +4,7 @@
 // file's steps send.
 #include <gtest/gtest.h>
 
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 #include "tests/algo/algo_run_check.h"
 #include "tests/msccl/msccl_fixtures.h"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl.h"
+#include "engine/algo/msccl/msccl.h"
 #include "engine/algo/reference.h"
 #include "tests/msccl/msccl_fixtures.h"
 

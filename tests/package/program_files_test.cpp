@@ -1,11 +1,11 @@
-// engine/program_files.h in the build tree (this test lives in build/bin,
+// engine/group/program_files.h in the build tree (this test lives in build/bin,
 // like collviz), and app/export/screenshot_dir.h's rules.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "app/export/screenshot_dir.h"
-#include "engine/program_files.h"
+#include "engine/group/program_files.h"
 
 namespace collviz {
 namespace {

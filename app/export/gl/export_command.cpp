@@ -26,7 +26,7 @@
 #include "app/export/gif_writer.h"
 #include "app/view/round_layout.h"
 #include "engine/algo/algorithms.h"
-#include "engine/memory_budget.h"
+#include "engine/group/memory_budget.h"
 
 namespace collviz {
 namespace {

@@ -18,8 +18,8 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/exit_cleanup.h"
-#include "engine/memory_budget.h"
+#include "engine/group/exit_cleanup.h"
+#include "engine/group/memory_budget.h"
 
 namespace collviz {
 

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "engine/text.h"
 
 struct GLFWwindow;
 

@@ -10,7 +10,7 @@
 #include "app/export/screenshot_dir.h"
 #include "app/lang/lang.h"
 #include "app/panels/app_ui.h"
-#include "engine/program_files.h"
+#include "engine/group/program_files.h"
 
 namespace collviz::ui {
 

@@ -1,0 +1,45 @@
+// Channel: length-prefixed messages over a Unix socketpair inherited by the
+// worker, with optional file-descriptor passing (SCM_RIGHTS) for the shared
+// memory. No listening socket anywhere.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "engine/text.h"
+
+namespace collviz {
+
+struct Message {
+  std::string body;  // JSON text
+  int fd = -1;       // received descriptor, owned by the receiver
+};
+
+class Channel {
+ public:
+  Channel() = default;
+  explicit Channel(int fd) : fd_(fd) {}
+  ~Channel();
+  Channel(Channel&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Channel& operator=(Channel&& o) noexcept;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  int fd() const { return fd_; }
+  bool open() const { return fd_ >= 0; }
+  void close();
+
+  Status send(const std::string& body, int pass_fd = -1);
+  // Wait up to `timeout` (negative: forever) for one message.
+  // Errors: "closed" when the peer has gone, "timeout" when none came.
+  Result<Message> recv(std::chrono::milliseconds timeout);
+
+  // A connected pair; the second end is meant for the child.
+  static Result<std::pair<Channel, Channel>> pair();
+
+ private:
+  Status readExact(char* p, size_t n, int* fd_out);
+  int fd_ = -1;
+};
+
+}  // namespace collviz

@@ -1,0 +1,169 @@
+#include "engine/group/mpi_launch.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <regex>
+
+namespace collviz {
+namespace {
+
+Result<sockaddr_un> abstractAddress(const std::string& name, socklen_t* len) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (name.size() + 1 > sizeof a.sun_path) return Error{say("socket name too long: {0}", name)};
+  a.sun_path[0] = '\0';
+  std::memcpy(a.sun_path + 1, name.data(), name.size());
+  *len = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return a;
+}
+
+std::string randomName() {
+  std::random_device rd;
+  char hex[33];
+  for (int i = 0; i < 4; ++i) std::snprintf(hex + 8 * i, 9, "%08x", unsigned(rd()));
+  return "collviz-mpi-" + std::to_string(::getpid()) + "-" + hex;
+}
+
+bool executable(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+Result<std::string> findMpirun() {
+  if (const char* set = std::getenv("COLLVIZ_MPIRUN"); set && *set) {
+    if (executable(set)) return std::string(set);
+    return Error{say("COLLVIZ_MPIRUN={0} is not an executable file", set)};
+  }
+  const char* path = std::getenv("PATH");
+  std::string rest = path ? path : "/usr/bin:/bin";
+  for (std::size_t at = 0; at <= rest.size();) {
+    const std::size_t colon = std::min(rest.find(':', at), rest.size());
+    const std::string dir = rest.substr(at, colon - at);
+    const std::string cand = (dir.empty() ? "." : dir) + "/mpirun";
+    if (executable(cand)) return cand;
+    at = colon + 1;
+  }
+  return Error{say("mpirun not found on PATH (install Open MPI: {0})", "apt-get install openmpi-bin libopenmpi-dev")};
+}
+
+std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
+                                    const std::vector<std::string>& worker_argv) {
+  std::vector<std::string> a = {mpirun,       "--oversubscribe", "--bind-to", "none",
+                                "--mca",      "btl",             "self,vader", "--stdin",
+                                "none",       "-np",             std::to_string(ranks)};
+  a.insert(a.end(), worker_argv.begin(), worker_argv.end());
+  return a;
+}
+
+std::vector<std::string> mpirunEnv(bool root) {
+  if (!root) return {};
+  return {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+}
+
+MpiListener& MpiListener::operator=(MpiListener&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    name_ = std::move(o.name_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+MpiListener::~MpiListener() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<MpiListener> MpiListener::open() {
+  MpiListener l;
+  l.fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (l.fd_ < 0) return Error{say("{0}: {1}", "socket", std::strerror(errno))};
+  l.name_ = randomName();
+  socklen_t len = 0;
+  auto addr = abstractAddress(l.name_, &len);
+  if (!addr) return addr.error();
+  if (::bind(l.fd_, reinterpret_cast<const sockaddr*>(&*addr), len) != 0)
+    return Error{say("bind of the MPI ranks' socket: {0}", std::strerror(errno))};
+  if (::listen(l.fd_, 64) != 0) return Error{say("{0}: {1}", "listen", std::strerror(errno))};
+  return l;
+}
+
+Result<Channel> MpiListener::accept() {
+  const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return Error{say("{0}: {1}", "accept", std::strerror(errno))};
+  Channel ch(fd);
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::getuid())
+    return Error{say("refused a connection from uid {0} (pid {1})", cred.uid, cred.pid)};
+  return ch;
+}
+
+void MpiLog::start(int read_fd) {
+  fd_ = read_fd;
+  thread_ = std::thread([this] {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      ssize_t off = 0;
+      while (off < n) {
+        const ssize_t w = ::write(STDERR_FILENO, buf + off, std::size_t(n - off));
+        if (w <= 0 && errno != EINTR) break;
+        if (w > 0) off += w;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      tail_.append(buf, std::size_t(n));
+      if (tail_.size() > 16384) tail_.erase(0, tail_.size() - 16384);
+    }
+  });
+}
+
+void MpiLog::stop() {
+  if (thread_.joinable()) thread_.join();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string MpiLog::tail() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tail_;
+}
+
+std::optional<MpiDeath> parseMpiDeath(const std::string& log) {
+  // Open MPI 4: "mpirun noticed that process rank 1 with PID 123 on node
+  // h exited on signal 9 (Killed)." (the line may be wrapped).
+  static const std::regex re(
+      R"(noticed\s+that\s+process\s+rank\s+(\d+)\s+with\s+PID\s+(\d+)\s+on\s+node\s+\S+\s+(exited\s+on\s+signal\s+\d+(?:\s+\([^)]*\))?|exited\s+with\s+(?:status|code)\s+\d+))");
+  std::smatch m;
+  std::string flat = log;
+  for (char& c : flat)
+    if (c == '\n') c = ' ';
+  if (!std::regex_search(flat, m, re)) return std::nullopt;
+  return MpiDeath{std::stoi(m[1]), pid_t(std::stol(m[2])), m[3]};
+}
+
+Result<Channel> connectBack(const std::string& name) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Error{say("{0}: {1}", "socket", std::strerror(errno))};
+  Channel ch(fd);
+  socklen_t len = 0;
+  auto addr = abstractAddress(name, &len);
+  if (!addr) return addr.error();
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&*addr), len) != 0)
+    return Error{say("connecting to collviz's socket @{0}: {1}", name, std::strerror(errno))};
+  return ch;
+}
+
+}  // namespace collviz

@@ -1,0 +1,92 @@
+// Starting an MPI group: `mpirun -np N collviz-rank --backend mpi --connect
+// NAME` (one MPI job, so Open MPI's shared-memory path joins every pair of
+// ranks). mpirun closes every inherited descriptor but stdio in the ranks it
+// starts, so a rank's control channel cannot be a socketpair end passed down
+// as for Gloo: each rank connects back to a listening Unix socket of the
+// engine's, in the abstract namespace (nothing on disk to leave behind),
+// named with 128 random bits, and accepted only from our own uid
+// (SO_PEERCRED). The first message on it is the rank's hello. No MPI header
+// here: this is process management.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/group/channel.h"
+#include "engine/text.h"
+
+namespace collviz {
+
+// $COLLVIZ_MPIRUN when set (tests point it at nothing to see MPI
+// unavailable), else `mpirun` on PATH; an error says what is missing.
+Result<std::string> findMpirun();
+
+// mpirun's argv for N ranks of `worker` (pure, unit-tested): one job on this
+// host, more ranks than cores allowed (--oversubscribe), no binding (ranks
+// share 2 cores), shared memory between ranks (btl self,vader), no stdin.
+std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
+                                    const std::vector<std::string>& worker_argv);
+
+// What collviz adds to mpirun's environment: Open MPI refuses root unless
+// OMPI_ALLOW_RUN_AS_ROOT and _CONFIRM are 1 (set only when running as root).
+std::vector<std::string> mpirunEnv(bool root);
+
+// The engine's end: a listening socket for one group.
+class MpiListener {
+ public:
+  static Result<MpiListener> open();
+  MpiListener() = default;
+  MpiListener(MpiListener&& o) noexcept : fd_(o.fd_), name_(std::move(o.name_)) { o.fd_ = -1; }
+  MpiListener& operator=(MpiListener&& o) noexcept;
+  ~MpiListener();
+  const std::string& name() const { return name_; }
+  int fd() const { return fd_; }
+  // One connection if one is waiting (poll fd() first): a channel, or an
+  // error (a peer of another uid is refused and closed).
+  Result<Channel> accept();
+
+ private:
+  int fd_ = -1;
+  std::string name_;  // without the leading NUL
+};
+
+// mpirun's stdout and stderr (its own messages and, forwarded, the ranks'):
+// copied to the engine's stderr on a thread of its own, the last 16 KiB
+// kept, so the engine can read which rank Open MPI saw die.
+class MpiLog {
+ public:
+  MpiLog() = default;
+  MpiLog(const MpiLog&) = delete;
+  MpiLog& operator=(const MpiLog&) = delete;
+  ~MpiLog() { stop(); }
+  void start(int read_fd);  // takes the pipe's read end
+  // Joins the thread; the write end must be closed (mpirun reaped) first.
+  void stop();
+  std::string tail() const;
+
+ private:
+  int fd_ = -1;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  std::string tail_;
+};
+
+// What mpirun said of a rank that died ("mpirun noticed that process rank 1
+// with PID 123 on node h exited on signal 9 (Killed)."), if it did.
+struct MpiDeath {
+  int rank = -1;
+  pid_t pid = -1;
+  std::string how;  // "exited on signal 9 (Killed)"
+};
+std::optional<MpiDeath> parseMpiDeath(const std::string& log);
+
+// The rank's end: connect to the engine's listener `name`.
+Result<Channel> connectBack(const std::string& name);
+
+}  // namespace collviz

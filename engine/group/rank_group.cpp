@@ -1,0 +1,368 @@
+#include "engine/group/rank_group.h"
+
+#include "engine/group/deadline.h"
+#include "engine/group/exit_cleanup.h"
+#include "engine/group/protocol.h"
+#include "engine/group/said_json.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine/verify/poison.h"
+#include "engine/verify/verify_fast.h"
+
+extern char** environ;
+
+namespace collviz {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+
+// Poll in slices so a cancel (engine shutdown, Ctrl-C) is seen quickly.
+int msLeft(Clock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left > 0 ? int(std::min<long>(left, 50)) : 0;
+}
+
+}  // namespace
+
+StepPlace singlePlace(const OpSpec& s) {
+  StepPlace at;
+  for (int r = 0; r < s.ranks; ++r) {
+    at.in.push_back(0);
+    at.out.push_back(alignToPage(inputBytes(s, r)));
+  }
+  return at;
+}
+
+std::vector<std::size_t> placeBytes(const OpSpec& s, const StepPlace& at) {
+  std::vector<std::size_t> out;
+  for (int r = 0; r < s.ranks; ++r)
+    out.push_back(std::max(at.in[r] + inputBytes(s, r), at.out[r] + outputBytes(s, r)));
+  return out;
+}
+
+StepBytes RankGroup::bytesAt(const OpSpec& s, const StepPlace& at) const {
+  StepBytes b;
+  for (int r = 0; r < s.ranks; ++r) {
+    const std::size_t in = inputBytes(s, r), out = outputBytes(s, r);
+    b.in.push_back({in ? memory(r) + at.in[r] : nullptr, in});
+    b.out.push_back({out ? memory(r) + at.out[r] : nullptr, out});
+  }
+  return b;
+}
+
+std::chrono::milliseconds RankGroup::joinTimeout() const { return joinBudget(cfg_.deadline); }
+
+Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
+  std::unique_ptr<RankGroup> g(new RankGroup(cfg));
+  g->workers_.resize(cfg.ranks);
+  if (cfg.isolate) {
+    if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
+    else g->exposed_why_ = net.error().text;
+  }
+  if (cfg.backend == BackendKind::mpi) {
+    if (Status st = g->launchMpi(); !st) return st.error();
+    if (Status st = g->rendezvous(std::vector<bool>(cfg.ranks, true)); !st) return st.error();
+    return g;
+  }
+  for (int r = 0; r < cfg.ranks; ++r)
+    if (Status st = g->spawn(r); !st) return st.error();
+  if (Status st = g->rendezvous(std::vector<bool>(cfg.ranks, false)); !st) return st.error();
+  return g;
+}
+
+RankGroup::~RankGroup() { stop(); }
+
+std::vector<pid_t> RankGroup::pids() const {
+  std::vector<pid_t> out;
+  for (const auto& w : workers_) out.push_back(w.pid);
+  return out;
+}
+
+Status RankGroup::spawn(int rank) {
+  auto pair = Channel::pair();
+  if (!pair) return pair.error();
+  Channel mine = std::move(pair->first), theirs = std::move(pair->second);
+  // Everything the child needs is built before fork: after it, only
+  // async-signal-safe calls.
+  const std::string path = cfg_.worker_path;
+  std::vector<std::string> args = {path, "--rank", std::to_string(rank), "--size",
+                                   std::to_string(cfg_.ranks), "--fd", "3", "--backend",
+                                   std::string(name(cfg_.backend)), "--timeout-ms",
+                                   std::to_string(initTimeout().count())};
+  const RankPlacement* place =
+      rank < int(cfg_.placement.size()) ? &cfg_.placement[rank] : nullptr;
+  if (place && place->gpu >= 0) {
+    args.push_back("--gpu");
+    args.push_back(std::to_string(place->gpu));
+  }
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    bool overridden = false;
+    if (place)
+      for (const auto& [k, v] : place->env)
+        if (std::strncmp(*e, k.c_str(), k.size()) == 0 && (*e)[k.size()] == '=')
+          overridden = true;
+    if (!overridden) env.emplace_back(*e);
+  }
+  if (place)
+    for (const auto& [k, v] : place->env) env.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int child_fd = theirs.fd();
+  const PrivateNetwork& net = net_;
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return Error{say("{0}: {1}", "fork", std::strerror(errno))};
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (net.active() && !net.enter()) ::_exit(126);
+    if (child_fd == 3) ::fcntl(3, F_SETFD, 0);
+    else ::dup2(child_fd, 3);  // dup2 clears close-on-exec
+    ::dup2(2, 1);              // stdout belongs to the app (JSON); logs go to stderr
+    ::execve(path.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  registerChild(pid);
+  theirs.close();
+  workers_[rank].pid = pid;
+  workers_[rank].ch = std::move(mine);
+  return {};
+}
+
+// Serve the rendezvous store until every rank reports ready.
+Status RankGroup::rendezvous(std::vector<bool> hello) {
+  const int n = cfg_.ranks;
+  std::vector<bool> ready(n, false);
+  int left = n;
+  const auto deadline = Clock::now() + joinTimeout();
+  while (left > 0) {
+    std::vector<pollfd> pfds(n);
+    for (int r = 0; r < n; ++r) pfds[r] = {workers_[r].ch.fd(), short(ready[r] ? 0 : POLLIN), 0};
+    if (cfg_.cancel && cfg_.cancel->load()) {
+      healthy_ = false;
+      return Error{say("cancelled")};
+    }
+    const int pr = ::poll(pfds.data(), pfds.size(), msLeft(deadline));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0 && Clock::now() < deadline) continue;
+    if (pr <= 0) {
+      healthy_ = false;
+      Text blame = whoBlocksJoining(ready, hello);
+      if (blame.empty()) {
+        std::vector<int> waiting;
+        for (int r = 0; r < n; ++r)
+          if (!ready[r]) waiting.push_back(r);
+        blame = say("rank(s) {0} did not join", rankList(waiting));
+      }
+      return Error{say("starting {0}: {1} within {2} ms", name(cfg_.backend), blame, joinTimeout().count())};
+    }
+    for (int r = 0; r < n; ++r) {
+      if (!(pfds[r].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto m = workers_[r].ch.recv(std::chrono::milliseconds(0));
+      if (!m) {
+        healthy_ = false;
+        return Error{say("starting {0}: {1}", name(cfg_.backend), describeExit(r))};
+      }
+      const json j = json::parse(m->body, nullptr, false);
+      const std::string type = j.is_discarded() ? "" : j.value("type", "");
+      if (type == "hello") {
+        hello[r] = true;
+      } else if (type == "store_set") {
+        store_[j.value("key", "")] = j.value("value", "");
+      } else if (type == "store_get") {
+        auto it = store_.find(j.value("key", ""));
+        json reply = {{"type", "store_value"}, {"found", it != store_.end()}};
+        if (it != store_.end()) reply["value"] = it->second;
+        workers_[r].ch.send(reply.dump());
+      } else if (type == "ready") {
+        ready[r] = true;
+        --left;
+        if (r == 0) {
+          const json& b = j["backend"];
+          info_ = {b.value("name", ""), b.value("version", ""), getSaid(b, "devices"),
+                   getSaid(b, "transport"), getSaid(b, "notes")};
+        }
+      } else if (type == "error") {
+        healthy_ = false;
+        // A peer that never started makes the others fail waiting for it:
+        // name it first.
+        const Text blame = whoBlocksJoining(ready, hello);
+        const Error e = protocol::errorFrom(m->body);
+        return blame.empty() ? Error{say("starting {0}: rank {1}: {2}", name(cfg_.backend), r, e.text)}
+                             : Error{say("starting {0}: {1}; rank {2}: {3}", name(cfg_.backend), blame, r, e.text)};
+      }
+    }
+  }
+  store_.clear();
+  if (exposed())
+    info_.transport = say("{0}; NOT isolated: other local users can reach these ports (no private network namespace: {1})",
+                          info_.transport, exposed_why_);
+  return {};
+}
+
+// The ranks to blame for a start-up that did not finish: those that never
+// said hello (their process did not start), else those stopped; empty when
+// every rank started and runs (then the peers' own reports say more).
+Text RankGroup::whoBlocksJoining(const std::vector<bool>& ready,
+                                 const std::vector<bool>& hello) {
+  std::vector<int> silent, stopped;
+  ProgressWatch watch(pids());
+  for (int r = 0; r < cfg_.ranks; ++r) {
+    if (!hello[r]) silent.push_back(r);
+    else if (!ready[r] && watch.stopped(r)) stopped.push_back(r);
+  }
+  if (!silent.empty()) return say("rank(s) {0} never said hello", rankList(silent));
+  if (!stopped.empty()) return say("rank(s) {0} stopped before joining", rankList(stopped));
+  return {};
+}
+
+Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
+  Worker& w = workers_[rank];
+  if (w.shm.data() && w.shm.size() >= bytes) return {};
+  auto shm = SharedMemory::create(bytes, "collviz-rank");
+  if (!shm) return shm.error();
+  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), shm->fd()); !st) {
+    healthy_ = false;  // the rank is gone: the next request must start a fresh group
+    return Error{describeExit(rank)};
+  }
+  auto reply = w.ch.recv(cfg_.deadline);
+  if (!reply) {
+    healthy_ = false;
+    const bool stopped = ProgressWatch({w.pid}).stopped(0);
+    return Error{reply.error().message != "timeout" ? describeExit(rank)
+                 : stopped ? say("rank {0} did not map its shared memory (process stopped)", rank)
+                           : say("rank {0} did not map its shared memory", rank)};
+  }
+  if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")
+    return Error{say("rank {0}: {1}", rank, reply->body)};
+  w.shm = std::move(*shm);
+  inputs_held_.reset();
+  return {};
+}
+
+Status RankGroup::reserve(const std::vector<std::size_t>& bytes) {
+  for (int r = 0; r < cfg_.ranks && r < int(bytes.size()); ++r)
+    if (Status st = ensureMemory(r, std::max<std::size_t>(bytes[r], 1)); !st) return st;
+  return {};
+}
+
+std::byte* RankGroup::memory(int r) const {
+  return reinterpret_cast<std::byte*>(workers_[r].shm.data());
+}
+
+Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& opts) {
+  const OpSpec& s = step.spec;
+  const int n = cfg_.ranks;
+  if (s.ranks != n) return Error{say("internal: spec ranks differ from the group")};
+  step.ranks.resize(n);
+  for (int r = 0; r < n; ++r) {
+    const std::size_t need = std::max(at.in[r] + inputBytes(s, r), at.out[r] + outputBytes(s, r));
+    if (!workers_[r].shm.data() || workers_[r].shm.size() < need)
+      return Error{say("internal: rank {0}'s shared memory is not reserved", r)};
+  }
+  // Bytes left from an earlier run must never pass as this run's result
+  // (ranks on threads of their own: at real sizes this is memory-bound).
+  std::atomic<int> next{0};
+  auto poison = [&] {
+    for (int r; (r = next++) < n;)
+      poisonBytes(workers_[r].shm.data() + at.out[r], outputBytes(s, r), s.dtype);
+  };
+  std::size_t out_total = 0;
+  for (int r = 0; r < n; ++r) out_total += outputBytes(s, r);
+  std::vector<std::thread> pool;
+  const int threads = out_total >= (std::size_t(8) << 20) ? std::min(n, verifyThreads()) : 1;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(poison);
+  poison();
+  for (auto& t : pool) t.join();
+  json base = {{"type", "run"},     {"op", name(s.op)},       {"ranks", s.ranks},
+                     {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
+                     {"root", s.root},    {"warmup", opts.warmup},
+                     {"iters", opts.iters},
+                     {"timeout_ms", opDeadline(s, cfg_.deadline).count()}};
+  if (fault_) base["fault"] = *fault_;
+  const auto sent = Clock::now();
+  for (int r = 0; r < n; ++r) {
+    json m = base;
+    m["in_offset"] = at.in[r];
+    m["out_offset"] = at.out[r];
+    if (!workers_[r].ch.send(m.dump())) {
+      healthy_ = false;
+      return Error{say("{0}: {1}", name(s.op), describeExit(r))};
+    }
+  }
+  if (Status st = awaitRanks(step, opts); !st) return st;
+  step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  step.time_us = 0;
+  for (int r = 0; r < n; ++r) {
+    RankResult& rr = step.ranks[r];
+    rr.rank = r;
+    rr.input.present = inputBlocks(s.op, n, r, s.root) > 0;
+    rr.output.present = outputBlocks(s.op, n, r, s.root) > 0;
+    step.time_us = std::max(step.time_us, rr.op_us);
+  }
+  return {};
+}
+
+Text RankGroup::describeExit(int rank) {
+  Worker& w = workers_[rank];
+  if (w.pid <= 0) return say("rank {0} (pid {1}) is not running", rank, w.pid);
+  if (!w.child) return describeMpiExit(rank);  // an MPI rank: mpirun's child
+  int status = 0;
+  pid_t got = 0;
+  for (int i = 0; i < 100 && got == 0; ++i) {  // the exit follows the EOF closely
+    got = ::waitpid(w.pid, &status, WNOHANG);
+    if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (got != w.pid) return say("rank {0} (pid {1}) closed its channel", rank, w.pid);
+  const pid_t pid = w.pid;
+  forgetChild(w.pid);
+  w.pid = -1;
+  if (WIFSIGNALED(status))
+    return say("rank {0} (pid {1}) was killed by signal {2} ({3})", rank, pid, WTERMSIG(status),
+               strsignal(WTERMSIG(status)));
+  return say("rank {0} (pid {1}) exited with code {2}", rank, pid, WEXITSTATUS(status));
+}
+
+void RankGroup::stop() {
+  if (cfg_.backend == BackendKind::mpi) return stopMpi();
+  for (auto& w : workers_)
+    if (w.pid > 0) w.ch.send(json{{"type", "exit"}}.dump());
+  const auto deadline = Clock::now() + std::chrono::milliseconds(healthy_ ? 1000 : 0);
+  for (auto& w : workers_) {
+    if (w.pid <= 0) continue;
+    int status = 0;
+    pid_t got = 0;
+    while ((got = ::waitpid(w.pid, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (got == 0) {
+      ::kill(w.pid, SIGKILL);
+      while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+    forgetChild(w.pid);
+    w.pid = -1;
+    w.ch.close();
+    w.shm.reset();
+  }
+}
+
+}  // namespace collviz

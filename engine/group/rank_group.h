@@ -1,0 +1,152 @@
+// RankGroup: N collviz-rank processes forming one communicator, each with a
+// control channel and a shared-memory buffer. Owned by the engine thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/group/channel.h"
+#include "engine/group/mpi_launch.h"
+#include "engine/group/netns.h"
+#include "engine/group/placement.h"
+#include "engine/group/shared_memory.h"
+#include "engine/snapshot.h"
+#include "engine/verify/verify.h"
+#include "engine/group/protocol.h"
+
+namespace collviz {
+
+namespace algo {
+struct Schedule;
+}
+
+// One rank's answer to a run of rounds.
+struct RoundsReply {
+  double op_us = 0;
+  uint64_t sent = 0, received = 0;  // bytes
+};
+
+// Where one step's buffers sit in each rank's shared memory: byte offsets
+// of its input and output, per rank.
+struct StepPlace {
+  std::vector<std::size_t> in, out;
+};
+
+// One op's buffers: the input at offset 0, the output on the next page.
+StepPlace singlePlace(const OpSpec& s);
+// The shared memory each rank needs for `s` placed at `at`.
+std::vector<std::size_t> placeBytes(const OpSpec& s, const StepPlace& at);
+
+struct GroupConfig {
+  std::string worker_path;
+  int ranks = 1;
+  BackendKind backend = BackendKind::gloo;
+  std::vector<RankPlacement> placement;  // one per rank
+  std::chrono::milliseconds deadline{5000};
+  const std::atomic<bool>* cancel = nullptr;  // set: give up waiting at once
+  bool isolate = false;  // a private network namespace for the group (engine/group/netns.h)
+};
+
+class RankGroup {
+ public:
+  // Spawn the workers and wait until every rank has joined the communicator.
+  static Result<std::unique_ptr<RankGroup>> start(const GroupConfig& cfg);
+  ~RankGroup();  // asks the workers to exit, then kills and reaps what is left
+
+  int ranks() const { return cfg_.ranks; }
+  BackendKind backend() const { return cfg_.backend; }
+  // COLLVIZ_FAULT for the next runs (engine/worker/fault.h), sent with each
+  // run: unset leaves the workers with their environment's, "" means none.
+  void setFault(std::optional<std::string> f) { fault_ = std::move(f); }
+  const BackendInfo& info() const { return info_; }
+  std::vector<pid_t> pids() const;
+  // False after a crash or a missed deadline: the group must be replaced.
+  bool healthy() const { return healthy_; }
+  // Asked to isolate, but the system refused: the ranks share the host's loopback.
+  bool exposed() const { return cfg_.isolate && !net_.active(); }
+
+  // Make rank r's shared memory at least bytes[r] long. A mapping that grows
+  // is replaced by a new, zeroed one: what it held is gone (inputsHeld()
+  // is cleared).
+  Status reserve(const std::vector<std::size_t>& bytes);
+  // Rank r's shared memory, which its worker reads and writes during a run.
+  std::byte* memory(int r) const;
+  // The spec whose pattern inputs every rank's memory holds at offset 0, as
+  // the engine last wrote them (none after a new mapping).
+  const std::optional<OpSpec>& inputsHeld() const { return inputs_held_; }
+  void setInputsHeld(std::optional<OpSpec> s) { inputs_held_ = std::move(s); }
+
+  // Where the buffers of `s` placed at `at` are in the shared memory.
+  StepBytes bytesAt(const OpSpec& s, const StepPlace& at) const;
+
+  // Run step.spec on the inputs already in shared memory at `at.in`, into
+  // outputs at `at.out` (poisoned first). Fills every rank's times and
+  // presence; the output bytes stay in shared memory. `opts` repeat the op
+  // (benchmarks); the outputs are those of the last iteration.
+  Status run(StepResult& step, const StepPlace& at, const RunOptions& opts);
+  // Run rounds [from, to) of `s` on every rank (from = 0 first copies
+  // `inputs`' input bytes in); fills one reply per rank and, when `work` is
+  // given, every rank's working buffer after the last of those rounds.
+  Status runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
+                   const RunOptions& opts, std::vector<RoundsReply>& replies,
+                   std::vector<std::vector<std::byte>>* work);
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    Channel ch;
+    SharedMemory shm;
+    bool child = true;  // ours to reap; an MPI rank is mpirun's child
+  };
+  explicit RankGroup(GroupConfig cfg) : cfg_(std::move(cfg)) {}
+  Status spawn(int rank);
+  // MPI: start mpirun and accept every rank's connection (rank_group_mpi.cpp).
+  Status launchMpi();
+  void stopMpi();
+  Text describeMpiExit(int rank);
+  Status rendezvous(std::vector<bool> hello);
+  // Wait for every rank's answer to a run (rank_wait.cpp).
+  Status awaitRanks(StepResult& step, const RunOptions& opts);
+  Text whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
+  Status ensureMemory(int rank, std::size_t bytes);
+  Text describeExit(int rank);
+  // Wait for one reply per rank (done or error), judging silence by
+  // progress (rank_wait.cpp): `per_op` is one repetition's scaled deadline.
+  // Names crashed, stopped, hung and slow ranks. Bodies of the "done" replies.
+  Status awaitReplies(const Text& what, std::chrono::milliseconds per_op, int reps,
+                      std::vector<std::string>& done);
+  void stop();
+
+  // Starting N processes on a few cores takes seconds whatever --deadline-ms
+  // says: joining gets at least 10 s. Gloo's ops get their own deadline with
+  // each run; NCCL's watchdog still takes the configured one from init.
+  // How long a group may take to join (the NCCL worker keeps its own init
+  // inside 90 % of the same budget, engine/worker/communicator.h).
+  std::chrono::milliseconds joinTimeout() const;
+  std::chrono::milliseconds initTimeout() const {
+    return cfg_.backend == BackendKind::gloo ? joinTimeout() : cfg_.deadline;
+  }
+
+  GroupConfig cfg_;
+  std::vector<Worker> workers_;
+  std::map<std::string, std::string> store_;  // rendezvous keys (hex values)
+  BackendInfo info_;
+  bool healthy_ = true;
+  std::optional<std::string> fault_;
+  std::optional<OpSpec> inputs_held_;
+  PrivateNetwork net_;
+  pid_t mpirun_ = -1;  // the MPI group's launcher, our child
+  int mpirun_status_ = 0;  // its wait status once reaped
+  MpiLog mpi_log_;     // what mpirun printed
+  Text exposed_why_;  // why there is no private network
+};
+
+}  // namespace collviz

@@ -1,0 +1,229 @@
+// An MPI group (engine/group/mpi_launch.h): mpirun starts the N ranks as one job;
+// each connects back to the engine's listener and says hello with its rank
+// and pid. mpirun is the engine's child (PR_SET_PDEATHSIG: it dies with the
+// engine) and the ranks are mpirun's (they set PR_SET_PDEATHSIG themselves:
+// they die with mpirun), so nothing outlives the engine. Open MPI aborts the
+// whole job when a rank dies; the engine then reaps mpirun and the next
+// request starts a new job.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine/group/deadline.h"
+#include "engine/group/exit_cleanup.h"
+#include "engine/group/mpi_launch.h"
+#include "engine/group/rank_group.h"
+
+extern char** environ;
+
+namespace collviz {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+Text exitText(int status) {
+  if (WIFSIGNALED(status))
+    return say("was killed by signal {0} ({1})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return say("exited with code {0}", WEXITSTATUS(status));
+}
+
+// Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
+std::pair<pid_t, char> parentAndState(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos || close + 4 >= text.size()) return {-1, 0};
+  const char state = text[close + 2];
+  return {pid_t(std::atol(text.c_str() + close + 4)), state};
+}
+
+}  // namespace
+
+Status RankGroup::launchMpi() {
+  const int n = cfg_.ranks;
+  auto mpirun = findMpirun();
+  if (!mpirun) return Error{say("starting mpi: {0}", mpirun.error().text)};
+  auto listener = MpiListener::open();
+  if (!listener) return Error{say("starting mpi: {0}", listener.error().text)};
+  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect",
+                                           listener->name(), "--size", std::to_string(n),
+                                           "--timeout-ms", std::to_string(initTimeout().count())};
+  std::vector<std::string> args = mpirunArgs(*mpirun, n, worker);
+  const std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    bool overridden = false;
+    for (const auto& a : added)
+      if (std::strncmp(*e, a.c_str(), a.find('=') + 1) == 0) overridden = true;
+    if (!overridden) env.emplace_back(*e);
+  }
+  env.insert(env.end(), added.begin(), added.end());
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::string path = *mpirun;
+  int log[2];
+  if (::pipe2(log, O_CLOEXEC) != 0) return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(log[0]);
+    ::close(log[1]);
+    return Error{say("{0}: {1}", "fork", std::strerror(errno))};
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, 0);
+    // stdout belongs to the app (JSON): Open MPI's messages and the ranks'
+    // logs go through the log pipe to stderr.
+    ::dup2(log[1], 1);
+    ::dup2(log[1], 2);
+    ::execve(path.c_str(), argv.data(), envp.data());
+    ::_exit(127);
+  }
+  ::close(log[1]);
+  registerChild(pid);
+  mpirun_ = pid;
+  mpi_log_.start(log[0]);
+
+  // Every rank connects and says hello; mpirun failing ends the wait.
+  const auto deadline = Clock::now() + joinTimeout();
+  std::vector<bool> joined(n, false);
+  int left = n;
+  while (left > 0) {
+    if (cfg_.cancel && cfg_.cancel->load()) {
+      healthy_ = false;
+      return Error{say("cancelled")};
+    }
+    int status = 0;
+    if (::waitpid(mpirun_, &status, WNOHANG) == mpirun_) {
+      forgetChild(mpirun_);
+      mpirun_ = -1;
+      mpi_log_.stop();
+      healthy_ = false;
+      std::vector<int> missing;
+      for (int r = 0; r < n; ++r)
+        if (!joined[r]) missing.push_back(r);
+      return Error{say("starting mpi: mpirun {0} before rank(s) {1} connected (Open MPI's message is on stderr)",
+                       exitText(status), rankList(missing))};
+    }
+    if (Clock::now() >= deadline) {
+      healthy_ = false;
+      std::vector<int> missing;
+      for (int r = 0; r < n; ++r)
+        if (!joined[r]) missing.push_back(r);
+      return Error{say("starting mpi: rank(s) {0} never said hello within {1} ms", rankList(missing),
+                       joinTimeout().count())};
+    }
+    pollfd p{listener->fd(), POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    auto ch = listener->accept();
+    if (!ch) continue;  // another uid, or the peer went away: not one of ours
+    auto hello = ch->recv(std::chrono::milliseconds(2000));
+    if (!hello) continue;
+    const json j = json::parse(hello->body, nullptr, false);
+    const int r = j.is_discarded() ? -1 : j.value("rank", -1);
+    if (j.is_discarded() || j.value("type", "") != "hello" || r < 0 || r >= n || joined[r])
+      continue;
+    joined[r] = true;
+    --left;
+    workers_[r].pid = j.value("pid", -1);
+    workers_[r].child = false;
+    workers_[r].ch = std::move(*ch);
+  }
+  return {};
+}
+
+void RankGroup::stopMpi() {
+  for (auto& w : workers_)
+    if (w.pid > 0 && w.ch.open()) w.ch.send(json{{"type", "exit"}}.dump());
+  if (mpirun_ > 0) {
+    // Healthy: the ranks finalize and mpirun exits by itself. Otherwise the
+    // ranks are killed (only while still mpirun's: a pid is never reused
+    // under us) and mpirun, which reaps them, follows.
+    int status = 0;
+    pid_t got = 0;
+    auto wait = [&](int ms) {
+      const auto until = Clock::now() + std::chrono::milliseconds(ms);
+      while ((got = ::waitpid(mpirun_, &status, WNOHANG)) == 0 && Clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    };
+    wait(healthy_ ? 3000 : 0);
+    if (got == 0) {
+      for (auto& w : workers_)
+        if (w.pid > 0 && parentAndState(w.pid).first == mpirun_) ::kill(w.pid, SIGKILL);
+      wait(1000);
+    }
+    if (got == 0) {
+      ::kill(mpirun_, SIGKILL);
+      while (::waitpid(mpirun_, &status, 0) < 0 && errno == EINTR) {}
+    }
+    forgetChild(mpirun_);
+    mpirun_ = -1;
+  }
+  mpi_log_.stop();
+  // The ranks die with mpirun (their PR_SET_PDEATHSIG); wait until they are.
+  const auto until = Clock::now() + std::chrono::milliseconds(2000);
+  for (auto& w : workers_) {
+    while (w.pid > 0 && Clock::now() < until) {
+      const auto [parent, state] = parentAndState(w.pid);
+      if (parent < 0 || state == 'Z' || state == 'X') break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    w.pid = -1;
+    w.ch.close();
+    w.shm.reset();
+  }
+}
+
+// A rank's channel closed: Open MPI ends the whole job when a rank dies, so
+// every channel closes within moments and the one seen first need not be
+// the one that died; mpirun's own notice says which did, and how.
+Text RankGroup::describeMpiExit(int rank) {
+  healthy_ = false;
+  if (mpirun_ > 0) {
+    const auto until = Clock::now() + std::chrono::milliseconds(1500);
+    pid_t got = 0;
+    while ((got = ::waitpid(mpirun_, &mpirun_status_, WNOHANG)) == 0 && Clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (got == mpirun_) {
+      forgetChild(mpirun_);
+      mpirun_ = -1;
+      mpi_log_.stop();  // mpirun is gone: the pipe ends, the whole log is in
+    }
+  }
+  const Text ended = say("Open MPI ended the job; the next request starts a new one");
+  if (auto death = parseMpiDeath(mpi_log_.tail())) {
+    std::string how;
+    for (char c : death->how)  // mpirun wraps its lines
+      if (!(std::isspace(static_cast<unsigned char>(c)) && !how.empty() && how.back() == ' '))
+        how += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+    // Open MPI 4.1 prints "PID 0"; the rank's hello gave its pid.
+    pid_t pid = death->pid;
+    if (death->rank >= 0 && death->rank < cfg_.ranks && workers_[death->rank].pid > 0)
+      pid = workers_[death->rank].pid;
+    return say("rank {0} (pid {1}) {2}; {3}", death->rank, pid, how, ended);  // `how`: Open MPI's words
+  }
+  const Worker& w = workers_[rank];
+  if (mpirun_ < 0)
+    return say("rank {0} (pid {1}) ended: its channel closed and mpirun {2}; {3}", rank, w.pid,
+               exitText(mpirun_status_), ended);
+  return say("rank {0} (pid {1}) ended: its channel closed; {2}", rank, w.pid, ended);
+}
+
+}  // namespace collviz

@@ -1,0 +1,83 @@
+// RankGroup's side of an algorithm's rounds: the working buffer sits in each
+// rank's shared memory after its input, so the engine reads every rank's
+// state after a round with one copy.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "engine/algo/schedule.h"
+#include "engine/group/deadline.h"
+#include "engine/group/rank_group.h"
+
+namespace collviz {
+
+using json = nlohmann::json;
+
+Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
+                            const RunOptions& opts, std::vector<RoundsReply>& replies,
+                            std::vector<std::vector<std::byte>>* work) {
+  const OpSpec& sp = s.spec;
+  const int n = cfg_.ranks;
+  if (sp.ranks != n) return Error{say("internal: spec ranks differ from the group")};
+  const Text what = lit(s.algo + " " + std::string(name(sp.op)));  // names: the same in every language
+  std::vector<std::size_t> work_off(std::size_t(n), 0);
+  for (int r = 0; r < n; ++r) {
+    const std::size_t in = inputBytes(sp, r);
+    work_off[std::size_t(r)] = alignToPage(in);
+    if (Status st = ensureMemory(r, work_off[std::size_t(r)] + alignToPage(s.workBytes())); !st)
+      return Error{say("{0}: {1}", what, st.text())};
+    if (from == 0 && in)
+      std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
+  }
+  if (from == 0) inputs_held_.reset();  // offset 0 now holds `inputs`, whatever they are
+  // The rounds' deadline scales with their bytes as a native op's does: each
+  // round reads and writes at most the working buffer on every rank.
+  const std::chrono::milliseconds per_call =
+      opDeadline(sp, cfg_.deadline) +
+      std::chrono::milliseconds(std::llround(2.0 * double(n) * double(s.workBytes()) *
+                                             double(std::max(1, to - from)) /
+                                             kSlowestBytesPerSecond * 1000.0));
+  const json base = {{"type", "rounds"}, {"algo", s.algo},          {"op", name(sp.op)},
+                     {"ranks", sp.ranks}, {"elems", sp.elems},      {"dtype", name(sp.dtype)},
+                     {"redop", name(sp.redop)}, {"root", sp.root},  {"in_offset", 0},
+                     {"from", from},      {"to", to},               {"warmup", opts.warmup},
+                     {"iters", opts.iters}, {"timeout_ms", per_call.count()}};
+  json with_file = base;
+  if (fault_) with_file["fault"] = *fault_;
+  if (!s.file_text.empty()) {  // an MSCCL file: the workers lower the same text
+    with_file["from_file"] = true;
+    if (from == 0) {
+      with_file["algo_file"] = s.file;
+      with_file["algo_file_text"] = s.file_text;
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    json m = with_file;
+    m["work_offset"] = work_off[std::size_t(r)];
+    if (!workers_[std::size_t(r)].ch.send(m.dump())) {
+      healthy_ = false;
+      return Error{say("{0}: {1}", what, describeExit(r))};
+    }
+  }
+  std::vector<std::string> done;
+  if (Status st = awaitReplies(what, per_call, opts.warmup + opts.iters, done); !st) return st;
+  replies.assign(std::size_t(n), {});
+  for (int r = 0; r < n; ++r) {
+    const json j = json::parse(done[std::size_t(r)], nullptr, false);
+    replies[std::size_t(r)] = {j.value("op_us", 0.0), j.value("sent", uint64_t(0)),
+                               j.value("received", uint64_t(0))};
+  }
+  if (work) {
+    work->resize(std::size_t(n));
+    for (int r = 0; r < n; ++r) {
+      auto& buf = (*work)[std::size_t(r)];
+      buf.resize(s.workBytes());
+      std::memcpy(buf.data(), workers_[std::size_t(r)].shm.data() + work_off[std::size_t(r)],
+                  buf.size());
+    }
+  }
+  return {};
+}
+
+}  // namespace collviz

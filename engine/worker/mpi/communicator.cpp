@@ -1,0 +1,193 @@
+// The MPI communicator: every op with MPI's own call on MPI_COMM_WORLD's
+// duplicate (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Allgather,
+// MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall), errors returned
+// (MPI_ERRORS_RETURN) with MPI's text. MPI has no average: avg runs MPI_SUM
+// and divides by N in each rank after the call (outside the timed region).
+// The ranks are one job started by mpirun (engine/group/mpi_launch.cpp); MPI_Init
+// reads the job from the environment mpirun gives each rank.
+#include "engine/worker/mpi/communicator.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <thread>
+
+#include "engine/dtype.h"
+#include "engine/verify/poison.h"
+#include "engine/worker/mpi/common.h"
+#include "engine/worker/mpi/rounds.h"
+#include "engine/group/said_json.h"
+
+namespace collviz {
+namespace {
+
+std::string libraryVersion() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "unknown";
+  std::string v(text, std::size_t(len));
+  // "Open MPI v4.1.4, package: Debian OpenMPI, ident: …": the first part.
+  if (const auto comma = v.find(','); comma != std::string::npos) v.resize(comma);
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+  return v;
+}
+
+std::string standardVersion() {
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+BackendInfo mpiInfo() {
+  BackendInfo b;
+  b.name = "mpi";
+  b.version = libraryVersion() + " (MPI " + standardVersion() + ")";
+  b.devices = say("CPU ({0} cores), one process per rank, one MPI job started by mpirun",
+                  std::thread::hardware_concurrency());
+  b.transport = say("shared memory (Open MPI btl self,vader)");
+  b.notes = joined({say("each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "
+                        "MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall)"),
+                    say("f16/bf16: MPI has no such type, they move as 16-bit words and reduce with "
+                        "user-defined ops (MPI_Op_create) computing in float"),
+                    say("avg: MPI has no average, collviz runs MPI_SUM and divides by N in each rank "
+                        "after the call"),
+                    say("mpirun started with --oversubscribe --bind-to none (more ranks than cores) "
+                        "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz")});
+  return b;
+}
+
+BackendCaps mpiCaps() {
+  BackendCaps c;
+  c.name = "mpi";
+  c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32, DType::i64, DType::u8};
+  c.redops = {RedOp::sum, RedOp::prod, RedOp::min, RedOp::max, RedOp::avg};
+  c.max_rank_bytes = std::size_t(INT_MAX);  // MPI counts are int
+  return c;
+}
+
+class MpiCommunicator : public Communicator {
+ public:
+  ~MpiCommunicator() override {
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    rounds_.reset();
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    MPI_Finalize();  // the user-defined ops go with it
+  }
+
+  Status init(int rank, int size, ControlStore&, int) override {
+    if (int err = MPI_Init(nullptr, nullptr); err != MPI_SUCCESS)
+      return Error{say("MPI_Init: {0}", mpiErrorText(err))};
+    int r = -1, n = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (r != rank || n != size)
+      return Error{say("mpi: MPI_COMM_WORLD says rank {0} of {1}, collviz expected rank {2} of {3}", r, n,
+                       rank, size)};
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    ops_.create();
+    rank_ = rank;
+    size_ = size;
+    rounds_ = std::make_unique<MpiRounds>(comm_, ops_);
+    return {};
+  }
+
+  Result<OpTiming> run(const OpSpec& s, const void* in, void* out, const RunOptions& o) override {
+    const std::size_t e = std::size_t(s.elems), n = std::size_t(s.ranks);
+    if (n * e > std::size_t(INT_MAX))
+      return Error{say("mpi: {0} elements exceed MPI's int count ({1})", n * e, INT_MAX)};
+    const MpiTypeOp to = ops_.of(s.dtype, s.redop);
+    const std::size_t es = dtypeSize(s.dtype);
+    double total_us = 0;
+    const int last = o.warmup + o.iters - 1;
+    for (int it = 0; it <= last; ++it) {
+      // The checked output must come from the last call, not an earlier one.
+      if (it == last && out) poisonBytes(out, outputBytes(s, rank_), s.dtype);
+      const auto t0 = std::chrono::steady_clock::now();
+      const int err = callOnce(s, in, out, to, int(e), int(n), es);
+      const auto t1 = std::chrono::steady_clock::now();
+      if (err != MPI_SUCCESS)
+        return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
+      if (it >= o.warmup) total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
+    }
+    if (reduces(s.op) && s.redop == RedOp::avg && out) divideBy(s, out);
+    return OpTiming{o.iters > 0 ? total_us / o.iters : 0.0, 0.0, {}};
+  }
+
+  Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
+                                 void* work, const RunOptions& o) override {
+    if (!rounds_) return Error{say("mpi: rounds before init")};
+    return rounds_->run(s, rank_, from, to, in, work, o);
+  }
+
+  BackendInfo describe() const override { return mpiInfo(); }
+  BackendCaps caps() const override { return mpiCaps(); }
+
+ private:
+  int callOnce(const OpSpec& s, const void* in, void* out, const MpiTypeOp& to, int e, int n,
+               std::size_t es) {
+    const bool root = rank_ == s.root;
+    switch (s.op) {
+      case Op::broadcast:
+        if (root) std::memcpy(out, in, std::size_t(n) * e * es);
+        return MPI_Bcast(out, n * e, to.type, s.root, comm_);
+      case Op::scatter:
+        return MPI_Scatter(in, e, to.type, out, e, to.type, s.root, comm_);
+      case Op::gather:
+        return MPI_Gather(in, e, to.type, out, e, to.type, s.root, comm_);
+      case Op::reduce:
+        return MPI_Reduce(in, out, e, to.type, to.op, s.root, comm_);
+      case Op::all_gather:
+        return MPI_Allgather(in, e, to.type, out, e, to.type, comm_);
+      case Op::reduce_scatter:
+        return MPI_Reduce_scatter_block(in, out, e, to.type, to.op, comm_);
+      case Op::all_reduce:
+        return MPI_Allreduce(in, out, n * e, to.type, to.op, comm_);
+      case Op::all_to_all:
+        return MPI_Alltoall(in, e, to.type, out, e, to.type, comm_);
+    }
+    return MPI_ERR_OP;
+  }
+
+  void divideBy(const OpSpec& s, void* out) {
+    const std::size_t count = outputBytes(s, rank_) / dtypeSize(s.dtype);
+    for (std::size_t i = 0; i < count; ++i)
+      writeElement(out, s.dtype, i, readElement(out, s.dtype, i) / s.ranks);
+  }
+
+  int rank_ = 0, size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MpiOps ops_;
+  std::unique_ptr<MpiRounds> rounds_;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> makeMpiCommunicator() { return std::make_unique<MpiCommunicator>(); }
+
+nlohmann::json probeMpi() {
+  const BackendInfo b = mpiInfo();
+  const BackendCaps c = mpiCaps();
+  nlohmann::json d = nlohmann::json::array(), r = nlohmann::json::array();
+  for (auto t : c.dtypes) d.push_back(std::string(name(t)));
+  for (auto x : c.redops) r.push_back(std::string(name(x)));
+  nlohmann::json j = {{"name", b.name},
+                      {"version", b.version},
+                      {"dtypes", d},
+                      {"redops", r},
+                      {"max_ranks", c.max_ranks},
+                      {"max_rank_bytes", c.max_rank_bytes},
+                      {"available", true},
+                      {"reason", ""},
+                      {"gpus", 0}};
+  putSaid(j, "devices", b.devices);
+  putSaid(j, "transport", b.transport);
+  putSaid(j, "notes", b.notes);
+  return j;
+}
+
+}  // namespace collviz

@@ -1,0 +1,32 @@
+// collviz-rank's side of the NCCL module (nccl_module.h): where the module
+// is, loading it (once, on first use), and what a failure says. Only
+// `--backend nccl` and `--probe` come here; a Gloo run never does.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/text.h"
+#include "engine/worker/communicator.h"
+
+namespace collviz {
+
+// $COLLVIZ_NCCL_MODULE when set (tests point it at a module that cannot
+// load), else libcollviz-nccl.so in the directory of this executable
+// (executableDir(), engine/group/program_files.h): build/bin or PREFIX/lib/collviz.
+std::string ncclModulePath();
+
+// The module's NCCL communicator on CUDA device `gpu` (see
+// nccl_communicator.h), or an error naming the module's path and the
+// loader's reason (dlerror's text, a missing entry point, another build).
+Result<std::unique_ptr<Communicator>> loadNcclCommunicator(
+    int gpu, std::chrono::steady_clock::time_point started);
+
+// The probe's NCCL object: the module's own, or available=false with the
+// reason the module could not be loaded.
+nlohmann::json probeNcclModule();
+
+}  // namespace collviz
