@@ -75,7 +75,7 @@ function(collviz_check_layers engine_dir)
       set(allowed ${_collviz_may_${from}})
       if(NOT to IN_LIST allowed)
         list(JOIN allowed ", " a)
-        list(APPEND problems "engine/${f}: `${line}`: ${from} may include ${a}; not ${to}")
+        list(APPEND problems "engine/${f}: `${line}`: ${from} may include only ${a}, not ${to}")
       endif()
       # Headers of the top the layer of what they define, not of where they lie.
       if(from STREQUAL "base" AND inc MATCHES "^engine/engine\\.h$")

@@ -3,14 +3,14 @@
 // block 0; broadcast and scatter name the root's pieces; "—" = nothing yet)
 // and hold that claim against the bytes under it, element by element, with
 // the inputs from the tests' own restatement of the pattern
-// (tests/engine_test_support.h), not the engine's decoder.
+// (tests/engine/engine_test_support.h), not the engine's decoder.
 #pragma once
 
 #include <algorithm>
 #include <string>
 
 #include "engine/collectives.h"
-#include "tests/engine_test_support.h"
+#include "tests/engine/engine_test_support.h"
 
 namespace collviz::test {
 

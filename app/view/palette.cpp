@@ -28,7 +28,7 @@ namespace {
 // Order matters: after the article's four, each colour was picked (greedily,
 // from Okabe-Ito, Tol and similar sets) to keep the smallest CIELAB distance
 // to those before it large under normal vision and simulated protanopia and
-// deuteranopia; greys are left out (grey means Σ). tests/ui_layout_test.cpp
+// deuteranopia; greys are left out (grey means Σ). tests/app/view/ui_layout_test.cpp
 // checks the distances.
 constexpr uint32_t kLetters[kPaletteSize] = {
     0x3d6fb6,  // A blue (article)

@@ -1,5 +1,5 @@
 // Benchmark (figures, not a test): a 128-chunk, 8-rank MSCCL file (ring
-// all_reduce, tests/msccl/bench) read, checked, lowered and run on Gloo.
+// all_reduce, tests/engine/algo/msccl/bench) read, checked, lowered and run on Gloo.
 // Prints, for the file on 16 channels (14 rounds) and on one channel (224
 // rounds): reading + checking, lowering + the symbolic reference, the run
 // as `collviz run --algo-file` does it (every round decoded and checked,

@@ -1,0 +1,294 @@
+// The MPI backend (Open MPI, engine/worker/mpi_*) through a real Engine:
+// every op with MPI's own call for N in {1, 2, 3, 4, 8} and several dtypes
+// (f16/bf16 through user-defined ops) and reduce ops, each snapshot
+// re-checked here (engine_test_support.h); every algorithm's rounds on
+// MPI_Isend/MPI_Irecv, each round against the reference and the output
+// against MPI's own op; faults (COLLVIZ_FAULT) caught; a killed or stopped
+// rank named within the deadline, the next request on a new job, and no
+// mpirun, orted or rank left behind. Skipped, with the reason, where MPI is
+// unavailable (no Open MPI, or built without it).
+#include <dirent.h>
+#include <gmock/gmock.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "engine/collectives.h"
+#include "engine/group/mpi_launch.h"
+#include "tests/engine/algo/algo_run_check.h"
+#include "tests/engine/engine_test_support.h"
+
+namespace collviz::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Processes an MPI group is made of: mpirun (orterun, orted) and ranks
+// started with --backend mpi.
+std::vector<pid_t> mpiProcesses() {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmd.empty() || procState(pid) == 'Z') continue;
+    const std::string argv0 = cmd.substr(0, cmd.find('\0'));
+    const std::string base = argv0.substr(argv0.rfind('/') + 1);
+    if (base == "mpirun" || base == "orterun" || base == "orted" ||
+        cmd.find(std::string("--backend\0mpi\0--connect", 23)) != std::string::npos)
+      out.push_back(pid);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// Waits (up to 5 s) until no MPI process is left; returns those left.
+std::vector<pid_t> leftOver() {
+  for (int i = 0; i < 250; ++i) {
+    auto left = mpiProcesses();
+    if (left.empty()) return left;
+    std::this_thread::sleep_for(20ms);
+  }
+  return mpiProcesses();
+}
+
+#define SKIP_WITHOUT_MPI(engine)                                                      \
+  do {                                                                                \
+    const BackendStatus* st = (engine).devices().find(BackendKind::mpi);              \
+    if (!st || !st->available)                                                        \
+      GTEST_SKIP() << "MPI unavailable: " << (st ? st->reason : "not in the probe");  \
+  } while (0)
+
+struct Case {
+  DType t;
+  RedOp r;
+};
+
+// Reducing ops: each dtype once, with every reduce op among them (f16 and
+// bf16 through the user-defined ops, avg as sum then divide).
+std::vector<Case> casesFor(Op op) {
+  if (!reduces(op)) return {{DType::f32, RedOp::sum}, {DType::bf16, RedOp::sum}, {DType::u8, RedOp::sum}};
+  return {{DType::f32, RedOp::sum}, {DType::f16, RedOp::max}, {DType::bf16, RedOp::sum},
+          {DType::i32, RedOp::prod}, {DType::f64, RedOp::avg}, {DType::u8, RedOp::min},
+          {DType::bf16, RedOp::avg}, {DType::i64, RedOp::sum}};
+}
+
+class MpiBackendOps : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiBackendOps, EveryOpVerifiesOnMpisOwnCalls) {
+  const int n = GetParam();
+  {
+    Engine engine;
+    SKIP_WITHOUT_MPI(engine);
+    int ran = 0;
+    for (const Collective& c : kCollectives)
+      for (const Case& k : casesFor(c.op)) {
+        const OpSpec s = makeSpec(c.op, n, 5, k.t, k.r, c.uses_root ? n - 1 : 0);
+        auto snap = runAndWait(engine, s, Program::single, 60s, BackendKind::mpi);
+        ASSERT_TRUE(snap) << describe(s) << ": no snapshot";
+        checkSingle(*snap, s, "mpi");
+        ASSERT_FALSE(HasFatalFailure());
+        ++ran;
+      }
+    // A larger E: the pattern goes to "contributors mod K" at f16 and must still verify.
+    const OpSpec big = makeSpec(Op::all_reduce, n, 1000, DType::f16);
+    auto snap = runAndWait(engine, big, Program::single, 60s, BackendKind::mpi);
+    ASSERT_TRUE(snap);
+    checkSingle(*snap, big, "mpi");
+    EXPECT_THAT(snap->backend.notes, HasSubstr("user-defined ops"));
+    EXPECT_THAT(snap->backend.notes, HasSubstr("MPI_SUM and divides by N"));
+    EXPECT_GE(ran, 8 * 3);
+    // One job for every op of this N.
+    EXPECT_EQ(engine.workerPids().size(), std::size_t(n));
+  }
+  EXPECT_THAT(leftOver(), ::testing::IsEmpty()) << "MPI processes left after the engine ended";
+}
+INSTANTIATE_TEST_SUITE_P(Ranks, MpiBackendOps, ::testing::Values(1, 2, 3, 4, 8));
+
+TEST(MpiBackendOps, DecomposedEqualsAllReduce) {
+  Engine engine;
+  SKIP_WITHOUT_MPI(engine);
+  const OpSpec s = makeSpec(Op::all_reduce, 4, 3, DType::bf16);
+  auto snap = runAndWait(engine, s, Program::all_reduce_decomposed, 60s, BackendKind::mpi);
+  ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
+  EXPECT_TRUE(snap->verified);
+  EXPECT_EQ(snap->all_reduce_diffs, 0);
+}
+
+// Every algorithm of the table on every op it serves, rounds on MPI.
+class MpiBackendRounds : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiBackendRounds, EveryAlgorithmMatchesTheReferenceAndMpisOwnOp) {
+  const int n = GetParam();
+  Engine engine;
+  SKIP_WITHOUT_MPI(engine);
+  int runs = 0;
+  for (const Case& c : std::vector<Case>{{DType::f32, RedOp::sum}, {DType::bf16, RedOp::max},
+                                         {DType::f64, RedOp::avg}})
+    for (const algo::Algorithm& a : algo::algorithms()) {
+      if (!a.build) continue;
+      for (Op op : a.ops) {
+        if (!reduces(op) && c.r != RedOp::sum) continue;
+        const OpSpec s = makeSpec(op, n, 3, c.t, c.r, usesRoot(op) ? n - 1 : 0);
+        auto snap = runAlgo(engine, s, std::string(a.name), true, BackendKind::mpi);
+        ASSERT_TRUE(snap) << a.name << " " << describe(s) << ": no answer";
+        ASSERT_EQ(snap->backend.name, "mpi") << snap->error;
+        checkRun(*snap, s, std::string(a.name));
+        ++runs;
+        if (HasFatalFailure()) return;
+      }
+    }
+  EXPECT_GT(runs, 10);
+}
+INSTANTIATE_TEST_SUITE_P(Ranks, MpiBackendRounds, ::testing::Values(1, 3, 4, 8));
+
+std::shared_ptr<const Snapshot> runWith(Engine& e, const OpSpec& s, const std::string& fault) {
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::mpi;
+  r.fault = fault;
+  const uint64_t id = e.submit(r);
+  auto snap = e.waitFor(id, 60s);
+  return snap && snap->request == id ? snap : nullptr;
+}
+
+TEST(MpiFaults, EveryWrongResultIsCaught) {
+  Engine engine;
+  SKIP_WITHOUT_MPI(engine);
+  const OpSpec s = makeSpec(Op::all_reduce, 4, 4);
+  for (const char* fault : {"skip", "corrupt", "swap", "rank:2,corrupt", "skip_after_first"}) {
+    SCOPED_TRACE(fault);
+    auto snap = runWith(engine, s, fault);
+    ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
+    EXPECT_FALSE(snap->verified);
+    EXPECT_GT(snap->steps[0].verify.wrong, 0);
+  }
+  auto good = runWith(engine, s, "");
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->verified) << good->error;
+}
+
+EngineOptions shortDeadline() {
+  EngineOptions o;
+  o.deadline = 1000ms;
+  return o;
+}
+
+TEST(MpiFaults, AKilledRankIsNamedAndTheNextRequestStartsANewJob) {
+  {
+    Engine engine(shortDeadline());
+    SKIP_WITHOUT_MPI(engine);
+    const OpSpec s = makeSpec(Op::all_reduce, 4, 4);
+    auto first = runWith(engine, s, "");
+    ASSERT_TRUE(first && first->verified) << (first ? first->error : "no snapshot");
+    const auto pids = engine.workerPids();
+    ASSERT_EQ(pids.size(), 4u);
+    ASSERT_EQ(::kill(pids[2], SIGKILL), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto failed = runWith(engine, s, "");
+    const auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(failed);
+    EXPECT_FALSE(failed->verified);
+    EXPECT_THAT(failed->error, HasSubstr("rank 2 (pid " + std::to_string(pids[2]) + ")"));
+    EXPECT_THAT(failed->error, HasSubstr("signal 9"));
+    EXPECT_LT(took, 5s) << "named only after " << std::chrono::duration<double>(took).count() << " s";
+    for (pid_t p : pids) EXPECT_TRUE(gone(p) || procState(p) == 'Z') << "rank pid " << p;
+    auto again = runWith(engine, s, "");
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->verified) << again->error;
+    const auto fresh = engine.workerPids();
+    ASSERT_EQ(fresh.size(), 4u);
+    EXPECT_NE(fresh[2], pids[2]);
+  }
+  EXPECT_THAT(leftOver(), ::testing::IsEmpty());
+}
+
+// N = 2 on 2 cores is not oversubscribed, so Open MPI's waiting rank polls
+// flat out: the stopped rank is the silent one that used no CPU.
+TEST(MpiFaults, AStoppedRankIsNamedAsHungWithinTheDeadline) {
+  {
+    Engine engine(shortDeadline());
+    SKIP_WITHOUT_MPI(engine);
+    const OpSpec s = makeSpec(Op::all_reduce, 2, 4);
+    auto first = runWith(engine, s, "");
+    ASSERT_TRUE(first && first->verified) << (first ? first->error : "no snapshot");
+    const auto pids = engine.workerPids();
+    ASSERT_EQ(::kill(pids[1], SIGSTOP), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto failed = runWith(engine, s, "");
+    const auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(failed);
+    EXPECT_THAT(failed->error, HasSubstr("rank(s) 1 did not finish"));
+    EXPECT_THAT(failed->error, HasSubstr("process stopped"));
+    EXPECT_LT(took, 6s);
+    auto again = runWith(engine, s, "");
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->verified) << again->error;
+  }
+  EXPECT_THAT(leftOver(), ::testing::IsEmpty());
+}
+
+TEST(MpiFaults, AnAsleepRankIsHungAndABusyOneSlow) {
+  Engine engine(shortDeadline());
+  SKIP_WITHOUT_MPI(engine);
+  const OpSpec s = makeSpec(Op::all_reduce, 3, 4);
+  auto hung = runWith(engine, s, "rank:1,delay_ms:4000");
+  ASSERT_TRUE(hung);
+  EXPECT_THAT(hung->error, HasSubstr("rank(s) 1 did not finish"));
+  EXPECT_THAT(hung->error, HasSubstr("hung"));
+  auto slow = runWith(engine, s, "rank:2,busy_ms:4000");
+  ASSERT_TRUE(slow);
+  EXPECT_THAT(slow->error, HasSubstr("rank(s) 2 still working"));
+  EXPECT_THAT(slow->error, HasSubstr("--deadline-ms"));
+  auto good = runWith(engine, s, "");
+  ASSERT_TRUE(good);
+  EXPECT_TRUE(good->verified) << good->error;
+}
+
+// Without mpirun (or without the module) MPI is unavailable with the
+// reason, and Gloo runs on.
+TEST(MpiUnavailable, SaysWhyAndGlooRunsOn) {
+  for (auto [var, value, why] :
+       {std::tuple{"COLLVIZ_MPIRUN", "/nonexistent/mpirun", "is not an executable file"},
+        std::tuple{"COLLVIZ_MPI_MODULE", "/nonexistent/libcollviz-mpi.so",
+                   "cannot load the MPI module /nonexistent/libcollviz-mpi.so"}}) {
+    SCOPED_TRACE(var);
+    ::setenv(var, value, 1);
+    {
+      Engine engine;
+      const BackendStatus* st = engine.devices().find(BackendKind::mpi);
+      ASSERT_TRUE(st);
+      EXPECT_FALSE(st->available);
+      EXPECT_THAT(st->reason, HasSubstr(why));
+      auto mpi = runWith(engine, makeSpec(Op::all_reduce, 2, 4), "");
+      ASSERT_TRUE(mpi);
+      EXPECT_THAT(mpi->error, HasSubstr("backend mpi is unavailable"));
+      auto gloo = runAndWait(engine, makeSpec(Op::all_reduce, 2, 4));
+      ASSERT_TRUE(gloo);
+      EXPECT_TRUE(gloo->verified) << gloo->error;
+    }
+    ::unsetenv(var);
+  }
+}
+
+TEST(MpiLaunch, MpirunIsToldToOversubscribeAndRootIsAllowedOnlyAsRoot) {
+  const auto a = mpirunArgs("/usr/bin/mpirun", 8, {"collviz-rank", "--backend", "mpi"});
+  EXPECT_THAT(a, ::testing::Contains("--oversubscribe"));
+  EXPECT_THAT(a, ::testing::Contains("8"));
+  EXPECT_EQ(a.back(), "mpi");
+  EXPECT_THAT(mpirunEnv(true), ::testing::Contains("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"));
+  EXPECT_THAT(mpirunEnv(false), ::testing::IsEmpty());
+  auto d = parseMpiDeath("mpirun noticed that process rank 3 with PID 4242 on node box exited "
+                         "on\nsignal 9 (Killed).");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->rank, 3);
+  EXPECT_EQ(d->pid, 4242);
+  EXPECT_FALSE(parseMpiDeath("all fine"));
+}
+
+}  // namespace
+}  // namespace collviz::test
