@@ -1,5 +1,5 @@
 // collviz's DType and RedOp as the reduce kernel's kinds
-// (nccl_reduce_ops.h). Host code only: engine/spec.h is C++20, the kernel
+// (worker/reduce_ops.h). Host code only: engine/spec.h is C++20, the kernel
 // file C++17. Every DType and RedOp has its case (-Werror=switch).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The element arithmetic of the NCCL rounds' reduce and divide kernels
-// (nccl_reduce_kernel.cu), written once for the host and the device so that
+// (nccl/reduce_kernel.cu), written once for the host and the device so that
 // a CPU test can hold it against Gloo's functions and engine/dtype.cpp:
 //
 //   reduce (dst = dst op src), as the Gloo rounds do with gloo::sum/product/
@@ -15,7 +15,7 @@
 //     rounded to nearest even and saturated.
 //
 // C++17, no CUDA header and no collviz header (nvcc compiles the kernel file
-// as C++17, and engine/spec.h is C++20): nccl_reduce_kind.h maps collviz's
+// as C++17, and engine/spec.h is C++20): worker/reduce_kind.h maps collviz's
 // DType and RedOp onto the kinds here.
 #pragma once
 
@@ -219,7 +219,7 @@ bool visitCombine(CombineKind c, V& v) {
   return false;
 }
 
-// The kernels' launchers (nccl_reduce_kernel.cu), on `stream` (a
+// The kernels' launchers (nccl/reduce_kernel.cu), on `stream` (a
 // cudaStream_t). They return the launch's cudaError_t as an int (0: queued).
 int launchReduce(ElemKind k, CombineKind c, void* dst, const void* src, std::size_t elems,
                  void* stream);

@@ -2,7 +2,7 @@
 // reduce ops as MPI datatypes and MPI_Ops. MPI has no 16-bit float type, so
 // f16 and bf16 move as 16-bit words (MPI_UINT16_T) and reduce through
 // user-defined ops (MPI_Op_create) with the element arithmetic of
-// nccl_reduce_ops.h: computed in float, f16 rounded as Gloo rounds, bf16 to
+// worker/reduce_ops.h: computed in float, f16 rounded as Gloo rounds, bf16 to
 // nearest even. avg reduces as MPI_SUM; the division by N comes after.
 #pragma once
 

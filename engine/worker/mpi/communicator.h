@@ -1,6 +1,6 @@
 // The MPI communicator (Open MPI): one rank of an MPI job started by mpirun
 // (engine/group/mpi_launch.h). Built only into the MPI module, libcollviz-mpi.so
-// (mpi_module.h), which collviz-rank loads for --backend mpi and --probe;
+// (mpi/module.h), which collviz-rank loads for --backend mpi and --probe;
 // mpi.h appears only in the engine/worker/mpi_* files.
 #pragma once
 

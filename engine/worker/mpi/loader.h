@@ -1,4 +1,4 @@
-// collviz-rank's side of the MPI module (mpi_module.h): loading it once, on
+// collviz-rank's side of the MPI module (mpi/module.h): loading it once, on
 // first use, for `--backend mpi` and `--probe` only.
 #pragma once
 

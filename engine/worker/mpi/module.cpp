@@ -1,4 +1,4 @@
-// The MPI module's C entry points (mpi_module.h). Nothing throws past them.
+// The MPI module's C entry points (mpi/module.h). Nothing throws past them.
 #include "engine/worker/mpi/module.h"
 
 #include <new>

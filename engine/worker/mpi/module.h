@@ -1,7 +1,7 @@
 // The MPI module, libcollviz-mpi.so: the MPI communicator and probe as a
 // shared library beside collviz-rank, which loads it with dlopen only for
-// `--backend mpi` and `--probe` (mpi_loader.h), as it loads the NCCL module
-// (nccl_module.h). collviz-rank itself never needs libmpi, so a machine
+// `--backend mpi` and `--probe` (mpi/loader.h), as it loads the NCCL module
+// (nccl/module.h). collviz-rank itself never needs libmpi, so a machine
 // without Open MPI runs Gloo (and NCCL) as before and says why MPI is not
 // there. The entry points are C functions; the communicator is the C++
 // Communicator of communicator.h, so module and collviz-rank come from one

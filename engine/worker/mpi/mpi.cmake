@@ -29,8 +29,8 @@ target_compile_definitions(collviz_mpi PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPI
 target_link_libraries(collviz_mpi PUBLIC collviz_worker nlohmann_json::nlohmann_json
   PRIVATE MPI::MPI_C)
 
-# The module next to collviz-rank (build/bin); exports only mpi_module.h's C
-# functions (mpi_module.map).
+# The module next to collviz-rank (build/bin); exports only mpi/module.h's C
+# functions (mpi/module.map).
 add_library(collviz-mpi MODULE ${CMAKE_CURRENT_LIST_DIR}/module.cpp)
 target_link_libraries(collviz-mpi PRIVATE collviz_mpi)
 target_link_options(collviz-mpi PRIVATE

@@ -1,7 +1,7 @@
 // An algorithm's rounds on MPI: the round runner (round_runner.h) with each
 // round's sends and receives posted as MPI_Isend/MPI_Irecv on a communicator
 // of their own and completed with one MPI_Waitall; combines with
-// MPI_Reduce_local and the same ops as the collectives (mpi_common.h).
+// MPI_Reduce_local and the same ops as the collectives (mpi/common.h).
 #pragma once
 
 #include <mpi.h>

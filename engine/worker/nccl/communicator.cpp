@@ -1,6 +1,6 @@
-// The NCCL communicator's runs (see nccl_communicator.h): copies, the op on
+// The NCCL communicator's runs (see nccl/communicator.h): copies, the op on
 // a blocking communicator timed with CUDA events, the wait. CUDA and NCCL
-// headers come in through nccl_communicator_impl.h (nccl_* files only).
+// headers come in through nccl/communicator_impl.h (nccl_* files only).
 #include "engine/worker/nccl/communicator.h"
 
 #include <algorithm>

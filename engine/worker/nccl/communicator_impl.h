@@ -1,6 +1,6 @@
 // The NCCL communicator's class, shared by its source files:
-// nccl_lifecycle.cpp (init, the watchdog's abort, teardown),
-// nccl_communicator.cpp (runs) and nccl_rounds.cpp (an algorithm's rounds).
+// nccl/lifecycle.cpp (init, the watchdog's abort, teardown),
+// nccl/communicator.cpp (runs) and nccl/rounds.cpp (an algorithm's rounds).
 // Includes CUDA and NCCL headers: include it only from nccl_*.cpp files
 // (built into collviz-rank by nccl.cmake).
 #pragma once

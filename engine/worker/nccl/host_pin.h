@@ -1,7 +1,7 @@
 // Page-locks the shared-memory ranges of one run, so the copies to and from
 // the GPU are real asynchronous DMA. Not cached across runs: the engine may
 // remap shared memory at the same addresses, and a stale registration would
-// copy the old pages. No CUDA header here; nccl_host_pin.cpp has the calls.
+// copy the old pages. No CUDA header here; nccl/host_pin.cpp has the calls.
 #pragma once
 
 #include <cstddef>

@@ -14,7 +14,7 @@
 namespace collviz::nccl_detail {
 namespace {
 
-constexpr int kStuckExitCode = 3;  // the watchdog could not abort: see nccl_communicator.h
+constexpr int kStuckExitCode = 3;  // the watchdog could not abort: see nccl/communicator.h
 
 long long msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();

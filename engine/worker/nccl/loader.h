@@ -1,4 +1,4 @@
-// collviz-rank's side of the NCCL module (nccl_module.h): where the module
+// collviz-rank's side of the NCCL module (nccl/module.h): where the module
 // is, loading it (once, on first use), and what a failure says. Only
 // `--backend nccl` and `--probe` come here; a Gloo run never does.
 #pragma once
@@ -20,7 +20,7 @@ namespace collviz {
 std::string ncclModulePath();
 
 // The module's NCCL communicator on CUDA device `gpu` (see
-// nccl_communicator.h), or an error naming the module's path and the
+// nccl/communicator.h), or an error naming the module's path and the
 // loader's reason (dlerror's text, a missing entry point, another build).
 Result<std::unique_ptr<Communicator>> loadNcclCommunicator(
     int gpu, std::chrono::steady_clock::time_point started);

@@ -1,5 +1,5 @@
-// The NCCL module's C entry points (nccl_module.h) over the communicator and
-// the probe of nccl_communicator.h. Nothing here throws past the boundary.
+// The NCCL module's C entry points (nccl/module.h) over the communicator and
+// the probe of nccl/communicator.h. Nothing here throws past the boundary.
 #include "engine/worker/nccl/module.h"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 // The NCCL module, libcollviz-nccl.so: the NCCL communicator and probe as a
 // shared library beside collviz-rank, which loads it with dlopen only for
-// `--backend nccl` and `--probe` (nccl_loader.h). collviz-rank itself needs
+// `--backend nccl` and `--probe` (nccl/loader.h). collviz-rank itself needs
 // neither libnccl nor libcudart, so a Gloo run never loads them.
 //
 // The entry points are C functions, found by name. The communicator they

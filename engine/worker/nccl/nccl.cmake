@@ -111,9 +111,9 @@ get_filename_component(_nccl_libdir "${NCCL_LIBRARY}" DIRECTORY)
 
 # The NCCL module, libcollviz-nccl.so next to collviz-rank (build/bin): the
 # only file that needs libnccl and libcudart. collviz-rank loads it with
-# dlopen for --backend nccl and --probe (nccl_loader.cpp), never for Gloo,
+# dlopen for --backend nccl and --probe (nccl/loader.cpp), never for Gloo,
 # so a broken CUDA or NCCL install cannot stop a Gloo run. It exports only
-# the C functions of nccl_module.h (nccl_module.map).
+# the C functions of nccl/module.h (nccl/module.map).
 add_library(collviz-nccl MODULE ${CMAKE_CURRENT_LIST_DIR}/module.cpp)
 target_link_libraries(collviz-nccl PRIVATE collviz_nccl)
 target_link_options(collviz-nccl PRIVATE

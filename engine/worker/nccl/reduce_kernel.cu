@@ -1,5 +1,5 @@
 // The NCCL rounds' device kernels: dst = dst (op) src and p /= N, element by
-// element, with the arithmetic of nccl_reduce_ops.h. Built by nvcc as C++17
+// element, with the arithmetic of worker/reduce_ops.h. Built by nvcc as C++17
 // from worker/nccl.cmake (not through CMake's CUDA language) into
 // collviz_nccl; the launchers are plain host functions with no CUDA type in
 // their signatures.

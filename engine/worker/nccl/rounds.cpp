@@ -7,7 +7,7 @@
 // stream orders round after round, and the call waits once, for the copy of
 // the working buffer back to host shared memory (where the engine reads it),
 // under the watchdog as run() does. CUDA and NCCL headers come in through
-// nccl_communicator_impl.h (nccl_* files only).
+// nccl/communicator_impl.h (nccl_* files only).
 #include <string>
 
 #include "engine/algo/schedule.h"
