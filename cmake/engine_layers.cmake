@@ -1,5 +1,5 @@
 # The engine's layers, checked at configure (and by tests/engine/layers_test.sh
-# in script mode: cmake -DENGINE_DIR=DIR -P engine/layers.cmake).
+# in script mode: cmake -DENGINE_DIR=DIR -P cmake/engine_layers.cmake).
 #
 # From the bottom up; a file may include its own layer and those below it,
 # never one above, and no worker backend folder includes another:
@@ -65,7 +65,7 @@ function(collviz_check_layers engine_dir)
   foreach(f IN LISTS files)
     _collviz_layer(${f} from)
     if(from STREQUAL "unknown")
-      list(APPEND problems "engine/${f}: in no layer (a new folder? add it to engine/layers.cmake)")
+      list(APPEND problems "engine/${f}: in no layer (a new folder? add it to cmake/engine_layers.cmake)")
       continue()
     endif()
     file(STRINGS ${engine_dir}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"engine/")
@@ -85,7 +85,7 @@ function(collviz_check_layers engine_dir)
   endforeach()
   if(problems)
     list(JOIN problems "\n  " text)
-    message(FATAL_ERROR "engine layers (engine/layers.cmake) broken:\n  ${text}")
+    message(FATAL_ERROR "engine layers (cmake/engine_layers.cmake) broken:\n  ${text}")
   endif()
 endfunction()
 
