@@ -2,7 +2,7 @@
 # `cmake --install` into a temporary prefix, the tree moved elsewhere, then
 # run from another directory with the source and build trees hidden
 # (check_tree.sh): --version, run (Gloo, verified), export (PNG), lecture
-# --export. Also: every file the layout promises is there, and no installed
+# --export; and with the build tree in sight, it runs its own worker. Also: every file the layout promises is there, and no installed
 # program carries an RPATH into the build or source tree.
 #   usage: install_test.sh SOURCE_DIR BUILD_DIR
 # Exit 77 (skipped) with the reason when no display can be had for export.
@@ -60,8 +60,32 @@ echo "$WANT_VERSION" | grep -Eq "^collviz $project( \(git [0-9a-f]{12}(-dirty)?\
 if head=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null); then
   case "$WANT_VERSION" in *"(git $head"*) ;; *) fail "--version says '$WANT_VERSION', the checkout is at $head (stale?)" ;; esac
 fi
+# Where the worker comes from: with the build tree in plain sight (run from
+# build/bin, build/bin first on PATH), the installed collviz runs its own
+# lib/collviz/collviz-rank, never the checkout's. The workers are read from
+# /proc while a delayed run holds them (waited for, at most 10 s).
+check_worker_origin() {
+  local out=$WORK/origin.txt pid c found=""
+  (cd "$build/bin" && PATH="$build/bin:$PATH" COLLVIZ_FAULT=delay_ms:1500 \
+     exec "$TREE/bin/collviz" run --op all_reduce -N 2 -E 3 --backend gloo) > "$out" 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do
+    for c in $(pgrep -P $pid -x collviz-rank); do found="$found $(readlink /proc/$c/exe)"; done
+    [ -n "$found" ] && break
+    sleep 0.1
+  done
+  wait $pid || fail "the installed collviz, run from build/bin, exited $?: $(tail -3 "$out")"
+  [ -n "$found" ] || { fail "no worker of the installed collviz was seen within 10 s"; return; }
+  for c in $found; do
+    [ "$c" = "$TREE/lib/collviz/collviz-rank" ] ||
+      fail "the installed collviz ran the worker $c, not $TREE/lib/collviz/collviz-rank"
+  done
+  echo "worker: $TREE/lib/collviz/collviz-rank, with build/bin in sight (cwd and PATH)"
+}
+
 HIDE="$build $root"
 . "$(dirname "$0")/check_tree.sh"
 check_tree
+check_worker_origin
 [ $failed -eq 0 ] && echo PASS
 exit $failed
