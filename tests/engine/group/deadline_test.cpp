@@ -139,6 +139,35 @@ TEST(Deadline, AWorkingRankPastTheDeadlineIsCalledSlow) {
     EXPECT_TRUE(std::find(pids.begin(), pids.end(), p) == pids.end()) << "the slow group was kept";
 }
 
+// One rank asleep among many (issue 39): at N = 8 the seven peers blocked on
+// it each wake now and then (about 0.3 % of a core apiece), which summed
+// over the group would look like progress and call the hang "slow". Each
+// rank is judged by its own progress: the asleep rank is hung, named within
+// a few windows, and not called slow.
+TEST(Deadline, OneAsleepRankAmongEightIsHungNotSlow) {
+  EngineOptions o;
+  o.deadline = 1000ms;
+  Engine engine(o);
+  const OpSpec s = makeSpec(Op::all_reduce, 8, 4);
+  ASSERT_TRUE(runAndWait(engine, s, Program::single, 120s)->verified);
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::gloo;
+  r.fault = "rank:5,delay_ms:30000";
+  const auto t0 = Clock::now();
+  const uint64_t id = engine.submit(r);
+  auto snap = engine.waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap && snap->request == id) << "no answer within 60 s";
+  EXPECT_FALSE(snap->verified);
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 5 did not finish"), HasSubstr("hung"),
+                                 Not(HasSubstr("slow"))));
+  EXPECT_LT(took, 8s) << "named too late: " << snap->error;
+  std::printf("named after %lld ms: %s\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+              snap->error.c_str());
+}
+
 // A worker that never starts (here: rank 2's process is something else) is
 // the one named, not every rank still waiting for it.
 TEST(Deadline, StartUpNamesTheRankThatNeverSaidHello) {
