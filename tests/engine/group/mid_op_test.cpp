@@ -1,0 +1,202 @@
+// A rank killed or stopped DURING an op (issue 39): the engine is inside its
+// wait for the ranks' answers when it happens, on Gloo and on MPI, at N = 4
+// and N = 8. A killed rank is named by its exit ("rank 2 (pid P) … signal 9")
+// at once, from the end of its channel, never a live peer called hung a
+// deadline later; a stopped rank is named as stopped; an asleep MPI rank whose
+// peer polls flat out (N = 2: not oversubscribed on 2 cores) is hung, not
+// slow. Each time the group is ended, no worker, mpirun or orted is left, and
+// the next request runs verified on a fresh group.
+#include <dirent.h>
+#include <gmock/gmock.h>
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "tests/engine/engine_test_support.h"
+
+namespace collviz::test {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Clock = std::chrono::steady_clock;
+
+// mpirun, orterun, orted and ranks started with --backend mpi.
+std::vector<pid_t> mpiProcesses() {
+  std::vector<pid_t> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmd.empty() || procState(pid) == 'Z') continue;
+    const std::string argv0 = cmd.substr(0, cmd.find('\0'));
+    const std::string base = argv0.substr(argv0.rfind('/') + 1);
+    if (base == "mpirun" || base == "orterun" || base == "orted" ||
+        cmd.find(std::string("--backend\0mpi\0--connect", 23)) != std::string::npos)
+      out.push_back(pid);
+  }
+  ::closedir(d);
+  return out;
+}
+
+// Until `done` holds, at most `limit`; false when it never did.
+template <typename F>
+bool waitUntil(F done, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= end) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+struct Case {
+  BackendKind backend;
+  int ranks;
+};
+std::string caseName(const ::testing::TestParamInfo<Case>& i) {
+  return std::string(name(i.param.backend)) + "_N" + std::to_string(i.param.ranks);
+}
+
+class MidOp : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    EngineOptions o;
+    o.deadline = 3000ms;
+    engine_ = std::make_unique<Engine>(o);
+    const BackendStatus* st = engine_->devices().find(GetParam().backend);
+    if (!st || !st->available)
+      GTEST_SKIP() << name(GetParam().backend) << " unavailable: " << (st ? st->reason : "not in the probe");
+    spec_ = makeSpec(Op::all_reduce, GetParam().ranks, 1024);
+    auto first = run(1);
+    ASSERT_TRUE(first && first->verified) << (first ? first->error : "no snapshot");
+    pids_ = engine_->workerPids();
+    ASSERT_EQ(int(pids_.size()), GetParam().ranks);
+  }
+  void TearDown() override {
+    engine_.reset();
+    if (GetParam().backend == BackendKind::mpi) {
+      std::vector<pid_t> left;
+      waitUntil([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
+      EXPECT_THAT(left, ::testing::IsEmpty()) << "mpirun, orted or ranks left";
+    }
+  }
+  std::shared_ptr<const Snapshot> run(int iters) {
+    Request r;
+    r.spec = spec_;
+    r.backend = GetParam().backend;
+    r.iters = iters;
+    const uint64_t id = engine_->submit(r);
+    auto snap = engine_->waitFor(id, 60s);
+    return snap && snap->request == id ? snap : nullptr;
+  }
+  // Submits a long request (100000 iterations) and returns once the engine
+  // is waiting for the ranks' answers to it.
+  uint64_t submitLongOp() {
+    Request r;
+    r.spec = spec_;
+    r.backend = GetParam().backend;
+    r.iters = 100000;
+    const uint64_t id = engine_->submit(r);
+    const bool in_op = waitUntil(
+        [&] {
+          const Progress p = engine_->progress();
+          return p.request == id && p.phase == Progress::Phase::op;
+        },
+        20000ms);
+    EXPECT_TRUE(in_op) << "the request never reached its op";
+    return id;
+  }
+  void expectGroupEndedAndNextRuns() {
+    for (pid_t p : pids_) EXPECT_TRUE(gone(p) || procState(p) == 'Z') << "worker " << p << " left";
+    auto again = run(1);
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->verified) << again->error;
+    for (pid_t p : engine_->workerPids())
+      EXPECT_TRUE(std::find(pids_.begin(), pids_.end(), p) == pids_.end()) << "the broken group was kept";
+  }
+
+  std::unique_ptr<Engine> engine_;
+  OpSpec spec_;
+  std::vector<pid_t> pids_;
+};
+
+TEST_P(MidOp, AKilledRankIsNamedByItsExitAtOnce) {
+  const uint64_t id = submitLongOp();
+  const int victim = GetParam().ranks / 2;
+  ASSERT_EQ(::kill(pids_[std::size_t(victim)], SIGKILL), 0);
+  const auto t0 = Clock::now();
+  auto snap = engine_->waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap && snap->request == id) << "no answer within 60 s";
+  EXPECT_FALSE(snap->verified);
+  EXPECT_THAT(snap->error,
+              AllOf(HasSubstr("rank " + std::to_string(victim) + " (pid " +
+                              std::to_string(pids_[std::size_t(victim)]) + ")"),
+                    HasSubstr("signal 9"), Not(HasSubstr("hung"))));
+  EXPECT_LT(took, 2s) << "named after " << std::chrono::duration<double>(took).count()
+                      << " s (a deadline is 3 s): " << snap->error;
+  std::printf("named after %.0f ms: %s\n", std::chrono::duration<double, std::milli>(took).count(),
+              snap->error.c_str());
+  expectGroupEndedAndNextRuns();
+}
+
+TEST_P(MidOp, AStoppedRankIsNamedAsStopped) {
+  const uint64_t id = submitLongOp();
+  const int victim = GetParam().ranks - 1;
+  ASSERT_EQ(::kill(pids_[std::size_t(victim)], SIGSTOP), 0);
+  const auto t0 = Clock::now();
+  auto snap = engine_->waitFor(id, 60s);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(snap && snap->request == id) << "no answer within 60 s";
+  EXPECT_FALSE(snap->verified);
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) " + std::to_string(victim) + " did not finish"),
+                                 HasSubstr("process stopped")));
+  EXPECT_LT(took, 8s) << snap->error;
+  std::printf("named after %.0f ms: %s\n", std::chrono::duration<double, std::milli>(took).count(),
+              snap->error.c_str());
+  expectGroupEndedAndNextRuns();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MidOp,
+                         ::testing::Values(Case{BackendKind::gloo, 4}, Case{BackendKind::gloo, 8},
+                                           Case{BackendKind::mpi, 4}, Case{BackendKind::mpi, 8}),
+                         caseName);
+
+// N = 2 on 2 cores is not oversubscribed: Open MPI's waiting rank polls flat
+// out, so CPU time says nothing of progress; the asleep rank (no CPU while
+// its peer waits) is the hang, not "slow".
+TEST(MidOpMpi, AnAsleepRankWhosePeerPollsIsHungNotSlow) {
+  EngineOptions o;
+  o.deadline = 1000ms;
+  std::vector<pid_t> left;
+  {
+    Engine engine(o);
+    const BackendStatus* st = engine.devices().find(BackendKind::mpi);
+    if (!st || !st->available) GTEST_SKIP() << "MPI unavailable: " << (st ? st->reason : "not in the probe");
+    Request r;
+    r.spec = makeSpec(Op::all_reduce, 2, 4);
+    r.backend = BackendKind::mpi;
+    r.fault = "rank:1,delay_ms:20000";
+    const auto t0 = Clock::now();
+    const uint64_t id = engine.submit(r);
+    auto snap = engine.waitFor(id, 60s);
+    const auto took = Clock::now() - t0;
+    ASSERT_TRUE(snap && snap->request == id);
+    EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 did not finish"), HasSubstr("hung"),
+                                   Not(HasSubstr("slow"))));
+    EXPECT_LT(took, 15s) << "named only when the asleep rank woke: " << snap->error;
+    std::printf("named after %.0f ms: %s\n", std::chrono::duration<double, std::milli>(took).count(),
+                snap->error.c_str());
+  }
+  waitUntil([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
+  EXPECT_THAT(left, ::testing::IsEmpty());
+}
+
+}  // namespace
+}  // namespace collviz::test
