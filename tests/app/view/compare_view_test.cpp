@@ -164,6 +164,11 @@ TEST(CompareSweepEngine, RingAgainstTreeSweep) {
   for (const SweepSeries& s : st.series)
     for (const SizePoint& p : s.sizes) {
       ASSERT_EQ(p.reps_us.size(), 3u) << s.algo << " " << p.elems;
+      // Each repetition is its own measured run: three timings to the
+      // nanosecond are never all the same (a sweep that records one run's
+      // time for every repetition is).
+      EXPECT_FALSE(p.reps_us[0] == p.reps_us[1] && p.reps_us[1] == p.reps_us[2])
+          << s.algo << " " << p.elems << ": every repetition took " << p.reps_us[0] << " us";
       EXPECT_EQ(p.median_us, medianOf(p.reps_us));
       EXPECT_GT(p.median_us, 0);
       EXPECT_GT(p.model_bytes, 0);
