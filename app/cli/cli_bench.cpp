@@ -223,10 +223,14 @@ int runBench(const BenchArgs& a) {
   bool checked = false;
   for (const auto& r : res->rows)
     if (r.wrong >= 0) wrong += r.wrong, checked = true;
-  if (a.json && res->cancelled)
-    return failWithReport("bench", toJson(*res, c),
+  const bool interrupted = res->cancelled || (!res->error.empty() && settleInterrupt(res->error));
+  if (a.json && interrupted) {
+    nlohmann::json report = toJson(*res, c);
+    report["interrupted"] = true;
+    return failWithReport("bench", report,
                           say("interrupted after {0} sizes", res->rows.size()),
                           interruptedExitCode());
+  }
   if (a.json && !res->error.empty())
     return failWithReport("bench", toJson(*res, c), errorOf(Said(res->error)), kExitFailed);
   if (a.json) {
@@ -240,7 +244,7 @@ int runBench(const BenchArgs& a) {
     std::printf("# %s\n", render(say("Wrong elements       : {0}", verdict)).c_str());
   }
   std::fflush(stdout);
-  if (res->cancelled) {
+  if (interrupted) {
     std::fprintf(stderr, "collviz bench: %s\n", render(say("interrupted after {0} sizes", res->rows.size())).c_str());
     return interruptedExitCode();
   }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "engine/engine.h"
 #include "engine/spec.h"
@@ -55,6 +56,9 @@ extern std::atomic<bool> g_interrupted;
 void installInterruptHandler();
 // 130 after SIGINT, 143 after SIGTERM.
 int interruptedExitCode();
+// A failure that is a rank killed by SIGINT/SIGTERM: true once this process
+// has seen the signal too (waits up to 0.5 s for its handler).
+bool settleInterrupt(std::string_view failure);
 
 // " redop=sum" for a program that reduces, "" for an op without a reduction.
 std::string redopField(Program program, const OpSpec& spec);

@@ -1,4 +1,5 @@
 #include "app/cli/cli_input.h"
+#include "app/cli/cli_common.h"
 
 #include <cerrno>
 #include <cstring>
@@ -93,7 +94,13 @@ int fail(std::string_view command, const Error& error, int code) {
   return failWithReport(command, nlohmann::json::object(), error, code);
 }
 
-int failWithReport(std::string_view command, nlohmann::json report, const Error& error, int code) {
+int failWithReport(std::string_view command, nlohmann::json report, const Error& given, int code) {
+  Error error = given;
+  if (code != interruptedExitCode() && settleInterrupt(given.message)) {
+    error = Error{say("interrupted")};
+    code = interruptedExitCode();
+    if (report.is_object()) report["interrupted"] = true;
+  }
   std::fprintf(stderr, "collviz%s%s: %s\n", command.empty() ? "" : " ",
                std::string(command).c_str(), render(error).c_str());
   if (g_json) {

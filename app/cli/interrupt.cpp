@@ -66,6 +66,20 @@ void installInterruptHandler() {
   });
 }
 
+// Ctrl-C reaches the whole process group at once: a rank can die of it and
+// its engine report that before this process's own handler has run (the
+// signal may be taken by a thread that is not scheduled yet). A failure that
+// is a rank killed by SIGINT or SIGTERM waits a moment for the handler, so
+// it ends as the interrupt it is (130/143), not as a failure of that rank.
+bool settleInterrupt(std::string_view failure) {
+  if (g_interrupted) return true;
+  const bool by_signal = failure.find("by signal 2 (") != std::string_view::npos ||
+                         failure.find("by signal 15 (") != std::string_view::npos;
+  if (!by_signal) return false;
+  for (int i = 0; i < 100 && !g_interrupted; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return g_interrupted;
+}
+
 int interruptedExitCode() {
   const int sig = g_signal.load();
   return 128 + (sig ? sig : SIGINT);

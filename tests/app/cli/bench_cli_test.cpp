@@ -169,7 +169,11 @@ TEST_F(BenchCli, CtrlCPrintsTheRowsSoFarAndLeavesNothingBehind) {
 TEST_F(BenchCli, CtrlCWithJsonStillPrintsOneDocument) {
   Cli c({"bench", "-b", "1K", "-e", "64M", "-n", "200", "-w", "0", "-c", "0", "--backend",
          "gloo", "--json"});
-  std::this_thread::sleep_for(3s);
+  // Until the sweep runs (its four workers are there), at most 30 s.
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (workersInGroup(c.pid, c.pid).size() < 4 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(workersInGroup(c.pid, c.pid).size(), 4u) << "the sweep never started";
   ::kill(-c.pid, SIGINT);
   ASSERT_EQ(c.wait(20s), 130) << c.err;
   const auto j = nlohmann::json::parse(c.out, nullptr, false);

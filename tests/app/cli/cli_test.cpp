@@ -123,8 +123,10 @@ TEST_F(CliRun, CtrlCEndsARunWithCode130AndNoWorkersLeft) {
     }
   }
   ASSERT_GT(stopped, 0) << "no collviz-rank appeared";
-  std::this_thread::sleep_for(500ms);
-  seen = workersInGroup(c.pid, c.pid);
+  // Until all four workers are there (the run is then waiting on the stopped
+  // one), at most 30 s.
+  while ((seen = workersInGroup(c.pid, c.pid)).size() < 4 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(5ms);
   EXPECT_EQ(seen.size(), 4u);
   int st = 0;
   ASSERT_EQ(::waitpid(c.pid, &st, WNOHANG), 0) << "the run finished despite a stopped rank";

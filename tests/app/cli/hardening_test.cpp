@@ -357,7 +357,11 @@ TEST_F(Hardening, HeadlessExportObeysSignals) {
     collviz::test::Cli c("collviz_hardening_sig_",
                          {"export", "-N", "4", "--backend", "gloo", "--deadline-ms", "30000", "-o", out}, 60s,
                          {"DISPLAY=", "WAYLAND_DISPLAY=", "COLLVIZ_FAULT=delay_ms:20000"});
-    std::this_thread::sleep_for(2500ms);  // the workers started, the op is waiting on the delay
+    // Until the four workers run (the op then waits on the delay), at most 30 s.
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    while (collviz::test::workersInGroup(c.pid, c.pid).size() < 4 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(collviz::test::workersInGroup(c.pid, c.pid).size(), 4u) << "the workers never started: " << c.err;
     const auto t0 = std::chrono::steady_clock::now();
     ASSERT_EQ(::kill(c.pid, sig), 0);
     const int rc = c.wait(10s);

@@ -4,6 +4,8 @@
 // stops in the middle of its repetitions within seconds, and does not call a
 // big valid op hung because it takes longer than --deadline-ms.
 #include <gtest/gtest.h>
+#include <sstream>
+#include <fstream>
 #include <signal.h>
 
 #include <chrono>
@@ -102,7 +104,27 @@ TEST_F(Interrupt, BenchNamesAStoppedRankWithinSeconds) {
   while ((w = workersInGroup(c.pid, c.pid)).size() < 4 && Clock::now() < end)
     std::this_thread::sleep_for(10ms);
   ASSERT_EQ(w.size(), 4u);
-  std::this_thread::sleep_for(1000ms);
+  // Until the repetitions run: the workers have spent 100 ms of CPU time
+  // between them (/proc/PID/stat), at most 30 s.
+  auto cpuTicks = [&] {
+    long long sum = 0;
+    for (pid_t p : w) {
+      std::ifstream f("/proc/" + std::to_string(p) + "/stat");
+      std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      std::istringstream rest(s.substr(s.rfind(')') + 2));
+      std::string field;
+      long long utime = 0, stime = 0;
+      for (int i = 3; i <= 15 && rest >> field; ++i) {
+        if (i == 14) utime = std::atoll(field.c_str());
+        if (i == 15) stime = std::atoll(field.c_str());
+      }
+      sum += utime + stime;
+    }
+    return sum;
+  };
+  const long long enough = ::sysconf(_SC_CLK_TCK) / 10;
+  while (cpuTicks() < enough && Clock::now() < end) std::this_thread::sleep_for(10ms);
+  ASSERT_GE(cpuTicks(), enough) << "the repetitions never ran: " << c.err;
   ASSERT_EQ(::kill(w[1], SIGSTOP), 0);
   const auto t0 = Clock::now();
   ASSERT_EQ(c.wait(60s), 1) << c.err;
