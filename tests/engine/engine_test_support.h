@@ -4,6 +4,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <signal.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -344,6 +347,26 @@ inline void checkSingle(const Snapshot& snap, const OpSpec& s,
 // ---- processes -------------------------------------------------------------
 
 // Process state letter from /proc/<pid>/stat ('R', 'S', 'T', 'Z'); 0 if gone.
+// Polls `done` until it holds, at most `limit`; false when it never did. The
+// tests wait for a condition, never a fixed time.
+template <typename Pred>
+bool waitUntilTrue(Pred done, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+// Until the engine runs request `id`'s op (the ranks have it), at most 20 s.
+inline bool waitForOpPhase(Engine& e, uint64_t id) {
+  return waitUntilTrue([&] {
+    const Progress p = e.progress();
+    return p.request == id && p.phase == Progress::Phase::op;
+  }, std::chrono::milliseconds(20000));
+}
+
 inline char procState(pid_t pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string line;

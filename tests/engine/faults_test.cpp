@@ -180,8 +180,8 @@ TEST_F(Faults, ShutdownDuringAHungOp) {
     pids = engine.workerPids();
     ::kill(pids[3], SIGSTOP);
     waitStopped(pids[3]);
-    engine.run(makeSpec(Op::all_to_all, 4, 4), Program::single, BackendKind::gloo);
-    std::this_thread::sleep_for(200ms);
+    const uint64_t id = engine.run(makeSpec(Op::all_to_all, 4, 4), Program::single, BackendKind::gloo);
+    ASSERT_TRUE(waitForOpPhase(engine, id)) << "the op never started";
     EXPECT_TRUE(engine.busy());
   }
   EXPECT_LE(Clock::now() - t0, 15s);

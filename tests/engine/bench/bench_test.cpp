@@ -290,8 +290,10 @@ TEST(BenchSweep, CancelStopsAtOnce) {
   c.iters = 100000;  // the first size would take a long while
   c.check = 0;
   std::atomic<bool> cancel{false};
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(300ms);
+  std::thread stopper([&] {  // once the first size's op runs, at most 20 s
+    const auto until = std::chrono::steady_clock::now() + 20000ms;
+    while (engine.progress().phase != Progress::Phase::op && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(2ms);
     cancel = true;
   });
   const auto t0 = std::chrono::steady_clock::now();

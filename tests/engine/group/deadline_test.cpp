@@ -56,7 +56,7 @@ TEST(Deadline, StoppedRankAmongRepetitionsIsNamedWithinSeconds) {
   r.backend = BackendKind::gloo;
   r.iters = 100000;
   const uint64_t id = engine.submit(r);
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(waitForOpPhase(engine, id)) << "the repetitions never started";
   ASSERT_EQ(::kill(pids[2], SIGSTOP), 0);
   const auto t0 = Clock::now();
   auto snap = engine.waitFor(id, 60s);
