@@ -10,7 +10,7 @@
 #include "app/view/round_layout.h"
 #include "app/view/status_text.h"
 #include "app/gl/style.h"
-#include "app/export/svg_writer.h"
+#include "app/files/svg_writer.h"
 
 namespace collviz::ui {
 

@@ -13,8 +13,8 @@
 
 #include "app/gl/diagram_view.h"
 #include "app/gl/fonts.h"
-#include "app/export/image_file.h"
-#include "app/export/pdf_writer.h"
+#include "app/files/image_file.h"
+#include "app/files/pdf_writer.h"
 #include "app/gl/offscreen.h"
 
 namespace collviz::ui {
