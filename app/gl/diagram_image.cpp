@@ -6,11 +6,9 @@
 #include <cfloat>
 #include <cmath>
 
-#include "app/view/caption.h"
-#include "app/view/round_layout.h"
-#include "app/view/status_text.h"
+#include "app/files/svg_writer.h"
 #include "app/gl/style.h"
-#include "app/export/svg_writer.h"
+#include "app/view/round_layout.h"
 
 namespace collviz::ui {
 
@@ -56,12 +54,21 @@ StatusLineParams statusParams(const ExportView& v, const Fonts& fonts) {
   p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
   return p;
 }
+
+CaptionParams captionParams(const ExportView& v, const Fonts& fonts) {
+  CaptionParams p;
+  p.text = v.caption;
+  p.scale = v.scale;
+  p.x = 18 * v.scale;
+  p.width = float(v.width) - 2 * p.x;
+  p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
+  return p;
+}
 }  // namespace
 
 float exportStatusHeight(const ExportView& v, const Fonts& fonts) {
   if (!v.status && !v.notes) return 0;
-  const int lines = statusLineCount(statusParams(v, fonts));
-  return lines == 0 ? 0 : lines * statusLineHeight(v.scale) + 14 * v.scale;
+  return statusBlockHeight(statusLineCount(statusParams(v, fonts)), v.scale);
 }
 
 Status DiagramImage::init(bool gl) {
@@ -107,47 +114,22 @@ void DiagramImage::ensureFonts(float scale, const std::string& glyphs) {
   }
 }
 
-DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, float* status_h) const {
-  const float h = exportStatusHeight(v, fonts_) + captionHeight(v);
-  *status_h = h;
+FigureText DiagramImage::figureText(const ExportView& v, const Theme& theme) const {
+  FigureTextParams p;
+  p.caption = captionParams(v, fonts_);
+  p.status = statusParams(v, fonts_);
+  p.with_status = v.status || v.notes;
+  p.caption_drawn = v.caption_drawn;
+  return FigureText(std::move(p), theme);
+}
+
+DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, float below_h) const {
   ViewSettings view = v.view;
   view.theme = v.theme;
   DiagramInputs in{v.program, v.spec, v.snapshot, view, theme, v.scale,
-                   {float(v.width), std::max(1.0f, float(v.height) - h)}};
+                   {float(v.width), std::max(1.0f, float(v.height) - below_h)}};
   in.fill_background = true;
   return in;
-}
-
-std::vector<TextItem> DiagramImage::statusTexts(const ExportView& v, const Theme& theme,
-                                                const Scene& scene, float top) const {
-  if (!v.status && !v.notes) return {};
-  StatusLineParams p = statusParams(v, fonts_);
-  p.bad_blocks = scene.bad_blocks;
-  p.y = top + 4 * v.scale;
-  return statusLineTexts(p, theme);
-}
-
-namespace {
-CaptionParams captionParams(const ExportView& v, const Fonts& fonts) {
-  CaptionParams p;
-  p.text = v.caption;
-  p.scale = v.scale;
-  p.x = 18 * v.scale;
-  p.width = float(v.width) - 2 * p.x;
-  p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
-  return p;
-}
-}  // namespace
-
-float DiagramImage::captionHeight(const ExportView& v) const {
-  return v.caption.empty() ? 0 : ui::captionHeight(captionParams(v, fonts_));
-}
-
-std::vector<TextItem> DiagramImage::captionTexts(const ExportView& v, const Theme& theme, float top) const {
-  if (v.caption.empty()) return {};
-  CaptionParams p = captionParams(v, fonts_);
-  p.y = top;
-  return ui::captionTexts(p, theme);
 }
 
 void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagram_h) {
@@ -163,14 +145,6 @@ void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagr
 float DiagramImage::belowTop(const ExportView& v, const Scene& scene, float status_h) const {
   const float top = float(v.height) - status_h;
   return v.crop ? std::min(top, std::ceil(scene.height)) : top;
-}
-
-std::vector<TextItem> DiagramImage::belowTexts(const ExportView& v, const Theme& theme, const Scene& scene,
-                                               float status_h) const {
-  const float top = belowTop(v, scene, status_h);
-  std::vector<TextItem> below = v.caption_drawn ? captionTexts(v, theme, top) : std::vector<TextItem>{};
-  for (TextItem& t : statusTexts(v, theme, scene, top + captionHeight(v))) below.push_back(std::move(t));
-  return below;
 }
 
 DiagramImage::Box DiagramImage::cropBox(const ExportView& v, const Scene& scene,
@@ -248,8 +222,9 @@ Status DiagramImage::draw(const ExportView& v, Box* crop) {
   // atlas is built near the scale the fit picks (in steps of 1/4).
   if (!fonts_.regular || fonts_.glyph_text != v.glyphs) ensureFonts(fontScaleOf(v), v.glyphs);
   const Theme theme = makeTheme(v.theme);
-  float status_h = 0;
-  DiagramInputs in = inputs(v, theme, &status_h);
+  figure_ = figureText(v, theme);  // the texts under the diagram: built once, placed once
+  const float status_h = figure_.height();
+  DiagramInputs in = inputs(v, theme, status_h);
   float font_scale = fontScaleOf(v);
   if (in.fit) {
     in.fitted = fittedScale(in, fonts_);
@@ -266,7 +241,9 @@ Status DiagramImage::draw(const ExportView& v, Box* crop) {
   io.DisplayFramebufferScale = ImVec2(1, 1);
   io.DeltaTime = 1.0f / 60.0f;
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover, no tooltip
-  // Two frames: ImGui settles a new window's layout in its first.
+  // Two frames: ImGui settles a new window's layout in its first. The scene
+  // is the same in both (DiagramView lays out only when its inputs change).
+  std::vector<TextItem> below;
   for (int pass = 0; pass < 2; ++pass) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
@@ -279,11 +256,11 @@ Status DiagramImage::draw(const ExportView& v, Box* crop) {
                      ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoInputs);
     const Scene& scene = view_.Draw(in, fonts_);
     if (pass == 1) checkFit(v, scene, in.size.y);
-    std::vector<TextItem> below;
     if (status_h > 0) {
       ImDrawList* dl = ImGui::GetWindowDrawList();
-      dl->AddRectFilled(ImVec2(0, belowTop(v, scene, status_h)), io.DisplaySize, packAbgr(theme.background));
-      below = belowTexts(v, theme, scene, status_h);
+      const float top = belowTop(v, scene, status_h);
+      dl->AddRectFilled(ImVec2(0, top), io.DisplaySize, packAbgr(theme.background));
+      if (pass == 0) below = figure_.place(top, scene.bad_blocks);
       drawSceneTexts(dl, ImVec2(0, 0), below, fonts_);
     }
     if (crop && pass == 1) *crop = cropBox(v, scene, below);
@@ -307,10 +284,7 @@ Result<PdfPage> DiagramImage::pdfPage(const ExportView& v) {
   auto img = renderPng(bare);
   if (!img) return img.error();
   PdfPage page{std::move(*img), {}};
-  ContextScope scope(ctx_);
-  const Theme theme = makeTheme(v.theme);
-  const float status_h = exportStatusHeight(v, fonts_) + captionHeight(v);
-  page.texts = captionTexts(v, theme, float(v.height) - status_h);
+  page.texts = figure_.captionAt(float(v.height) - figure_.height());  // what draw() built and left out
   return page;
 }
 
@@ -385,8 +359,9 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   ContextScope scope(ctx_);
   ensureFonts(fontScaleOf(v), v.glyphs);
   const Theme theme = makeTheme(v.theme);
-  float status_h = 0;
-  const DiagramInputs in = inputs(v, theme, &status_h);
+  const FigureText figure = figureText(v, theme);
+  const float status_h = figure.height();
+  const DiagramInputs in = inputs(v, theme, status_h);
   const Scene scene = layoutScene(in, fonts_);
   checkFit(v, scene, in.size.y);
   SvgParams p;
@@ -396,7 +371,8 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   textParams(fonts_, &p);
   Heading h = headingFor(v.program, v.spec.op);
   p.title = h.number + " " + h.title + " — " + h.phrase;
-  const std::vector<TextItem> below = status_h > 0 ? belowTexts(v, theme, scene, status_h) : std::vector<TextItem>{};
+  const std::vector<TextItem> below =
+      status_h > 0 ? figure.place(belowTop(v, scene, status_h), scene.bad_blocks) : std::vector<TextItem>{};
   const Box box = cropBox(v, scene, below);
   p.view_x = box.x, p.view_y = box.y, p.width = box.w, p.height = box.h;
   return sceneToSvg(scene, below, p);

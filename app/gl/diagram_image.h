@@ -11,11 +11,12 @@
 #include <memory>
 #include <string>
 
+#include "app/files/image_file.h"
+#include "app/files/pdf_writer.h"
 #include "app/gl/diagram_view.h"
 #include "app/gl/fonts.h"
-#include "app/export/image_file.h"
-#include "app/export/pdf_writer.h"
 #include "app/gl/offscreen.h"
+#include "app/view/figure_text.h"
 
 namespace collviz::ui {
 
@@ -80,17 +81,15 @@ class DiagramImage {
 
  private:
   void ensureFonts(float scale, const std::string& glyphs);
-  float captionHeight(const ExportView& v) const;
-  std::vector<TextItem> captionTexts(const ExportView& v, const Theme& theme, float top) const;
-  DiagramInputs inputs(const ExportView& v, const Theme& theme, float* status_h) const;
-  std::vector<TextItem> statusTexts(const ExportView& v, const Theme& theme, const Scene& scene,
-                                    float top) const;
+  // The caption and status block under the diagram, in the reader's
+  // language and wrapped, measured with the fonts loaded now.
+  FigureText figureText(const ExportView& v, const Theme& theme) const;
+  // The diagram's inputs, `below_h` pixels left under it for the figure's texts.
+  DiagramInputs inputs(const ExportView& v, const Theme& theme, float below_h) const;
   void checkFit(const ExportView& v, const Scene& scene, float diagram_h);
   // Where the caption and status block start: under the diagram's area, or
   // with `crop` right under what the diagram drew.
   float belowTop(const ExportView& v, const Scene& scene, float status_h) const;
-  std::vector<TextItem> belowTexts(const ExportView& v, const Theme& theme, const Scene& scene,
-                                   float status_h) const;
   // With `crop`: the pixels kept (what is drawn plus the margin), else the image.
   struct Box {
     int x = 0, y = 0, w = 0, h = 0;
@@ -107,6 +106,7 @@ class DiagramImage {
   DiagramView view_;
   Offscreen fbo_;
   std::string warning_;
+  FigureText figure_;  // the last draw's texts under the diagram (pdfPage sets its caption)
 };
 
 }  // namespace collviz::ui

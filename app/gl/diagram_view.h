@@ -46,7 +46,7 @@ struct DiagramInputs {
 };
 
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and
-// what the SVG export writes (app/export/svg_writer.h), so the two stay in step.
+// what the SVG export writes (app/files/svg_writer.h), so the two stay in step.
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model = nullptr);
 // The scale the fit picks for `in` (zoom not applied; `in.fitted` ignored).
 float fittedScale(const DiagramInputs& in, const Fonts& fonts);

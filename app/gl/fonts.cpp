@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/gl/font_file.h"
+#include "app/files/font_file.h"
 #include "app/lang/lang.h"
 #include "app/view/text.h"
 

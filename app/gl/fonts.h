@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "app/gl/font_metrics.h"
+#include "app/files/font_metrics.h"
 #include "app/view/scene.h"
 
 namespace collviz::ui {

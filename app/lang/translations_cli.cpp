@@ -111,7 +111,7 @@ std::span<const Translation> tableCli() {
       // The window's title and status (app/panels/app_ui.cpp, app/view/status_text.cpp).
       {"running", "运行中"},
       {"; ", "；"},
-      // collviz export and lecture (app/export/gl/).
+      // collviz export and lecture (app/export/).
       {"at most {0} megapixels in all frames", "所有帧合计至多 {0} 百万像素"},
       {"what fits in {0} ({1} megapixels at 2 bytes each)", "{0} 装得下的量（{1} 百万像素，每像素 2 字节）"},
       {"--tween {0} fits at this size", "此尺寸下 --tween {0} 可行"},
@@ -160,7 +160,7 @@ std::span<const Translation> tableCli() {
       {"{0}:{1}: step {2}: {3}", "{0}:{1}：第 {2} 步：{3}"},
       {"{0} step(s) not verified:", "{0} 个步骤未通过核对："},
       {"the window is not available here; use --export DIR", "这里无法打开窗口；请用 --export DIR"},
-      // The export set's index.md, screenshots, files (app/export/).
+      // The export set's index.md, screenshots, files (app/files/, app/export/).
       {"N = {0} ranks, {1} elements per block, {2}, {3}, root R{4}", "N = {0} 个 rank，每个数据块 {1} 个元素，{2}，{3}，root R{4}"},
       {"{0}, backend {1} {2}, {3}", "{0}，后端 {1} {2}，{3}"},
       {"theme light, {0}x{1} pixels", "浅色主题，{0}x{1} 像素"},

@@ -1,12 +1,12 @@
 // A lecture as a slide deck: one figure per step (the window's view with the
 // step's caption under the grid) and an index page. Pure: the plan and the
-// index; export/gl/lecture_command.cpp draws it.
+// index; export/lecture_command.cpp draws it.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "app/export/export_set.h"
+#include "app/files/export_set.h"
 #include "app/lecture/lecture.h"
 
 namespace collviz::lecture {

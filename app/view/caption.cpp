@@ -28,17 +28,23 @@ std::vector<std::string> captionLines(const CaptionParams& p) {
   return wrapText(p.text, w);
 }
 
-float captionHeight(const CaptionParams& p) {
-  const size_t n = captionLines(p).size();
+float captionHeight(const CaptionParams& p) { return captionHeight(captionLines(p).size(), p.scale); }
+
+float captionHeight(std::size_t n, float scale) {
   if (n == 0) return 0;
-  return float(n) * captionTextSize(p.scale) * kLineGap + 2 * kPad * p.scale;
+  return float(n) * captionTextSize(scale) * kLineGap + 2 * kPad * scale;
 }
 
 std::vector<TextItem> captionTexts(const CaptionParams& p, const Theme& th) {
+  return placeCaptionLines(captionLines(p), p, th);
+}
+
+std::vector<TextItem> placeCaptionLines(const std::vector<std::string>& lines, const CaptionParams& p,
+                                        const Theme& th) {
   std::vector<TextItem> out;
   const float size = captionTextSize(p.scale);
   float y = p.y + kPad * p.scale;
-  for (const std::string& l : captionLines(p)) {
+  for (const std::string& l : lines) {
     out.push_back({{p.x, y}, 0, 0, l, th.text, size, TextStyle::heading});
     y += size * kLineGap;
   }

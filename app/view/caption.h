@@ -28,6 +28,11 @@ std::vector<std::string> captionLines(const CaptionParams& p);
 // Height the caption area takes (0 for an empty caption).
 float captionHeight(const CaptionParams& p);
 std::vector<TextItem> captionTexts(const CaptionParams& p, const Theme& theme);
+// The same from lines wrapped once (captionLines(p)): their height, and the
+// lines set from `p.x`, `p.y` down (an exported figure: figure_text.h).
+float captionHeight(std::size_t lines, float scale);
+std::vector<TextItem> placeCaptionLines(const std::vector<std::string>& lines, const CaptionParams& p,
+                                        const Theme& theme);
 
 // A deck's title slide: the script's title large in the middle, under it
 // the author and date when given. Sized to the slide (`width` x `height`).

@@ -151,16 +151,11 @@ std::string notesForFigure(const Said& notes, Program program, const OpSpec& spe
 
 namespace {
 
-struct Segment {
-  std::string text;
-  Rgba colour;
-  TextStyle style = TextStyle::regular;
-  bool keep = false;  // never cut: the width is kept free for it
-};
-using Line = std::vector<Segment>;
+using Segment = StatusSegment;
+using Line = StatusLine;
 
-// The lines of the status block, before they are measured and placed.
-std::vector<Line> statusLines(const StatusLineParams& p, const Theme& th) {
+// The lines of the status block, before they are wrapped, measured and placed.
+std::vector<Line> unwrappedLines(const StatusLineParams& p, const Theme& th) {
   std::vector<Line> lines;
   const Rgba ok = letterColor(1);
   const Snapshot* s = p.shown;
@@ -225,9 +220,12 @@ float measureOf(const StatusLineParams& p, const std::string& t, TextStyle st) {
 // A note (a line of one segment) too long for the width is wrapped, up to
 // kNoteLines lines (app/lang/line_break); the verdict's line is cut instead.
 constexpr int kNoteLines = 3;
-std::vector<Line> wrappedLines(const StatusLineParams& p, const Theme& th) {
+
+}  // namespace
+
+std::vector<StatusLine> statusLines(const StatusLineParams& p, const Theme& th) {
   std::vector<Line> out;
-  for (Line& line : statusLines(p, th)) {
+  for (Line& line : unwrappedLines(p, th)) {
     if (line.size() != 1 || line[0].keep || p.max_width <= 0) {
       out.push_back(std::move(line));
       continue;
@@ -245,18 +243,20 @@ std::vector<Line> wrappedLines(const StatusLineParams& p, const Theme& th) {
   return out;
 }
 
-}  // namespace
-
-int statusLineCount(const StatusLineParams& p) { return int(wrappedLines(p, makeTheme(ThemeKind::light)).size()); }
+int statusLineCount(const StatusLineParams& p) { return int(statusLines(p, makeTheme(ThemeKind::light)).size()); }
 
 float statusLineHeight(float scale) { return kLine * scale; }
 
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& th) {
+  return placeStatusLines(statusLines(p, th), p);
+}
+
+std::vector<TextItem> placeStatusLines(const std::vector<StatusLine>& lines, const StatusLineParams& p) {
   std::vector<TextItem> out;
   const float size = kTextSize * p.scale;
   auto measure = [&](const std::string& t, TextStyle st) { return measureOf(p, t, st); };
   float y = p.y;
-  for (const Line& line : wrappedLines(p, th)) {
+  for (const Line& line : lines) {
     float x = p.x;
     for (std::size_t i = 0; i < line.size(); ++i) {
       std::string t = line[i].text;

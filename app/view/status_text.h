@@ -41,6 +41,22 @@ int statusLineCount(const StatusLineParams& p);
 float statusLineHeight(float scale);  // one line, pixels
 std::vector<TextItem> statusLineTexts(const StatusLineParams& p, const Theme& theme);
 
+// The two halves of statusLineTexts, for a caller that builds the block
+// once and places it later (an exported figure: figure_text.h).
+// statusLines: the lines' texts in the reader's language, the notes wrapped
+// to `p.max_width` (what asks lang/ and wraps); as many as statusLineCount.
+// placeStatusLines: measured across, cut with "…" where too long, and set
+// from `p.x`, `p.y` down.
+struct StatusSegment {
+  std::string text;
+  Rgba colour;
+  TextStyle style = TextStyle::regular;
+  bool keep = false;  // never cut: the width is kept free for it
+};
+using StatusLine = std::vector<StatusSegment>;
+std::vector<StatusLine> statusLines(const StatusLineParams& p, const Theme& theme);
+std::vector<TextItem> placeStatusLines(const std::vector<StatusLine>& lines, const StatusLineParams& p);
+
 // The backend's notes ("key: text; key: text", keys such as
 // "reduce_scatter", "gather/scatter/all_to_all", "avg", "bf16") that concern
 // `spec`: an op key only when it names an op drawn (the decomposition draws

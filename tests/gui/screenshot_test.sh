@@ -56,7 +56,7 @@ echo "ok: the screenshot matches an export of the same view ($diff of $((w * h))
 
 # Started the way the desktop menu starts it (in $HOME, no
 # COLLVIZ_SCREENSHOT_DIR): the screenshot goes to the pictures folder
-# (app/export/screenshot_dir.h), created when missing.
+# (app/files/screenshot_dir.h), created when missing.
 kill "$APP" 2>/dev/null; wait "$APP" 2>/dev/null
 mkdir -p "$OUT/home"
 (cd "$OUT/home" && exec env -u COLLVIZ_SCREENSHOT_DIR -u XDG_CONFIG_HOME HOME="$OUT/home" \

@@ -1,10 +1,10 @@
 // engine/group/program_files.h in the build tree (this test lives in build/bin,
-// like collviz), and app/export/screenshot_dir.h's rules.
+// like collviz), and app/files/screenshot_dir.h's rules.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "app/export/screenshot_dir.h"
+#include "app/files/screenshot_dir.h"
 #include "engine/group/program_files.h"
 
 namespace collviz {

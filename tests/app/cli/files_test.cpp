@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "app/export/safe_file.h"
+#include "app/files/safe_file.h"
 #include "cli_process.h"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "app/export/export_set.h"
+#include "app/files/export_set.h"
 #include "app/lang/lang.h"
 #include "app/panels/bandwidth_panel.h"
 #include "app/panels/fault_menu.h"

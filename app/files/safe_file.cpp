@@ -1,4 +1,4 @@
-#include "app/export/safe_file.h"
+#include "app/files/safe_file.h"
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2

@@ -1,4 +1,4 @@
-#include "app/export/export_set.h"
+#include "app/files/export_set.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "app/gl/font_metrics.h"
+#include "app/files/font_metrics.h"
 
 #include <stb_truetype.h>  // the implementation is in libstb
 
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "app/gl/font_file.h"
+#include "app/files/font_file.h"
 
 namespace collviz::ui {
 

@@ -1,4 +1,4 @@
-#include "app/export/image_file.h"
+#include "app/files/image_file.h"
 
 #include <stb_image_write.h>  // the implementation is in libstb
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "app/export/image_file.h"
+#include "app/files/image_file.h"
 #include "app/view/palette.h"
 #include "engine/text.h"
 

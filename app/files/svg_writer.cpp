@@ -1,4 +1,4 @@
-#include "app/export/svg_writer.h"
+#include "app/files/svg_writer.h"
 
 #include <algorithm>
 #include <bit>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/export/safe_file.h"
+#include "app/files/safe_file.h"
 
 namespace collviz::ui {
 

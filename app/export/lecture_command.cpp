@@ -12,7 +12,7 @@
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
 #include "app/cli/cli_common.h"
-#include "app/export/gl/headless_gl.h"
+#include "app/export/headless_gl.h"
 #include "app/gl/diagram_image.h"
 #include "app/lang/lang.h"
 #include "app/lecture/deck.h"

@@ -1,4 +1,4 @@
-#include "app/export/gl/headless_gl.h"
+#include "app/export/headless_gl.h"
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>  // before GLFW

@@ -1,13 +1,13 @@
 // The window's Screenshot button (in the trace bar) and F12: the current view saved as a PNG
 // through the export's offscreen path (DiagramImage), in the directory
-// chooseScreenshotDir picks (app/export/screenshot_dir.h: $COLLVIZ_SCREENSHOT_DIR,
+// chooseScreenshotDir picks (app/files/screenshot_dir.h: $COLLVIZ_SCREENSHOT_DIR,
 // the current directory, the XDG pictures folder), never overwriting.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/export/export_set.h"
-#include "app/export/screenshot_dir.h"
+#include "app/files/export_set.h"
+#include "app/files/screenshot_dir.h"
 #include "app/lang/lang.h"
 #include "app/panels/app_ui.h"
 #include "engine/group/program_files.h"

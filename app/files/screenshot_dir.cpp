@@ -1,4 +1,4 @@
-#include "app/export/screenshot_dir.h"
+#include "app/files/screenshot_dir.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "app/export/pdf_writer.h"
+#include "app/files/pdf_writer.h"
 
 #include "app/view/text.h"
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <string>
 
-#include "app/export/output_dir.h"
+#include "app/files/output_dir.h"
 #include "engine/text.h"
 
 namespace collviz::ui {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/export/image_file.h"
+#include "app/files/image_file.h"
 #include "app/view/palette.h"
 #include "app/view/scene.h"
 #include "engine/text.h"

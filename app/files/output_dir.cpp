@@ -1,4 +1,4 @@
-#include "app/export/output_dir.h"
+#include "app/files/output_dir.h"
 
 #include <fcntl.h>
 #include <pwd.h>

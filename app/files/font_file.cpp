@@ -1,4 +1,4 @@
-#include "app/gl/font_file.h"
+#include "app/files/font_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

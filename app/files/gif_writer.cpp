@@ -1,4 +1,4 @@
-#include "app/export/gif_writer.h"
+#include "app/files/gif_writer.h"
 
 #include <gif_lib.h>
 
