@@ -29,9 +29,27 @@ wait_for() {
   return 1
 }
 
+# The button sits right after the progress text in the status line (shown
+# once a run has taken 0.3 s): found by its fill (ImGui's button colour,
+# light theme) right of the sidebar, in the status rows (below the grid), a
+# button-high box. Takes
+# screenshots into $1 until it is there, up to 10 s; sets bx by bw bh.
+fill="rgb(216,222,229)"
+wait_button() {
+  for _ in $(seq 1 50); do
+    import -window root "$1"
+    pos=$(convert "$1" -crop 1280x155+320+845 +repage -alpha off -fuzz 1% \
+            -fill white +opaque "$fill" -fill black -opaque "$fill" -negate -trim \
+            -format '%X %Y %w %h' info: 2>/dev/null)
+    read -r bx by bw bh <<<"${pos//+/}"
+    [ -n "${bx:-}" ] && [ "${bw:-0}" -gt 20 ] && [ "${bw:-0}" -lt 300 ] && [ "${bh:-99}" -lt 25 ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 wait_for "· running" 200 4 || fail "no run in flight with 4 ranks: title '$(title)', $(ranks) ranks"
-sleep 1.5  # the progress line shows once a run has taken 0.3 s
-import -window root "$OUT/progress.png"
+wait_button "$OUT/progress.png" || fail "no progress line with a Cancel button (${pos:-nothing of its colour})"
 start=$(date +%s%N)
 xdotool key --window "$WID" Escape
 wait_for "· cancelled" 50 0 || fail "Esc: title '$(title)', $(ranks) rank process(es) left"
@@ -42,19 +60,9 @@ echo "ok: Esc ended the run in $ms ms: title '$(title)', no rank process left"
 # Space runs it again; the status line's Cancel button ends it too.
 xdotool key --window "$WID" space
 wait_for "· running" 200 4 || fail "Space: no run in flight: title '$(title)'"
-sleep 1.5
-import -window root "$OUT/progress2.png"
-# The button sits right after the progress text in the status line: find it
-# by its fill (ImGui's button colour, light theme) right of the sidebar, in
-# the window's bottom rows.
-fill="rgb(216,222,229)"
-pos=$(convert "$OUT/progress2.png" -crop 1280x200+320+800 +repage -alpha off -fuzz 1% \
-        -fill white +opaque "$fill" -fill black -opaque "$fill" -negate -trim \
-        -format '%X %Y %w %h' info: 2>/dev/null)
-read -r bx by bw bh <<<"${pos//+/}"
-[ -n "${bx:-}" ] && [ "${bw:-0}" -gt 20 ] && [ "${bw:-0}" -lt 300 ] ||
+wait_button "$OUT/progress2.png" ||
   fail "the Cancel button was not found in the status line (${pos:-nothing of its colour})"
-xdotool mousemove --window "$WID" $((320 + bx + bw / 2)) $((800 + by + bh / 2)) click 1
+xdotool mousemove --window "$WID" $((320 + bx + bw / 2)) $((845 + by + bh / 2)) click 1
 wait_for "· cancelled" 50 0 || fail "Cancel button: title '$(title)', $(ranks) rank process(es) left"
 import -window root "$OUT/cancelled2.png"
 echo "ok: the Cancel button ended the second run"
