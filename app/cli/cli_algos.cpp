@@ -7,6 +7,7 @@
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "app/lang/line_break.h"
 #include "engine/algo/algorithms.h"
@@ -36,9 +37,7 @@ void printRounds(const Snapshot& s) {
               std::string(name(sp.op)).c_str(), s.algo.c_str(), sp.ranks,
               static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
-  std::printf("%s\n", trf("backend: {0} {1} · {2} · {3}", {s.backend.name, s.backend.version, render(s.backend.devices),
-                                                            render(s.backend.transport)})
-                         .c_str());
+  std::printf("%s\n", trf("backend: {0}", {backendLine(s.backend).text()}).c_str());
   if (!s.notice.empty()) std::printf("%s\n", trf("notice: {0}", {render(s.notice)}).c_str());
   std::printf("%s\n", trf("formula: {0}", {render(s.formula.text)}).c_str());
   // With local steps (no message) the steps are counted apart from rounds.

@@ -3,13 +3,17 @@
 // what was measured; --json prints one document at the end (also on Ctrl-C,
 // with "interrupted": true). Exit: 0 ok, 1 a failure or a wrong result,
 // 2 refused before running (bad option, size beyond the backend), 130 Ctrl-C.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "engine/algo/algorithms.h"
 #include "app/cli/cli_input.h"
@@ -129,8 +133,7 @@ void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
               render(say("(deadline {0} ms per op)", static_cast<long long>(deadline.count()))).c_str());
   if (c.algo != "native")
     line(say("algo: {0}, its rounds back to back in the workers (no per-round snapshot)", c.algo));
-  line(say("backend: {0} {1} · {2} · {3}", r.backend.name, r.backend.version, r.backend.devices,
-           r.backend.transport));
+  std::printf("# %s\n", trf("backend: {0}", {backendLine(r.backend).text()}).c_str());
   if (!r.notice.empty()) line(say("notice: {0}", Said(r.notice)));
   line(say("time: slowest rank, average of -n ops; algbw = size / time; "
            "busbw = algbw * factor (GB/s = 1e9 B/s)"));
@@ -138,34 +141,57 @@ void printHeader(const BenchConfig& c, const BenchArgs& a, const BenchResult& r,
            "waiting for the ranks, measured (inputs, poison, copies, checks)"));
 }
 
+// The table's two heading lines (English; shown through tr()).
+constexpr const char* kHeadings[2][11] = {
+    {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "engine", "overhead"},
+    {"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)"}};
+
+// One line of the table: nccl-tests' columns, right-aligned by display
+// width (a Chinese word such as 无 takes two columns, as a terminal shows it),
+// each column as wide as nccl-tests' or as its heading in the reader's
+// language (根 rank), so the headings and the rows line up in every
+// language. A heading line starts with "#", which takes the first column's
+// first place.
+std::string benchTableRow(const std::vector<std::string>& cells, bool heading) {
+  static constexpr std::size_t kWidths[] = {12, 13, 9, 7, 6, 11, 9, 9, 7, 12, 12};
+  std::string out = heading ? "#" : "";
+  for (std::size_t k = 0; k < cells.size() && k < std::size(kWidths); ++k) {
+    std::size_t width = kWidths[k];
+    for (const auto& line : kHeadings)
+      if (*line[k]) width = std::max(width, columns(tr(line[k])) + (k == 0 ? 1 : 0));
+    if (k == 0 && heading) --width;
+    const std::size_t w = columns(cells[k]);
+    out += std::string(k ? 1 : 0, ' ') + std::string(w < width ? width - w : 0, ' ') + cells[k];
+  }
+  return out;
+}
+
 void printOpHeader(Op op, int ranks) {
   char factor[32];
   std::snprintf(factor, sizeof factor, "%.4g", busBandwidthFactor(op, ranks));
   std::printf("#\n# %s   %s\n", std::string(name(op)).c_str(),
               render(say("busbw factor {0} = {1}", busBandwidthFactorText(op), factor)).c_str());
-  // nccl-tests' columns, right-aligned (a Chinese heading as wide as it is).
-  const int widths[] = {11, 13, 9, 7, 6, 11, 9, 9, 7, 12, 12};
-  auto row = [&](std::initializer_list<const char*> cells) {
-    std::string out = "#";
-    int k = 0;
-    for (const char* cell : cells) {
-      const std::string t = *cell ? tr(cell) : "";
-      const std::size_t w = columns(t);
-      out += std::string(k ? 1 : 0, ' ') + std::string(w < std::size_t(widths[k]) ? widths[k] - w : 0, ' ') + t;
-      ++k;
-    }
-    std::printf("%s\n", out.c_str());
-  };
-  row({"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "engine", "overhead"});
-  row({"(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)"});
+  for (const auto& line : kHeadings) {
+    std::vector<std::string> t;
+    for (const char* cell : line) t.push_back(*cell ? tr(cell) : "");
+    std::printf("%s\n", benchTableRow(t, true).c_str());
+  }
 }
 
 void printRow(const BenchRow& r) {
+  auto num = [](const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
-  std::printf("%12zu %13lld %9s %7s %6d %11.2f %9.3f %9.3f %7s %12.0f %12.0f\n", r.size,
-              static_cast<long long>(r.count), std::string(name(r.dtype)).c_str(),
-              reduces(r.op) ? std::string(name(r.redop)).c_str() : tr("none"), r.root, r.time_us,
-              r.algbw, r.busbw, wrong.c_str(), r.engine_us, r.overhead_us);
+  std::printf("%s\n", benchTableRow({std::to_string(r.size), std::to_string(r.count), std::string(name(r.dtype)),
+                                     reduces(r.op) ? std::string(name(r.redop)) : tr("none"),
+                                     std::to_string(r.root), num("%.2f", r.time_us), num("%.3f", r.algbw),
+                                     num("%.3f", r.busbw), wrong, num("%.0f", r.engine_us),
+                                     num("%.0f", r.overhead_us)},
+                                    false)
+                           .c_str());
   if (!r.problem.empty()) std::printf("#   %s\n", render(say("first wrong: {0}", Said(r.problem))).c_str());
   std::fflush(stdout);
 }

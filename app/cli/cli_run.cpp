@@ -1,6 +1,7 @@
 // `collviz run`: run one op (or the decomposition) and print what came back.
 #include <algorithm>
 #include <cstdio>
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "engine/verify/provenance.h"
 #include <iostream>
@@ -72,9 +73,7 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
                                            : "all_reduce_decomposed",
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
-  std::printf("%s\n", render(say("{0}: {1} backend · {2} · {3}", s.backend.name, s.backend.version,
-                                  s.backend.devices, s.backend.transport))
-                          .c_str());
+  std::printf("%s\n", backendLine(s.backend).text().c_str());  // as the window's status line
   if (!s.notice.empty()) std::printf("%s\n", render(say("notice: {0}", s.notice)).c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];

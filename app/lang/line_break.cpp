@@ -83,6 +83,14 @@ bool numberBefore(const std::vector<CodePoint>& cps, std::size_t end) {
   return digit;
 }
 
+// A binary operator standing alone between spaces ("A + B", "S = N", "a / b"):
+// a line never starts with one, so it stays at the end of the line with the
+// operand before it and the break comes before the next operand.
+bool loneOperator(const std::vector<CodePoint>& cps, std::size_t i) {
+  if (!in(cps[i].cp, U"+-−±×÷/*=≈≠≤≥<>·")) return false;
+  return i + 1 == cps.size() || cps[i + 1].cls == Cls::sp;
+}
+
 // May a line break before cps[i] (i > 0)?
 bool breakBefore(const std::vector<CodePoint>& cps, std::size_t i) {
   const CodePoint& b = cps[i];
@@ -94,6 +102,7 @@ bool breakBefore(const std::vector<CodePoint>& cps, std::size_t i) {
     while (k > 0 && cps[k].cls == Cls::sp && cps[k].cp != U'\n') --k;
     if (cps[k].cls == Cls::sp) return false;  // only spaces since the start or a "\n": nothing to end
     if (cps[k].cls == Cls::op || cps[k].cls == Cls::gl) return false;
+    if (loneOperator(cps, i)) return false;  // "… C / + D": "… C + / D" instead
     // "16 MiB", "8 ranks", "8 个": a number keeps the word after it.
     if (numberBefore(cps, k + 1) && (isLetter(b.cp) || b.cls == Cls::id)) return false;
     return true;

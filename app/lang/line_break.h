@@ -11,6 +11,9 @@
 //  - never inside a Latin word or number ("All-reduce", "2(N-1)", "42%"),
 //    never at a no-break space, and never between a number and the word
 //    after it ("16 MiB", "8 ranks", "8 个");
+//  - never before a binary operator standing alone between spaces
+//    ("A + B", "= 2", "a / b"): "… = A + B + C / + D." wraps as
+//    "… = A + B + C + / D.", no line starting with a lone operator;
 //  - "\n" always breaks.
 // The greedy wrapper fills each line with as many pieces as fit; then a last
 // line left holding one Latin word takes the Chinese character before it

@@ -12,7 +12,9 @@ std::span<const Translation> tableAlgo() {
       {"round", "轮"},
 
       // A round's name and a schedule's local steps (engine/algo/schedule.cpp).
-      {"{0} {1}/{2}", "{0} 第 {1}/{2} 轮"},
+      // Always shown inside a round's own words ("第 1/2 轮：{name}", "第 {0} 轮（{name}）"):
+      // the name says 轮 no second time.
+      {"{0} {1}/{2}", "{0} {1}/{2}"},
       {"local copies before ({0})", "之前的本地复制（{0}）"},
       {"local copies after ({0})", "之后的本地复制（{0}）"},
 

@@ -48,7 +48,6 @@ std::span<const Translation> tableCli() {
        "--elems {0} 不能分成 {1} 每个数据块的 {2} 份；可选：{2} 的倍数"},
       // collviz run (app/cli/cli_run.cpp).
       {"out:", "输出："},
-      {"{0}: {1} backend · {2} · {3}", "{0}：{1} 后端 · {2} · {3}"},
       {"step {0}: {1}  ({2})", "步骤 {0}：{1}（{2}）"},
       {"values:", "数值："},
       {"verified: ", "已核对："},
@@ -87,7 +86,7 @@ std::span<const Translation> tableCli() {
       {"(deadline {0} ms per op)", "（每个操作期限 {0} ms）"},
       {"algo: {0}, its rounds back to back in the workers (no per-round snapshot)",
        "算法：{0}，各轮在 rank 工作进程中连续运行（不逐轮快照）"},
-      {"backend: {0} {1} · {2} · {3}", "后端：{0} {1} · {2} · {3}"},
+      {"backend: {0}", "后端：{0}"},
       {"notice: {0}", "提示：{0}"},
       {"time: slowest rank, average of -n ops; algbw = size / time; busbw = algbw * factor (GB/s = 1e9 B/s)",
        "时间：最慢的 rank，取 -n 次操作的平均；algbw = 大小 / 时间；busbw = algbw * 系数（GB/s = 1e9 B/s）"},

@@ -305,7 +305,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   }
   const Snapshot* e = shown ? shown.get() : info.newest.get();
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
-              (shown && !shown->backend.notes.empty()) + !notice.empty() +
+              !viewNotes(info).empty() + !notice.empty() +
               !oracleLabelNote(shown.get()).empty();
   float status_h =
       hidden ? 0 : lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;

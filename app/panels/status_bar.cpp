@@ -1,4 +1,5 @@
 #include "app/panels/status_bar.h"
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "engine/verify/provenance.h"
 
@@ -12,8 +13,9 @@
 namespace collviz::ui {
 
 namespace {
-// One line per note, cut at the panel's edge; hovering shows all of it.
-void noteLine(const std::string& text, ImVec4 color) {
+// One line per note, cut at the panel's edge; hovering shows all of it, or
+// `more` (every note, where the line keeps only some) when that is given.
+void noteLine(const std::string& text, ImVec4 color, const std::string& more = "") {
   ImVec2 p = ImGui::GetCursorScreenPos();
   float w = ImGui::GetContentRegionAvail().x;
   float h = ImGui::GetTextLineHeight();
@@ -22,13 +24,20 @@ void noteLine(const std::string& text, ImVec4 color) {
   ImGui::GetWindowDrawList()->AddText(p, c, text.c_str());
   ImGui::GetWindowDrawList()->PopClipRect();
   ImGui::Dummy(ImVec2(w, h));
-  if (ImGui::IsItemHovered() && ImGui::CalcTextSize(text.c_str()).x > w) {
+  const bool cut = ImGui::CalcTextSize(text.c_str()).x > w;
+  if (ImGui::IsItemHovered() && (cut || (!more.empty() && more != text))) {
     ImGui::BeginTooltip();
-    WrappedText(text, ImGui::GetFontSize() * 40);
+    WrappedText(more.empty() ? text : more, ImGui::GetFontSize() * 40);
     ImGui::EndTooltip();
   }
 }
 }  // namespace
+
+std::string viewNotes(const StatusInfo& in) {
+  const Snapshot* s = in.shown.get();
+  if (!s || s->backend.notes.empty()) return "";
+  return notesForView(s->backend.notes, s->program, s->spec, s->algo != "native");
+}
 
 void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   const ImVec4 ok(0.30f, 0.58f, 0.32f, 1), bad(0.85f, 0.15f, 0.2f, 1);
@@ -57,12 +66,11 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     if (!long_run) ImGui::TextDisabled("%s", tr(in.busy ? "running…" : "not yet run"));
     else ImGui::NewLine();
   } else {
-    const BackendInfo& b = s->backend;
+    const BackendLine b = backendLine(s->backend);  // as `collviz run` prints it
     ImGui::PushFont(fonts.bold);
-    ImGui::Text("%s %s", b.name.c_str(), b.version.c_str());
+    ImGui::TextUnformatted(b.head.c_str());
     ImGui::PopFont();
-    if (!b.devices.empty()) sep(), ImGui::TextUnformatted(fonts.display(render(b.devices)).c_str());
-    if (!b.transport.empty()) sep(), ImGui::TextUnformatted(fonts.display(render(b.transport)).c_str());
+    for (const std::string& part : b.parts) sep(), ImGui::TextUnformatted(fonts.display(part).c_str());
     std::string t = s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
                                  : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
@@ -95,7 +103,10 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     noteLine(fonts.display(note), ImVec4(0, 0, 0, 0));
   else if (e && !e->error.empty()) noteLine(fonts.display(tr("engine error: ") + render(e->error)), bad);
   if (e && !e->notice.empty()) noteLine(fonts.display(render(e->notice)), ImVec4(0, 0, 0, 0));
-  if (s && !s->backend.notes.empty()) noteLine(fonts.display(render(s->backend.notes)), ImVec4(0, 0, 0, 0));
+  // The notes of the op, dtype and reduce op on screen; all of them on hover
+  // (and in `collviz devices`).
+  if (const std::string notes = viewNotes(in); !notes.empty())
+    noteLine(fonts.display(notes), ImVec4(0, 0, 0, 0), fonts.display(render(in.shown->backend.notes)));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);
 }
 

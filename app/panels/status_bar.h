@@ -22,6 +22,11 @@ struct StatusInfo {
   Progress progress;
 };
 
+// The backend notes the status line shows for `info.shown`: those of the op,
+// dtype and reduce op on screen and the machine's (notesForView; an
+// algorithm's rounds use no op call of the backend); "" when none.
+std::string viewNotes(const StatusInfo& info);
+
 struct StatusBar {
   void Draw(const StatusInfo& info, const Fonts& fonts);
   bool cancel_clicked = false;  // the last Draw's Cancel button

@@ -1,4 +1,5 @@
 #include "app/view/status_text.h"
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "engine/verify/provenance.h"
 
@@ -6,6 +7,7 @@
 
 #include "app/lang/line_break.h"
 #include "app/view/text.h"
+#include "engine/spec.h"
 
 namespace collviz::ui {
 
@@ -130,6 +132,23 @@ bool itemConcerns(const std::string& item, Program program, const OpSpec& spec, 
   }
 }
 
+// Whether a note item's key names an op, a dtype or a reduce op ("avg: …",
+// "gather/scatter/all_to_all: …"): a note about one thing a view may or may
+// not show. Other items ("GPU sharing: …", "blocking communicator, …") are
+// about the machine.
+bool keyedOnWhatIsDrawn(const std::string& item) {
+  const std::size_t colon = item.find(": ");
+  if (colon == std::string::npos) return false;
+  const std::string keys = item.substr(0, colon);
+  for (std::size_t at = 0;;) {
+    const std::size_t slash = keys.find('/', at);
+    const std::string key = keys.substr(at, slash - at);
+    if (parseOp(key) || parseDType(key) || parseRedOp(key)) return true;
+    if (slash == std::string::npos) return false;
+    at = slash + 1;
+  }
+}
+
 // A notice's items: the parts joined() made ("a; b"), each with its message;
 // a notice without one is split at "; " and shown as it is.
 std::vector<Said> noticeItems(const Said& notice) {
@@ -140,13 +159,30 @@ std::vector<Said> noticeItems(const Said& notice) {
 
 }  // namespace
 
-std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds) {
+namespace {
+
+// The note items `keep` takes (it sees each item's English, the keys being
+// English), joined and shown in the reader's language.
+template <typename Keep>
+std::string keptNotes(const Said& notes, Keep keep) {
   std::vector<Text> items;
   noteItems(notes.current() ? *notes.current() : lit(std::string(notes)), items);
   std::vector<Text> kept;
-  for (Text& item : items)  // filtered on the English keys, shown in the reader's language
-    if (itemConcerns(item.english(), program, spec, rounds)) kept.push_back(std::move(item));
+  for (Text& item : items)
+    if (keep(item.english())) kept.push_back(std::move(item));
   return render(joined(std::move(kept)));
+}
+
+}  // namespace
+
+std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds) {
+  return keptNotes(notes, [&](const std::string& en) { return itemConcerns(en, program, spec, rounds); });
+}
+
+std::string notesForView(const Said& notes, Program program, const OpSpec& spec, bool rounds) {
+  return keptNotes(notes, [&](const std::string& en) {
+    return !keyedOnWhatIsDrawn(en) || itemConcerns(en, program, spec, rounds);
+  });
 }
 
 namespace {
@@ -177,12 +213,11 @@ std::vector<Line> unwrappedLines(const StatusLineParams& p, const Theme& th) {
     if (!s) {
       lines.push_back({{tr("not yet run"), th.muted_text}});
     } else {
-      const BackendInfo& b = s->backend;
+      const BackendLine b = backendLine(s->backend, !p.figure);  // as `collviz run` prints it
       std::string rest;
-      if (!b.devices.empty()) rest += " · " + render(b.devices);
-      if (!b.transport.empty() && !p.figure) rest += " · " + render(b.transport);
+      for (const std::string& part : b.parts) rest += " · " + part;
       if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
-      Line l = {{b.name + " " + b.version, th.text, TextStyle::bold}, {rest, th.muted_text}};
+      Line l = {{b.head, th.text, TextStyle::bold}, {rest, th.muted_text}};
       if (!verdict.empty()) l.push_back({" · ", th.muted_text, TextStyle::regular, true});
       l.insert(l.end(), verdict.begin(), verdict.end());
       lines.push_back(l);
@@ -205,7 +240,8 @@ std::vector<Line> unwrappedLines(const StatusLineParams& p, const Theme& th) {
   }
   if (s && p.machine) {
     const std::string notes =
-        p.figure ? notesForFigure(s->backend.notes, s->program, s->spec, p.rounds) : render(s->backend.notes);
+        p.figure ? notesForFigure(s->backend.notes, s->program, s->spec, p.rounds)
+                 : notesForView(s->backend.notes, s->program, s->spec, p.rounds);
     if (!notes.empty()) lines.push_back({{notes, th.muted_text}});
   }
   if (!p.font_notice.empty() && p.machine) lines.push_back({{p.font_notice, th.bad}});

@@ -7,7 +7,9 @@
 // version, devices, the verdict, the backend's notes) comes with `machine`;
 // in a file (`figure`) it holds only what concerns the figure shown: no
 // transport, no engine notice (another backend's absence), and only the
-// backend notes for the op, dtype and reduce op drawn. The op's time varies
+// backend notes for the op, dtype and reduce op drawn; otherwise (the
+// window's view) the notes of the op, dtype and reduce op on screen and the
+// machine's own (notesForView). The op's time varies
 // from run to run, so it is left out unless asked for.
 #pragma once
 
@@ -67,6 +69,13 @@ std::vector<TextItem> placeStatusLines(const std::vector<StatusLine>& lines, con
 // Filtered on the items' English keys; the kept ones in the reader's
 // language, joined by "; " (中文 "；").
 std::string notesForFigure(const Said& notes, Program program, const OpSpec& spec, bool rounds);
+
+// The window's notes: as notesForFigure for the op, dtype and reduce op on
+// screen (a broadcast shows no reduce_scatter or avg note), but the
+// machine's own notes (transport details, GPU sharing, a fault) stay, since
+// the window shows the machine. Every note stays in `collviz devices` and in
+// the status line's tooltip.
+std::string notesForView(const Said& notes, Program program, const OpSpec& spec, bool rounds);
 
 // The line that explains the tiles marked "*" (labels partly from the
 // oracle, because the pattern does not carry that part for this spec), or

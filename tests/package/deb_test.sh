@@ -2,8 +2,10 @@
 # The Debian package: cpack -G DEB, then its control fields (Depends names the
 # package of every library collviz and collviz-rank need, nothing of CUDA or
 # NCCL; Recommends the fonts; a description), the files, desktop-file-validate
-# on the menu entry, lintian (errors fail; warnings are printed), and the
-# unpacked tree (dpkg-deb -x) run like an installed one (check_tree.sh).
+# on the menu entry, the installed copyright file (DEP-5, License: MIT:
+# copyright_test.sh), lintian (errors fail, and so does any tag about the
+# copyright or the licence; other warnings are printed), and the unpacked
+# tree (dpkg-deb -x) run like an installed one (check_tree.sh).
 #   usage: deb_test.sh SOURCE_DIR BUILD_DIR
 # Exit 77 (skipped) with the reason when a tool is missing.
 set -u
@@ -67,10 +69,14 @@ desktop-file-validate "$WORK/root/usr/share/applications/collviz.desktop" > "$WO
   fail "desktop-file-validate: $(cat "$WORK/desktop.log")"
 grep -q '^Categories=Education;Science;$' "$WORK/root/usr/share/applications/collviz.desktop" ||
   fail "the desktop entry's Categories are not Education;Science;"
+"$(dirname "$0")/copyright_test.sh" "$root" "$WORK/root/usr/share/doc/collviz/copyright" ||
+  fail "the installed usr/share/doc/collviz/copyright does not say the MIT licence (above)"
 
 lintian --tag-display-limit 0 "$deb" > "$WORK/lintian.log" 2>&1
 echo "lintian:"; sed 's/^/  /' "$WORK/lintian.log"
 grep -q '^E: ' "$WORK/lintian.log" && fail "lintian reports errors"
+grep -Ei '^[EWI]: [^ ]+ [^ ]*(copyright|licen[cs]e)' "$WORK/lintian.log" &&
+  fail "lintian reports a tag about the copyright file or the licence (above)"
 
 WANT_VERSION=$("$build/bin/collviz" --version)
 TREE=$WORK/root/usr

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
 
 #include "tests/app/cli/cli_process.h"
 
@@ -40,6 +42,23 @@ TEST(AlgoCli, TextPrintsTransfers) {
   EXPECT_NE(c.out.find("step 3/4: bruck 2/2"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("R0 → R2  slots 2,3 → 2,3"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("equals the native all_to_all"), std::string::npos) << c.out;
+}
+
+// In Chinese a round's line says 轮 once: "第 1/2 轮：Reduce-scatter 1/1", the
+// round's name inside it without a second 轮.
+TEST(AlgoCli, ChineseRoundNamesSayRoundOnce) {
+  Cli c("algo_cli_", {"run", "--lang", "zh", "--op", "all_reduce", "--algo", "ring", "-N", "2", "-E", "2",
+                      "--backend", "gloo"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.out.find("第 1/2 轮：Reduce-scatter 1/1（"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("第 2/2 轮：All-gather 1/1（"), std::string::npos) << c.out;
+  std::istringstream in(c.out);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t first = line.find("轮");
+    if (first != std::string::npos && line.rfind("第 ", 0) == 0)
+      EXPECT_EQ(line.find("轮", first + 1), std::string::npos) << line;
+  }
+  expectNoOrphans(c);
 }
 
 TEST(AlgoCli, BadAlgorithmsExit2NamingTheOnesThatFit) {

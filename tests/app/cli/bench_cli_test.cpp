@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -112,6 +113,52 @@ TEST_F(BenchCli, TableLooksLikeNcclTests) {
   EXPECT_NE(c.out.find("        1024           128       f32    none     -1"),
             std::string::npos)
       << c.out;
+  expectNoOrphans(c);
+}
+
+// The display columns (a CJK character takes two) where each word of `line`
+// ends.
+std::vector<std::size_t> wordEnds(const std::string& line) {
+  std::vector<std::size_t> ends;
+  std::size_t col = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(line[i]);
+    if ((ch & 0xC0) == 0x80) continue;  // a continuation byte
+    const bool space = ch == ' ';
+    if (space && in_word) ends.push_back(col);
+    in_word = !space;
+    col += ch >= 0xE3 ? 2 : 1;  // U+3000 on: CJK
+  }
+  if (in_word) ends.push_back(col);
+  return ends;
+}
+
+// In Chinese the table lines up as a terminal shows it: every row's cells
+// end where the headings end, though 无 (no reduce op) and the headings take
+// two columns a character.
+TEST_F(BenchCli, ChineseTableAlignsByDisplayWidth) {
+  Cli c({"bench", "--lang", "zh", "--op", "all_gather", "-b", "1K", "-e", "2K", "-n", "1", "-w", "0",
+         "--ranks", "2", "--backend", "gloo"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  std::vector<std::string> rows;
+  std::string heading;
+  std::istringstream in(c.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("大小") != std::string::npos && line.find("算法带宽") != std::string::npos) heading = line;
+    else if (!line.empty() && line[0] != '#') rows.push_back(line);
+  }
+  ASSERT_FALSE(heading.empty()) << c.out;
+  ASSERT_EQ(rows.size(), 2u) << c.out;
+  EXPECT_NE(rows[0].find(" 无 "), std::string::npos) << rows[0];
+  const std::vector<std::size_t> head = wordEnds(heading);
+  for (const std::string& row : rows) {
+    const std::vector<std::size_t> ends = wordEnds(row);
+    EXPECT_EQ(ends.size(), 11u) << row;
+    for (std::size_t e : ends)
+      EXPECT_NE(std::find(head.begin(), head.end(), e), head.end())
+          << "a cell ends at column " << e << ", under no heading:\n" << heading << "\n" << row;
+  }
   expectNoOrphans(c);
 }
 

@@ -216,12 +216,29 @@ TEST_F(CliRun, HabitsAreTheSameEverywhere) {
 }
 
 
+// The backend line reads like the window's status line: "gloo 0.5.0 · CPU (2
+// cores), one process per rank · tcp …", the name and version first, no
+// "gloo: 0.5.0 backend".
+TEST_F(CliRun, BackendLineReadsLikeTheWindows) {
+  Cli c({"run", "--op", "broadcast", "-N", "2", "-E", "2", "--backend", "gloo"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const std::size_t first = c.out.find('\n');
+  ASSERT_NE(first, std::string::npos) << c.out;
+  const std::string line = c.out.substr(first + 1, c.out.find('\n', first + 1) - first - 1);
+  EXPECT_EQ(line.rfind("gloo ", 0), 0u) << line;
+  EXPECT_NE(line.find(" · CPU ("), std::string::npos) << line;
+  EXPECT_EQ(line.find("gloo:"), std::string::npos) << line;
+  EXPECT_EQ(line.find("backend"), std::string::npos) << line;
+  EXPECT_EQ(line.find(" · ", line.size() - 3), std::string::npos) << line;  // no empty part at the end
+  expectNoOrphans(c);
+}
+
 // --lang zh: the command's own words in Chinese (the labels, the verdict, a
 // usage error on stderr), the JSON still English.
 TEST_F(CliRun, ChineseOutputKeepsJsonEnglish) {
   Cli c({"run", "--lang", "zh", "--op", "all_gather", "-N", "2", "--backend", "gloo"});
   ASSERT_EQ(c.wait(), 0) << c.err;
-  for (const char* zh : {"输入：", "输出：", "已核对", "后端"})
+  for (const char* zh : {"输入：", "输出：", "已核对", "核），每个 rank 一个进程"})
     EXPECT_NE(c.out.find(zh), std::string::npos) << zh << "\n" << c.out;
   for (const char* en : {" in :", " out:", "verified", "backend"})
     EXPECT_EQ(c.out.find(en), std::string::npos) << en << "\n" << c.out;

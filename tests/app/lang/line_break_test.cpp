@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/lang/line_break.h"
+#include "app/view/caption.h"
 #include "app/view/palette.h"
 #include "app/view/status_text.h"
 #include "app/view/text.h"
@@ -100,6 +101,10 @@ void checkLines(const std::string& text, float width) {
         << where << ": line " << i << " starts with closing punctuation: " << l;
     EXPECT_EQ(std::u32string_view(U"（「『《“(").find(cps.back()), std::u32string_view::npos)
         << where << ": line " << i << " ends with opening punctuation: " << l;
+    // Never a lone binary operator first ("+ D."): it ends the line before.
+    if (i > 0 && cps.size() > 1 && cps[1] == U' ')
+      EXPECT_EQ(std::u32string_view(U"+-−×÷/=≈·").find(cps.front()), std::u32string_view::npos)
+          << where << ": line " << i << " starts with a lone operator: " << l;
     // Too wide only when the line is one unbreakable piece: no space, no
     // CJK character where it could have broken.
     if (ems(l) > width) {
@@ -109,6 +114,10 @@ void checkLines(const std::string& text, float width) {
         core.erase(0, 1);
       while (!core.empty() && std::u32string_view(U"，。、；：？！）」』》,.;:!?)").find(core.back()) != std::u32string_view::npos)
         core.pop_back();
+      // Nor does a lone operator it keeps at its end ("Reduce-scatter +").
+      while (core.size() > 2 && core[core.size() - 2] == U' ' &&
+             std::u32string_view(U"+-−×÷/=≈·").find(core.back()) != std::u32string_view::npos)
+        core.resize(core.size() - 2);
       bool unit = false;
       for (const std::string& u : kUnits) unit = unit || core == toCodePoints(u);
       bool breakable = false;
@@ -186,6 +195,41 @@ TEST(LineBreak, ALoneWordTakesChineseAlong) {
   EXPECT_EQ(l[0], "每行一张");
   EXPECT_EQ(l[1].substr(0, 6), "GPU；");
   EXPECT_GT(l[1].size(), 6u);
+}
+
+// The case: "… = A + B + C / + D." left "+ D." to start a line; the
+// operator now ends the line and the operand starts the next.
+TEST(LineBreak, ALoneOperatorNeverStartsALine) {
+  const std::string t = "结果 Σ = A + B + C + D。";
+  // 10.5 ems held "结果 Σ = A + B + C" and left "+ D。" to the next line.
+  EXPECT_EQ(wrap(t, 10.5f), std::vector<std::string>({"结果 Σ = A + B +", "C + D。"}));
+  EXPECT_EQ(breakOpportunities("A + B"), std::vector<std::size_t>({4}));  // after "+ ", never before it
+  EXPECT_EQ(breakOpportunities("a / b"), std::vector<std::size_t>({4}));
+  EXPECT_EQ(breakOpportunities("x = 1"), std::vector<std::size_t>({4}));
+  EXPECT_EQ(breakOpportunities("2(N-1)/N·S"), std::vector<std::size_t>());  // not lone: one word
+  for (float w : {3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 12.0f}) {
+    checkLines(t, w);
+    checkLines("All-reduce = Reduce-scatter + All-gather, cost α + β·S / N", w);
+  }
+}
+
+// A lecture caption at every width from narrow to wide: no line of it
+// starts with a lone operator.
+TEST(LineBreak, ACaptionNeverStartsALineWithALoneOperator) {
+  CaptionParams c;
+  c.text = "All-reduce：每个 rank 得到同形状的结果 Σ = A + B + C + D，即 Σ₀ = A₀ + B₀ + C₀ + D₀。";
+  c.measure = [](const std::string& t, TextStyle, float size) { return ems(t) * size; };
+  int wrapped = 0;
+  for (c.width = 200; c.width <= 1400; c.width += 13) {
+    const std::vector<std::string> lines = captionLines(c);
+    wrapped += lines.size() > 1;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      const std::u32string cps = toCodePoints(lines[i]);
+      EXPECT_FALSE(cps.size() > 1 && cps[1] == U' ' && std::u32string_view(U"+=").find(cps[0]) != std::u32string_view::npos)
+          << "width " << c.width << ": line " << i << " starts with a lone operator: " << lines[i];
+    }
+  }
+  EXPECT_GT(wrapped, 10);
 }
 
 TEST(LineBreak, NewlinesLimitsAndWidePieces) {

@@ -320,7 +320,11 @@ TEST(Strings, EveryEntryHasItsChineseOnce) {
   std::set<std::string_view> seen;
   for (const Translation& t : translations()) {
     EXPECT_FALSE(t.zh.empty()) << t.en;
-    EXPECT_NE(t.zh, t.en) << "not translated: " << t.en;
+    // A template of placeholders, spaces and digits' punctuation only ("{0}
+    // {1}/{2}", a round's name) has no words to translate and may stay.
+    const bool words_only_in_args =
+        t.en.find_first_not_of("{}0123456789 /") == std::string_view::npos;
+    if (!words_only_in_args) EXPECT_NE(t.zh, t.en) << "not translated: " << t.en;
     EXPECT_TRUE(seen.insert(t.en).second) << "twice: " << t.en;
     // Placeholders survive translation.
     for (const char* ph : {"{0}", "{1}", "{2}", "{3}", "{4}", "{5}", "{6}", "{7}", "{8}", "{9}"})

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "app/view/diagram_model.h"
 #include "app/view/keys.h"
@@ -417,8 +418,57 @@ TEST(StatusLine, AFigureKeepsOnlyTheNotesOfWhatItDraws) {
   EXPECT_NE(all.find("CPU (2 cores)"), std::string::npos) << all;
   for (const char* no : {"unavailable", "tcp on", "reduce_scatter", "avg", "bf16"})
     EXPECT_EQ(all.find(no), std::string::npos) << no << " in " << all;
-  p.figure = false;  // the window says everything
-  EXPECT_EQ(statusLineCount(p), 3);
+  p.figure = false;  // the window: the transport and the notice, but no note of another op
+  EXPECT_EQ(statusLineCount(p), 2);
+  all.clear();
+  for (const TextItem& t : statusLineTexts(p, makeTheme(ThemeKind::light))) all += t.text + "\n";
+  EXPECT_NE(all.find("tcp on"), std::string::npos) << all;
+  EXPECT_NE(all.find("unavailable"), std::string::npos) << all;
+}
+
+// The window's status lines concern the view on screen: under a broadcast
+// no reduce_scatter or avg note; under a reduce_scatter with avg both; an
+// algorithm's rounds drop the op call's note; the machine's own notes (GPU
+// sharing, a fault) stay. The backend's line is the one `collviz run` prints.
+TEST(StatusLine, TheWindowKeepsTheNotesOfTheViewOnScreen) {
+  const Said gloo = joined({say("reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input"),
+                            say("avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call"),
+                            lit("bf16: not supported by Gloo; GPU sharing: host-id route")});
+  Snapshot snap;
+  snap.backend = {"gloo", "0.5.0", "CPU (2 cores), one process per rank", "tcp on 127.0.0.1 (loopback), full mesh", gloo};
+  snap.verified = true;
+  snap.spec.op = Op::broadcast;
+  snap.spec.redop = RedOp::avg;  // broadcast does not reduce: avg is not on screen
+  StatusLineParams p;
+  p.shown = &snap;  // the window's view: machine on, not a figure
+  auto lines = [&] {  // one text line per status line
+    std::string all;
+    float y = -1;
+    for (const TextItem& t : statusLineTexts(p, makeTheme(ThemeKind::light))) {
+      if (y >= 0 && t.anchor.y != y) all += "\n";
+      all += t.text;
+      y = t.anchor.y;
+    }
+    return all;
+  };
+  std::string all = lines();
+  EXPECT_EQ(all.rfind(backendLine(snap.backend).text() + " · ", 0), 0u) << all;
+  for (const char* no : {"reduce_scatter", "avg:", "bf16"}) EXPECT_EQ(all.find(no), std::string::npos) << no << " in " << all;
+  EXPECT_NE(all.find("GPU sharing: host-id route"), std::string::npos) << all;
+  snap.spec.op = Op::reduce_scatter;
+  all = lines();
+  EXPECT_NE(all.find("reduce_scatter: gloo::ReduceScatterHalvingDoubling"), std::string::npos) << all;
+  EXPECT_NE(all.find("avg: Gloo has no average"), std::string::npos) << all;
+  EXPECT_EQ(all.find("bf16"), std::string::npos) << all;
+  snap.spec.dtype = DType::bf16;
+  EXPECT_NE(lines().find("bf16: not supported by Gloo"), std::string::npos) << lines();
+  p.rounds = true;  // the ring's rounds: no reduce_scatter call
+  all = lines();
+  EXPECT_EQ(all.find("reduce_scatter:"), std::string::npos) << all;
+  EXPECT_NE(all.find("avg: Gloo has no average"), std::string::npos) << all;
+  EXPECT_EQ(notesForView(gloo, Program::single, snap.spec, true),
+            "avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call; bf16: not "
+            "supported by Gloo; GPU sharing: host-id route");
 }
 
 // The notes as the worker sends them (a joined() message): filtered on the
