@@ -125,7 +125,7 @@ TEST(RoundFaults, BackToBackARoundCoveredLaterIsStillWrong) {
     auto snap = runAlgo(engine, "ring", s, "round_corrupt:1", every_round);
     ASSERT_TRUE(snap && snap->error.empty()) << (snap ? snap->error : "no snapshot");
     EXPECT_FALSE(snap->verified);
-    EXPECT_THAT(snap->problem, StartsWith("round 1/6 (reduce-scatter 1/3): "));
+    EXPECT_THAT(std::string(snap->problem), StartsWith("round 1/6 (reduce-scatter 1/3): "));
     if (!every_round) {
       ASSERT_EQ(snap->steps.size(), 1u);
       EXPECT_FALSE(snap->steps[0].verify.verified);
@@ -169,7 +169,7 @@ TEST(RoundFaults, TheNativeCallIsLeftAlone) {
   ASSERT_TRUE(snap);
   EXPECT_TRUE(snap->rejected);
   EXPECT_FALSE(snap->verified);
-  EXPECT_THAT(snap->error, HasSubstr("a round fault acts on an algorithm's rounds"));
+  EXPECT_THAT(std::string(snap->error), HasSubstr("a round fault acts on an algorithm's rounds"));
   // In an algorithm's run the native call it is compared with stays right:
   // the rounds' output differs from it where the fault hit.
   auto algo = runAlgo(engine, "ring", r.spec, "round_skip_recv:3");
@@ -216,8 +216,8 @@ TEST(RoundFaults, AFaultThatWouldDoNothingIsRefusedWithWhatItCanApplyTo) {
       ASSERT_TRUE(snap);
       EXPECT_TRUE(snap->rejected) << "ran: " << snap->notice;
       EXPECT_FALSE(snap->verified);
-      EXPECT_THAT(snap->error, HasSubstr("COLLVIZ_FAULT=" + c.fault + ": "));
-      EXPECT_THAT(snap->error, HasSubstr(c.says));
+      EXPECT_THAT(std::string(snap->error), HasSubstr("COLLVIZ_FAULT=" + c.fault + ": "));
+      EXPECT_THAT(std::string(snap->error), HasSubstr(c.says));
     }
   }
   // The same modes where they do act still run (and are caught).
@@ -246,19 +246,19 @@ TEST(RoundFaults, NeverWrongByDesignBesideACleanVerdict) {
   auto first = engine.waitFor(engine.submit(r), 60s);
   ASSERT_TRUE(first && first->error.empty()) << (first ? first->error : "no snapshot");
   EXPECT_TRUE(first->verified);  // the first call runs
-  EXPECT_THAT(first->notice, Not(HasSubstr("wrong by design")));
-  EXPECT_THAT(first->notice, HasSubstr("COLLVIZ_FAULT=skip_after_first: a fault injected on purpose, but this "
+  EXPECT_THAT(std::string(first->notice), Not(HasSubstr("wrong by design")));
+  EXPECT_THAT(std::string(first->notice), HasSubstr("COLLVIZ_FAULT=skip_after_first: a fault injected on purpose, but this "
                                        "run's result checked out: the fault changed nothing here"));
   auto second = engine.waitFor(engine.submit(r), 60s);  // skipped: wrong, and said so
   ASSERT_TRUE(second && second->error.empty()) << (second ? second->error : "no snapshot");
   EXPECT_FALSE(second->verified);
-  EXPECT_THAT(second->notice, HasSubstr("the result is wrong by design"));
+  EXPECT_THAT(std::string(second->notice), HasSubstr("the result is wrong by design"));
   r.fault = "delay_ms:1";
   auto late = engine.waitFor(engine.submit(r), 60s);
   ASSERT_TRUE(late && late->error.empty()) << (late ? late->error : "no snapshot");
   EXPECT_TRUE(late->verified);
-  EXPECT_THAT(late->notice, HasSubstr("a rank replies late (its result is not changed)"));
-  EXPECT_THAT(late->notice, Not(HasSubstr("wrong by design")));
+  EXPECT_THAT(std::string(late->notice), HasSubstr("a rank replies late (its result is not changed)"));
+  EXPECT_THAT(std::string(late->notice), Not(HasSubstr("wrong by design")));
 }
 
 }  // namespace
