@@ -25,6 +25,10 @@
 
 namespace collviz {
 
+namespace algo {
+struct Schedule;
+}
+
 class RankGroup;
 struct Pattern;
 struct Provenance;
@@ -145,8 +149,12 @@ class Engine {
   void outOfMemory(const Request& r);
   Status ensureGroup(int ranks, BackendKind backend, Said* notice);
   // "COLLVIZ_FAULT=...: a fault injected on purpose" after `notice`, when the
-  // request (or the environment) injects one.
-  static void noteFault(const Request& r, Said& notice);
+  // request (or the environment) injects one; said once the run is over
+  // (`verified`: its verdict).
+  static void noteFault(const Request& r, Said& notice, bool verified);
+  // The request's fault (its own, else the environment's) checked against
+  // the run (worker/fault.h faultFits; `s` nullptr: the backend's own call).
+  static Status faultFitsRun(const Request& r, const algo::Schedule* s);
   // The pattern's inputs of `s` at offset 0 of every rank's shared memory
   // (written only when the memory does not hold them already).
   Status placeInputs(const OpSpec& s, const Pattern& p);

@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <regex>
+
+#include <nlohmann/json.hpp>
 
 namespace collviz {
 namespace {
@@ -74,6 +78,7 @@ MpiListener& MpiListener::operator=(MpiListener&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
+    owner_ = o.owner_;
     name_ = std::move(o.name_);
     o.fd_ = -1;
   }
@@ -84,8 +89,9 @@ MpiListener::~MpiListener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<MpiListener> MpiListener::open() {
+Result<MpiListener> MpiListener::open(uid_t owner) {
   MpiListener l;
+  l.owner_ = owner;
   l.fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (l.fd_ < 0) return Error{say("{0}: {1}", "socket", std::strerror(errno))};
   l.name_ = randomName();
@@ -98,15 +104,43 @@ Result<MpiListener> MpiListener::open() {
   return l;
 }
 
-Result<Channel> MpiListener::accept() {
+Result<MpiPeer> MpiListener::accept() {
   const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) return Error{say("{0}: {1}", "accept", std::strerror(errno))};
-  Channel ch(fd);
+  MpiPeer peer{Channel(fd)};
   ucred cred{};
   socklen_t len = sizeof cred;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::getuid())
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != owner_)
     return Error{say("refused a connection from uid {0} (pid {1})", cred.uid, cred.pid)};
-  return ch;
+  peer.pid = cred.pid;
+  peer.uid = cred.uid;
+  return peer;
+}
+
+std::pair<pid_t, char> parentAndState(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos || close + 4 >= text.size()) return {-1, 0};
+  const char state = text[close + 2];
+  return {pid_t(std::atol(text.c_str() + close + 4)), state};
+}
+
+Result<int> checkHello(const std::string& body, pid_t peer_pid, pid_t job, int ranks) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("type", "") != "hello")
+    return Error{say("refused a connection from pid {0}: its first message is not a hello", peer_pid)};
+  const int r = j.contains("rank") && j["rank"].is_number_integer() ? j["rank"].get<int>() : -1;
+  const long said = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long>() : -1;
+  if (said != long(peer_pid))
+    return Error{say("refused a hello from pid {0}: it says pid {1} (a hello names its own process)", peer_pid,
+                     said)};
+  if (parentAndState(peer_pid).first != job)
+    return Error{say("refused a hello from pid {0}: not a process of this job (mpirun is pid {1})", peer_pid, job)};
+  if (r < 0 || r >= ranks)
+    return Error{say("refused a hello from pid {0}: rank {1} is not one of the job's (0 to {2})", peer_pid, r,
+                     ranks - 1)};
+  return r;
 }
 
 void MpiLog::start(int read_fd) {

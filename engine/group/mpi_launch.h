@@ -10,12 +10,14 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/group/channel.h"
@@ -37,24 +39,46 @@ std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
 // OMPI_ALLOW_RUN_AS_ROOT and _CONFIRM are 1 (set only when running as root).
 std::vector<std::string> mpirunEnv(bool root);
 
+// A connection accepted, with the peer's credentials as the kernel gives
+// them (SO_PEERCRED), never as the peer says.
+struct MpiPeer {
+  Channel ch;
+  pid_t pid = -1;
+  uid_t uid = 0;
+};
+
 // The engine's end: a listening socket for one group.
 class MpiListener {
  public:
-  static Result<MpiListener> open();
+  // `owner`: the only uid accepted (ours; a test names another to see a
+  // peer of a foreign uid refused without a second user).
+  static Result<MpiListener> open(uid_t owner = ::getuid());
   MpiListener() = default;
-  MpiListener(MpiListener&& o) noexcept : fd_(o.fd_), name_(std::move(o.name_)) { o.fd_ = -1; }
+  MpiListener(MpiListener&& o) noexcept : fd_(o.fd_), owner_(o.owner_), name_(std::move(o.name_)) { o.fd_ = -1; }
   MpiListener& operator=(MpiListener&& o) noexcept;
   ~MpiListener();
   const std::string& name() const { return name_; }
   int fd() const { return fd_; }
-  // One connection if one is waiting (poll fd() first): a channel, or an
-  // error (a peer of another uid is refused and closed).
-  Result<Channel> accept();
+  // One connection if one is waiting (poll fd() first): the channel and its
+  // peer's credentials, or an error (a peer of another uid is refused and
+  // closed).
+  Result<MpiPeer> accept();
 
  private:
   int fd_ = -1;
+  uid_t owner_ = 0;
   std::string name_;  // without the leading NUL
 };
+
+// Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
+std::pair<pid_t, char> parentAndState(pid_t pid);
+
+// A rank's hello ({"type": "hello", "rank": R, "pid": P}) on a connection
+// from `peer_pid` (its SO_PEERCRED): its rank, or why it is refused. The
+// socket's name is readable in the ranks' argv, so the hello is trusted only
+// when its pid is the peer's own and the peer is a process of this job (a
+// child of mpirun `job`), with a rank of the group's `ranks`.
+Result<int> checkHello(const std::string& body, pid_t peer_pid, pid_t job, int ranks);
 
 // mpirun's stdout and stderr (its own messages and, forwarded, the ranks'):
 // copied to the engine's stderr on a thread of its own, the last 16 KiB

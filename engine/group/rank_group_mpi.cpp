@@ -39,16 +39,6 @@ Text exitText(int status) {
   return say("exited with code {0}", WEXITSTATUS(status));
 }
 
-// Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
-std::pair<pid_t, char> parentAndState(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  if (close == std::string::npos || close + 4 >= text.size()) return {-1, 0};
-  const char state = text[close + 2];
-  return {pid_t(std::atol(text.c_str() + close + 4)), state};
-}
-
 }  // namespace
 
 Status RankGroup::launchMpi() {
@@ -132,19 +122,18 @@ Status RankGroup::launchMpi() {
     }
     pollfd p{listener->fd(), POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
-    auto ch = listener->accept();
-    if (!ch) continue;  // another uid, or the peer went away: not one of ours
-    auto hello = ch->recv(std::chrono::milliseconds(2000));
+    auto peer = listener->accept();
+    if (!peer) continue;  // another uid, or the peer went away: not one of ours
+    auto hello = peer->ch.recv(std::chrono::milliseconds(2000));
     if (!hello) continue;
-    const json j = json::parse(hello->body, nullptr, false);
-    const int r = j.is_discarded() ? -1 : j.value("rank", -1);
-    if (j.is_discarded() || j.value("type", "") != "hello" || r < 0 || r >= n || joined[r])
-      continue;
-    joined[r] = true;
+    // Its pid the kernel's, its parent mpirun: else not one of ours.
+    auto r = checkHello(hello->body, peer->pid, mpirun_, n);
+    if (!r || joined[*r]) continue;
+    joined[*r] = true;
     --left;
-    workers_[r].pid = j.value("pid", -1);
-    workers_[r].child = false;
-    workers_[r].ch = std::move(*ch);
+    workers_[*r].pid = peer->pid;
+    workers_[*r].child = false;
+    workers_[*r].ch = std::move(peer->ch);
   }
   return {};
 }

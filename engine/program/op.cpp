@@ -139,7 +139,9 @@ void Engine::handle(const Request& r) {
   snap->spec = r.spec;
   snap->algo = r.kind == Request::Kind::run ? r.algo : "native";  // a refusal names what was asked
   if (r.program == Program::all_reduce_decomposed) snap->spec.op = Op::all_reduce;
+  bool faulted = false;  // the run reached the workers: its fault (if any) is noted
   auto finish = [&] {
+    if (faulted && !snap->rejected) noteFault(r, snap->notice, snap->verified);
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
     publish(snap);
   };
@@ -173,6 +175,14 @@ void Engine::handle(const Request& r) {
       return finish();
     }
   }
+  // A fault that would do nothing on this run is refused, naming what it
+  // can apply to (an algorithm's run checks it against its schedule).
+  if (r.kind == Request::Kind::run && !rounds)
+    if (Status st = faultFitsRun(r, nullptr); !st) {
+      snap->error = st.text();
+      snap->rejected = true;
+      return finish();
+    }
   if (r.kind == Request::Kind::reconfigure) {
     OpSpec probe = r.spec;
     if (Status st = validate(probe, bs->caps); !st) {
@@ -211,6 +221,7 @@ void Engine::handle(const Request& r) {
     return finish();
   }
   if (r.algo != "native") {
+    faulted = true;
     runAlgorithm(r, *snap, *bs);
     return finish();
   }
@@ -220,7 +231,7 @@ void Engine::handle(const Request& r) {
   }
   snap->backend = group_->info();
   group_->setFault(r.fault);
-  noteFault(r, snap->notice);
+  faulted = true;
   const Pattern pattern = choosePattern(first);
   verify_ = r.verify;
   keep_values_ = r.keep_values;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "engine/algo/algorithms.h"
@@ -16,6 +17,7 @@
 #include "engine/verify/provenance.h"
 #include "engine/group/rank_group.h"
 #include "engine/verify/verify.h"
+#include "engine/worker/fault.h"
 
 namespace collviz {
 namespace {
@@ -152,11 +154,20 @@ void keepEndsOf(StepResult& step, int64_t keep) {
   }
 }
 
-// Back to back the rounds are checked only at the end: when the output is
-// wrong, the rounds run again one at a time, checked each, to name the
-// first that went wrong (the same group, so the same fault, if any).
-Text firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult& inputs,
-                          const Pattern& pattern, const algo::Reference& ref, int64_t wrong) {
+// The first round that went wrong, and its wrong elements.
+struct BadRound {
+  Text problem;
+  int64_t wrong = 0;
+};
+
+// Back to back the timed rounds are checked at the end; a checked request
+// (bench -c) then runs the rounds again one at a time, untimed, checked
+// each (the same group, so the same fault, if any): that names the first
+// that went wrong, and catches a round gone wrong whose error a later round
+// covered (a flipped low bit lost in the sums after it), whose output is
+// right. Nothing when every round checks out (or they cannot run again).
+std::optional<BadRound> firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult& inputs,
+                                      const Pattern& pattern, const algo::Reference& ref) {
   const int rounds = int(sch.rounds.size());
   algo::ExpectedSlots expected(sch.spec, inputsAsDoubles(inputs));
   for (int k = 0; k < rounds; ++k) {
@@ -166,19 +177,40 @@ Text firstBadRound(RankGroup& group, const algo::Schedule& sch, const StepResult
       break;
     StepResult step = roundStep(sch, k, work);
     algo::checkRound(step, pattern, ref.rounds[std::size_t(k)], expected, sch.parts);
-    if (!step.verify.verified) return roundProblem(sch, step, k);
+    if (!step.verify.verified)
+      return BadRound{roundProblem(sch, step, k),
+                      std::max<int64_t>(1, step.verify.wrong + step.verify.undecodable)};
   }
-  return outputWrong(rounds, wrong);
+  return std::nullopt;
 }
 
 }  // namespace
 
+Status Engine::faultFitsRun(const Request& r, const algo::Schedule* s) {
+  const char* env_fault = std::getenv("COLLVIZ_FAULT");
+  const std::string text = r.fault ? *r.fault : env_fault ? env_fault : "";
+  auto f = parseFault(text, std::max(1, s ? s->spec.ranks : r.spec.ranks));
+  if (!f) return f.error();
+  return faultFits(*f, s);
+}
+
 // The COLLVIZ_FAULT of a request (its own, else the environment's).
-void Engine::noteFault(const Request& r, Said& notice) {
+// Said once the run is over: a fault meant to make the result wrong whose
+// run still checked out is said to have changed nothing (never "wrong by
+// design" beside a clean verdict); a late reply changes no result.
+void Engine::noteFault(const Request& r, Said& notice, bool verified) {
   const char* env_fault = std::getenv("COLLVIZ_FAULT");
   const std::string f = r.fault ? *r.fault : env_fault ? env_fault : "";
   if (f.empty()) return;
-  const Text note = say("COLLVIZ_FAULT={0}: a fault injected on purpose, the result is wrong by design", f);
+  const auto parsed = parseFault(f, std::max(1, r.spec.ranks));
+  const bool late = parsed && (parsed->kind == Fault::Kind::delay || parsed->kind == Fault::Kind::busy);
+  const Text note =
+      late ? say("COLLVIZ_FAULT={0}: a fault injected on purpose, a rank replies late (its result is not changed)", f)
+      : verified
+          ? say("COLLVIZ_FAULT={0}: a fault injected on purpose, but this run's result checked out: "
+                "the fault changed nothing here",
+                f)
+          : say("COLLVIZ_FAULT={0}: a fault injected on purpose, the result is wrong by design", f);
   notice = notice.empty() ? note : joined({text_detail::arg(notice), note});
 }
 
@@ -197,6 +229,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   auto built = algo::buildSchedule(r.algo, s);
   if (!built) return reject(built.error().text);
   const algo::Schedule& sch = *built;
+  if (Status st = faultFitsRun(r, &sch); !st) return reject(st.text());
   std::size_t in_max = 0;
   for (int k = 0; k < s.ranks; ++k) in_max = std::max(in_max, inputBytes(s, k));
   const double need = double(in_max) + double(sch.workBytes());
@@ -218,7 +251,6 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   // The fault goes with every rounds message (round_* act on the rounds,
   // the others on the native call the output is compared with).
   group_->setFault(r.fault);
-  noteFault(r, snap.notice);
   const Pattern pattern = choosePattern(s);
   setPhase(Progress::Phase::inputs);
   StepResult inputs;
@@ -261,8 +293,18 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
     snap.time_us = step.time_us;
     snap.mismatches = step.verify.mismatches + step.verify.undecodable;
     snap.verified = step.verify.verified;
-    if (r.verify && !step.verify.verified)
-      snap.problem = firstBadRound(*group_, sch, inputs, pattern, ref, step.verify.wrong);
+    if (r.verify) {
+      const auto bad = firstBadRound(*group_, sch, inputs, pattern, ref);
+      if (bad && step.verify.verified) {  // the output is right, a round was not
+        step.verify.verified = false;
+        step.verify.wrong = bad->wrong;
+        step.verify.first_problem = bad->problem;
+        snap.mismatches += bad->wrong;
+        snap.verified = false;
+      }
+      if (bad) snap.problem = bad->problem;
+      else if (!step.verify.verified) snap.problem = outputWrong(rounds, step.verify.wrong);
+    }
     snap.steps.push_back(std::move(step));
     return;
   }

@@ -97,6 +97,83 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
   return f;
 }
 
+namespace {
+
+// Whether rank `r` receives (reduce: combines, received or local) in round k.
+bool acts(const algo::Round& round, int r, bool reduce) {
+  for (const algo::Move& m : round.moves)
+    if (m.to == r && !m.src.empty() && (!reduce || m.reduce)) return true;
+  if (reduce)
+    for (const auto* list : {&round.before, &round.after})
+      for (const algo::LocalCopy& c : *list)
+        if (c.rank == r && c.reduce && !c.src.empty()) return true;
+  return false;
+}
+
+// "2, 4, 6" (at most 12, then "…").
+std::string roundList(const std::vector<int>& ks) {
+  std::string out;
+  for (std::size_t i = 0; i < ks.size() && i < 12; ++i) out += (i ? ", " : "") + std::to_string(ks[i]);
+  if (ks.size() > 12) out += ", …";
+  return out;
+}
+
+}  // namespace
+
+Status faultFits(const Fault& f, const algo::Schedule* s) {
+  if (f.kind == Fault::Kind::none) return {};
+  if (!s) {
+    if (f.kind == Fault::Kind::round)
+      return Error{say("COLLVIZ_FAULT={0}: a round fault acts on an algorithm's rounds (--algo, "
+                       "--algo-file); this run is the backend's own call (allowed here: skip, "
+                       "skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N)",
+                       f.text)};
+    return {};
+  }
+  const int rounds = int(s->rounds.size());
+  if (f.kind == Fault::Kind::skip_after_first)
+    return Error{say("COLLVIZ_FAULT={0}: skip_after_first skips the backend's collective calls after "
+                     "the first, and an algorithm's run ({1} {2}) makes one, so it would skip nothing "
+                     "(allowed with --algo: round_skip_recv:K, round_skip_reduce:K, round_corrupt:K, "
+                     "round_swap:K with K = 1 to {3}; skip_after_first with --algo native)",
+                     f.text, s->algo, name(s->spec.op), rounds)};
+  if (f.kind != Fault::Kind::round) return {};
+  const int k = f.round.round;
+  if (k > rounds)
+    return Error{say("COLLVIZ_FAULT={0}: round {1} is past the last; {2} {3} at N={4} has {5} round(s) "
+                     "(allowed: 1 to {5})",
+                     f.text, k, s->algo, name(s->spec.op), s->spec.ranks, rounds)};
+  const bool recv = f.round.kind == RoundFault::Kind::skip_recv;
+  if (!recv && f.round.kind != RoundFault::Kind::skip_reduce) return {};
+  auto hit = [&](int round) {
+    for (int r = 0; r < s->spec.ranks; ++r)
+      if ((f.rank < 0 || f.rank == r) && acts(s->rounds[std::size_t(round)], r, !recv)) return true;
+    return false;
+  };
+  if (hit(k - 1)) return {};
+  std::vector<int> where;
+  for (int j = 0; j < rounds; ++j)
+    if (hit(j)) where.push_back(j + 1);
+  const std::string who = f.rank < 0 ? std::string() : std::to_string(f.rank);
+  const Text none = where.empty() ? say("none") : lit(roundList(where));
+  if (recv)
+    return Error{f.rank < 0
+                     ? say("COLLVIZ_FAULT={0}: round_skip_recv: no rank receives in round {1} of {2} {3} "
+                           "at N={4}, so nothing would be dropped (rounds where one receives: {5})",
+                           f.text, k, s->algo, name(s->spec.op), s->spec.ranks, none)
+                     : say("COLLVIZ_FAULT={0}: round_skip_recv: rank {1} receives nothing in round {2} of "
+                           "{3} {4} at N={5}, so nothing would be dropped (rounds where it receives: {6})",
+                           f.text, who, k, s->algo, name(s->spec.op), s->spec.ranks, none)};
+  return Error{f.rank < 0
+                   ? say("COLLVIZ_FAULT={0}: round_skip_reduce: round {1} of {2} {3} at N={4} has no "
+                         "reduce, so nothing would be dropped (rounds with a reduce: {5})",
+                         f.text, k, s->algo, name(s->spec.op), s->spec.ranks, none)
+                   : say("COLLVIZ_FAULT={0}: round_skip_reduce: rank {1} combines nothing in round {2} "
+                         "of {3} {4} at N={5}, so nothing would be dropped (rounds where it combines: "
+                         "{6})",
+                         f.text, who, k, s->algo, name(s->spec.op), s->spec.ranks, none)};
+}
+
 void FaultyCommunicator::setFault(Fault f) {
   if (f.text == f_.text) return;
   f_ = std::move(f);

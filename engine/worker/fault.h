@@ -20,8 +20,9 @@
 //                       what the rank receives is dropped (the messages
 //                       still arrive, so no peer waits; the slots keep what
 //                       they held)
-//   round_skip_reduce:K inside round K: only the received data that is to be
-//                       combined is dropped (copies still land)
+//   round_skip_reduce:K inside round K: only the data that is to be combined
+//                       is dropped (received or a local `re`; copies still
+//                       land)
 //   round_corrupt:K     after round K: flip the low bit of one element (the
 //                       middle one of the first slot the rank received into)
 //   round_swap:K        after round K: exchange the rank's first and last
@@ -56,6 +57,15 @@ struct Fault {
 
 // "" is no fault. Errors name what was wrong and what is allowed.
 Result<Fault> parseFault(const std::string& text, int ranks);
+
+// Whether `f` acts on a run of `s` (nullptr: a native run, the backend's own
+// call): a fault that would do nothing there is refused, naming what it can
+// apply to, so a run never shows "wrong by design" beside a clean verdict.
+// The round_* faults act on an algorithm's rounds only (round_skip_recv:K
+// where a rank it hits receives in round K, round_skip_reduce:K where one
+// combines); skip_after_first counts the backend's collective calls, and an
+// algorithm run makes one (the native op its output is compared with).
+Status faultFits(const Fault& f, const algo::Schedule* s);
 
 // A communicator with the fault applied on its rank. The fault starts as
 // COLLVIZ_FAULT's and may be replaced per run (the window's "break it" menu

@@ -29,19 +29,64 @@ uint64_t tagOf(int round, int move, int piece) {
   return (uint64_t(round) << 24) | (uint64_t(move & 0xFFF) << 12) | uint64_t(piece & 0xFFF);
 }
 
+// Every rank, slot and input piece the schedule names is inside its
+// buffers: a schedule from a file or a message is never trusted to be.
+Status checkSlots(const algo::Schedule& s, int rank) {
+  const int n = s.spec.ranks, slots = s.slots;
+  auto bad = [&](Text what) {
+    return Error{say("the schedule {0} cannot run on rank {1}: {2} (allowed: ranks 0 to {3}, slots 0 to {4})",
+                     s.algo, rank, std::move(what), n - 1, slots - 1)};
+  };
+  if (n < 1 || rank < 0 || rank >= n) return bad(say("rank {0} is not one of its {1} ranks", rank, n));
+  if (slots < 1 || s.slotBytes() == 0) return bad(say("it has no slots"));
+  if (int(s.init.size()) != n || int(s.output.size()) != n)
+    return bad(say("it starts {0} and ends {1} ranks' buffers, not {2}", s.init.size(), s.output.size(), n));
+  const std::size_t pieces = inputBytes(s.spec, rank) / s.slotBytes();
+  const auto& init = s.init[std::size_t(rank)];
+  if (int(init.size()) != slots) return bad(say("its start fills {0} slots, not {1}", init.size(), slots));
+  for (int k = 0; k < slots; ++k)
+    if (init[std::size_t(k)] < -1 || (init[std::size_t(k)] >= 0 && std::size_t(init[std::size_t(k)]) >= pieces))
+      return bad(say("slot {0} starts from input piece {1}; the input has {2}", k, init[std::size_t(k)], pieces));
+  for (int k : s.output[std::size_t(rank)])
+    if (k < 0 || k >= slots) return bad(say("output slot {0} is out of range", k));
+  auto inRange = [&](const std::vector<int>& v) {
+    return std::all_of(v.begin(), v.end(), [&](int k) { return k >= 0 && k < slots; });
+  };
+  for (std::size_t r = 0; r < s.rounds.size(); ++r) {
+    const algo::Round& round = s.rounds[r];
+    for (const algo::Move& m : round.moves) {
+      if (m.from < 0 || m.from >= n || m.to < 0 || m.to >= n)
+        return bad(say("round {0} sends from rank {1} to rank {2}", r + 1, m.from, m.to));
+      if (m.src.size() != m.dst.size() || !inRange(m.src) || !inRange(m.dst))
+        return bad(say("round {0}: a message from rank {1} to rank {2} names a slot out of range", r + 1,
+                       m.from, m.to));
+    }
+    for (const auto* list : {&round.before, &round.after})
+      for (const algo::LocalCopy& c : *list)
+        if (c.rank < 0 || c.rank >= n || c.src.size() != c.dst.size() || !inRange(c.src) || !inRange(c.dst))
+          return bad(say("round {0}: a local copy on rank {1} names a slot out of range", r + 1, c.rank));
+  }
+  return {};
+}
+
 }  // namespace
 
 RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
-    : s_(s), rank_(rank), slot_(s.slotBytes()) {
+    : s_(s), rank_(rank), status_(checkSlots(s, rank)), slot_(s.slotBytes()) {
+  if (!status_) return;
   std::size_t recv_area = 0;
   std::size_t copy_slots = 0;
   for (int k = 0; k < int(s.rounds.size()); ++k) {
     const algo::Round& round = s.rounds[std::size_t(k)];
     Plan plan;
+    const bool faulty = fault.round == k + 1;
+    const bool drop_all = faulty && fault.kind == RoundFault::Kind::skip_recv;
+    const bool drop_reduce = faulty && fault.kind == RoundFault::Kind::skip_reduce;
     std::size_t widest = 0;  // the largest group: its sources pass through scratch
     auto groups = [&](const std::vector<algo::LocalCopy>& list, Copies& out) {
       for (const auto& c : list) {
         if (c.rank != rank || c.src.empty()) continue;
+        if (drop_reduce && c.reduce) continue;  // a local `re` is dropped too
         CopyGroup g;
         g.reduce = c.reduce;
         for (std::size_t i = 0; i < c.src.size(); ++i) g.moves.push_back({c.src[i], c.dst[i]});
@@ -56,9 +101,6 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
     for (const auto& m : round.moves)
       if (m.from == rank) sending.insert(m.src.begin(), m.src.end());
     std::size_t used = 0;
-    const bool faulty = fault.round == k + 1;
-    const bool drop_all = faulty && fault.kind == RoundFault::Kind::skip_recv;
-    const bool drop_reduce = faulty && fault.kind == RoundFault::Kind::skip_reduce;
     int first_written = -1;  // the first slot a receive writes this round
     for (int mi = 0; mi < int(round.moves.size()); ++mi) {
       const algo::Move& m = round.moves[std::size_t(mi)];
@@ -93,7 +135,7 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
       if (fault.kind == RoundFault::Kind::swap) copy_slots = std::max<std::size_t>(copy_slots, 2);  // swaps through scratch
       const std::size_t esize = dtypeSize(s.spec.dtype);
       plan.corrupt_at = std::size_t(std::max(0, first_written)) * slot_ +
-                        std::size_t(s.spec.elems / 2) * esize;  // little endian: the lowest bit
+                        std::size_t(s.slotElems() / 2) * esize;  // little endian: the lowest bit
     }
     recv_area = std::max(recv_area, used);
     plans_.push_back(std::move(plan));
@@ -126,6 +168,7 @@ void RoundRunner::breakAfter(RoundDevice& d, const Plan& plan, std::byte* work,
 }
 
 void RoundRunner::start(RoundDevice& d, std::byte* work, const std::byte* in) const {
+  if (!status_) return;
   const auto& init = s_.init[std::size_t(rank_)];
   for (int k = 0; k < int(init.size()); ++k) {
     std::byte* slot = work + std::size_t(k) * slot_;
@@ -151,6 +194,8 @@ void RoundRunner::runCopies(RoundDevice& d, const Copies& c, std::byte* work,
 
 Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scratch,
                           RoundCounts& counts) const {
+  if (!status_) return status_;
+  if (k < 0 || k >= rounds()) return Error{say("round {0} is outside the schedule's {1}", k + 1, rounds())};
   const Plan& plan = plans_[std::size_t(k)];
   runCopies(d, plan.before, work, scratch);
   auto posts = [&](const std::vector<Xfer>& xs, uint64_t& total) {
@@ -176,7 +221,7 @@ Status RoundRunner::round(RoundDevice& d, int k, std::byte* work, std::byte* scr
 }
 
 void RoundRunner::finish(RoundDevice& d, std::byte* work) const {
-  if (!s_.average) return;
+  if (!status_ || !s_.average) return;
   const std::size_t elems = std::size_t(s_.slotElems());
   for (int k : s_.output[std::size_t(rank_)])
     d.divide(work + std::size_t(k) * slot_, elems, s_.spec.ranks);
@@ -185,6 +230,7 @@ void RoundRunner::finish(RoundDevice& d, std::byte* work) const {
 Result<RoundsTiming> runRoundRange(RoundDevice& d, const RoundRunner& runner, int from, int to,
                                    std::byte* work, std::byte* scratch, const std::byte* in,
                                    const RunOptions& o) {
+  if (!runner.status()) return runner.status().error();
   if (from < 0 || to > runner.rounds() || from > to)
     return Error{say("rounds {0} to {1} are outside the schedule's {2}", from, to, runner.rounds())};
   RoundsTiming t;

@@ -76,7 +76,11 @@ class RoundRunner {
  public:
   // `fault`: a fault on purpose in one round (worker/fault.h's round_*
   // modes), planned here so every backend breaks the round the same way.
+  // A schedule whose slots, ranks or input pieces fall outside its buffers
+  // is refused (status() says which, and round() and runRoundRange return
+  // it): nothing is read or written out of range.
   RoundRunner(const algo::Schedule& s, int rank, RoundFault fault = {});
+  const Status& status() const { return status_; }
   std::size_t scratchBytes() const { return scratch_bytes_; }
   int rounds() const { return int(plans_.size()); }
   // The working buffer as the schedule starts it (input blocks in their slots).
@@ -118,6 +122,7 @@ class RoundRunner {
 
   const algo::Schedule& s_;
   int rank_;
+  Status status_;
   std::size_t slot_ = 0;
   std::size_t scratch_bytes_ = 0, copy_area_ = 0;
   std::vector<Plan> plans_;

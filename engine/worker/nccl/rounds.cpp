@@ -120,6 +120,7 @@ Result<RoundsTiming> NcclCommunicator::roundsBody(const algo::Schedule& s, int f
   if (s.spec.ranks != size_)
     return Error{say("spec has {0} ranks, the group {1}", s.spec.ranks, size_)};
   const RoundRunner runner(s, rank_, o.round_fault);
+  if (!runner.status()) return runner.status().error();
   if (from < 0 || to > runner.rounds() || from > to)
     return Error{say("rounds {0} to {1} are outside the schedule's {2}", from, to, runner.rounds())};
   const std::size_t in_bytes = from == 0 ? inputBytes(s.spec, rank_) : 0;

@@ -168,6 +168,20 @@ TEST_F(ChecksZh, WhatVerificationFound) {
   EXPECT_NE(v.bad_blocks[0].find("out of place"), std::string::npos) << v.bad_blocks[0];
   add(v.first_problem);
   add(v.bad_blocks[0]);
+  // The counts mean what they say: "(W of T elements wrong)" is
+  // "（T 个元素中 W 个错误）", the whole first (issue 39: {4} and {5} swapped
+  // said "4 of 1 wrong" and passed).
+  const std::string en = v.bad_blocks[0];
+  const std::size_t open = en.rfind('(');
+  ASSERT_NE(open, std::string::npos) << en;
+  long wrong = 0, total = 0;
+  ASSERT_EQ(std::sscanf(en.c_str() + open, "(%ld of %ld elements wrong)", &wrong, &total), 2) << en;
+  ASSERT_NE(wrong, total) << "the case must tell the two counts apart: " << en;
+  setLanguage(Lang::zh);
+  EXPECT_NE(render(v.bad_blocks[0]).find("（" + std::to_string(total) + " 个元素中 " + std::to_string(wrong) + " 个错误）"),
+            std::string::npos)
+      << render(v.bad_blocks[0]) << " (English: " << en << ")";
+  setLanguage(Lang::en);
   expectNoEnglish();
 }
 

@@ -8,6 +8,8 @@
 // tr(phase)). The test enumerates the tables themselves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -133,6 +135,54 @@ TEST_F(Strings, AnMscclFilesErrorsInChinese) {
   ASSERT_FALSE(broken);
   EXPECT_NE(render(broken.error()).find("XML 格式不正确"), std::string::npos) << render(broken.error());
   setLanguage(Lang::en);
+}
+
+// Placeholders keep their meaning in Chinese, not only their set (issue 39:
+// swapping {4} and {5} in "（{5} 个元素中 {4} 个错误）" passed every test and
+// said "4 of 1 wrong"). Where the English fixes an order the Chinese must
+// keep it: a range "{a} to {b}", "{a}..{b}", "{a}–{b}", a ratio "{a}/{b}",
+// a size "{a}x{b}" keep a before b. A part of a whole, "{a} of {b}" (or
+// "{a} of <word> {b}"), puts the whole first ("{b} 个…中 {a}", "{b} 的 {a}")
+// or names it after the part with 共 ("{a}（共 {b}）"). A size ("{a} of
+// {b} B") is not a part.
+TEST(StringsOrder, PlaceholdersKeepTheirMeaningInChinese) {
+  int ranges = 0, parts = 0;
+  for (const Translation& t : translations()) {
+    const std::string en(t.en), zh(t.zh);
+    for (std::size_t i = en.find('{'); i != std::string::npos; i = en.find('{', i + 1)) {
+      if (i + 2 >= en.size() || !std::isdigit(static_cast<unsigned char>(en[i + 1])) || en[i + 2] != '}') continue;
+      const std::size_t j = en.find('{', i + 3);
+      if (j == std::string::npos || j + 2 >= en.size() || !std::isdigit(static_cast<unsigned char>(en[j + 1])) ||
+          en[j + 2] != '}')
+        continue;
+      const std::string a = en.substr(i, 3), b = en.substr(j, 3), gap = en.substr(i + 3, j - i - 3);
+      if (a == b) continue;
+      const std::size_t za = zh.find(a), zb = zh.find(b);
+      if (za == std::string::npos || zb == std::string::npos) continue;  // the set test's business
+      const bool range = gap == " to " || gap == ".." || gap == "–" || gap == "/" || gap == "x" || gap == " x ";
+      if (range) {
+        ++ranges;
+        EXPECT_LT(za, zb) << "\"" << en << "\": " << a << gap << b << " reversed in \"" << zh << "\"";
+        continue;
+      }
+      bool part = gap == " of ";
+      if (!part && gap.rfind(" of ", 0) == 0 && gap.size() > 5 && gap.back() == ' ') {
+        const std::string word = gap.substr(4, gap.size() - 5);
+        part = std::all_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+      }
+      const std::string after = en.substr(j + 3, 3);
+      if (!part || after == " B " || after == " B)" || en.substr(j + 3) == " B") continue;
+      ++parts;
+      const bool whole_first = zb < za && (zh.substr(zb, za - zb).find("中") != std::string::npos ||
+                                           zh.substr(zb, za - zb).find("的") != std::string::npos);
+      const bool whole_after = za < zb && zh.substr(za, zb - za).find("共") != std::string::npos;
+      EXPECT_TRUE(whole_first || whole_after)
+          << "\"" << en << "\": " << a << " is a part of " << b << ", but \"" << zh
+          << "\" neither puts " << b << " first (…中, …的) nor after " << a << " with 共";
+    }
+  }
+  EXPECT_GE(ranges, 10);
+  EXPECT_GE(parts, 8);
 }
 
 }  // namespace

@@ -343,5 +343,30 @@ TEST(BenchJobTest, CancelFinishesQuickly) {
   EXPECT_EQ(ourWorkers(), 0);
 }
 
+
+// bench -c checks an algorithm's rounds as docs/cli.md says (issue 38:
+// `COLLVIZ_FAULT=round_corrupt:1 collviz bench --algo ring -N 4 -b 1K -e 1K
+// -c 1` printed "Wrong elements: 0 OK" while run caught the same fault).
+TEST(BenchSweep, ARoundFaultIsCountedWrongAndItsRoundNamed) {
+  for (const char* fault : {"round_corrupt:1", "round_skip_recv:3", "rank:2,round_swap:5"}) {
+    SCOPED_TRACE(fault);
+    ::setenv("COLLVIZ_FAULT", fault, 1);  // as the CLI passes it: the workers' environment
+    Engine engine;
+    BenchConfig c;
+    c.algo = "ring";
+    c.ranks = 4;
+    c.backend = BackendKind::gloo;
+    c.min_bytes = c.max_bytes = 1024;
+    c.check = 1;
+    auto res = runSweep(engine, c, {}, nullptr);
+    ::unsetenv("COLLVIZ_FAULT");
+    ASSERT_TRUE(res) << res.error().message;
+    ASSERT_TRUE(res->error.empty()) << res->error;
+    ASSERT_EQ(res->rows.size(), 1u);
+    EXPECT_GT(res->rows[0].wrong, 0) << "bench -c counted no wrong element under " << fault;
+    EXPECT_EQ(res->rows[0].problem.rfind("round ", 0), 0u) << res->rows[0].problem;
+  }
+}
+
 }  // namespace
 }  // namespace collviz
