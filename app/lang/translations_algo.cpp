@@ -131,7 +131,7 @@ std::span<const Translation> tableAlgo() {
       {"the steps up to this one move {0} chunks in all; allowed: up to {1} (the memory budget)",
        "到这一步为止的步骤共搬运 {0} 个块；上限：{1}（内存预算）"},
       {"{0}: a nop with cnt = {1}; allowed: 0 or more (a nop moves nothing)", "{0}：nop 的 cnt = {1}；可选：0 或更多（nop 不搬运数据）"},
-      {"gpu {0} tb id {1}; allowed: 0 to {2}", "GPU {0} 的 tb id {1}；可选：0 到 {2}"},
+      {"gpu {0} tb id {1}; allowed: 0 to {2}", "GPU {0} 的线程块编号 {1}；可选：0 到 {2}"},
       {"nchunksperloop = {0}; the largest i_chunks or o_chunks is {1}, and nchunksperloop must equal it",
        "nchunksperloop = {0}；最大的 i_chunks 或 o_chunks 是 {1}，nchunksperloop 必须等于它"},
       {"inplace=\"1\" for {0} is not supported; allowed in place: allreduce, allgather, reduce_scatter, alltoall, broadcast",

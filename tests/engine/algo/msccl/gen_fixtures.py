@@ -166,9 +166,9 @@ def ring_allgather_inplace(n):
     return a
 
 
-def ring_allreduce_ll_nop(n, channels=2, parts=32):
+def ring_allreduce_ll_nop(n, channels=2, parts=8):
     """A ring all_reduce as the MSCCL runtime's files have it: LL protocol,
-    2 channels, 128 chunks per loop, and nop steps (cnt="0", srcoff and
+    2 channels, 32 chunks per loop, and nop steps (cnt="0", srcoff and
     dstoff -1) that only wait: channel 1 starts after channel 0's first
     send, and a third tb waits on both channels' last receives."""
     a = ring_allreduce(n, channels, parts=parts, inplace=True, name=f"ring_allreduce_{n}_ll_nop")

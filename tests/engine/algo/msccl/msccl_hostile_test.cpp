@@ -15,6 +15,7 @@
 
 #include "engine/algo/msccl/msccl.h"
 #include "engine/algo/reference.h"
+#include "engine/group/memory_budget.h"
 #include "tests/engine/algo/msccl/msccl_hostile.h"
 
 namespace collviz::test {
@@ -153,12 +154,12 @@ TEST(MscclHostile, DependencyCheckIsLinear) {
 }
 
 TEST(MscclHostile, NopsAreOrderingEdges) {
-  // The runtime's LL, 2-channel, 128-chunk file with cnt="0" nops runs.
+  // An LL, 2-channel file with cnt="0" nops, as the runtime writes them, reads.
   auto a = algo::readMscclFile(goodFixture("ring_allreduce_4_ll_nop.xml"));
   ASSERT_TRUE(a) << a.error().message;
   EXPECT_EQ(a->proto, "LL");
   EXPECT_EQ(a->nchannels, 2);
-  EXPECT_EQ(a->nchunksperloop, 128);
+  EXPECT_EQ(a->nchunksperloop, 32);
   // A nop is an edge: one that waits on a step waiting on it is a cycle.
   std::string ring = ringText();
   const std::string first = R"(<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1")";
@@ -170,6 +171,35 @@ TEST(MscclHostile, NopsAreOrderingEdges) {
   auto c = algo::readMscclFile(p);
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("dependency cycle"), std::string::npos) << c.error().message;
+}
+
+// A suggestion the file takes: a multiple of its chunks per block that
+// fits, tried before it is printed, or none at all.
+TEST(MscclHostile, MemorySuggestionIsAMultipleOfTheChunksPerBlock) {
+  const std::string said = inChild([] {
+    OpSpec s;
+    s.op = Op::all_reduce;
+    s.ranks = 4;
+    s.elems = 250000LL * 4000;
+    std::string out;
+    for (int parts : {250000, 1 << 28}) {
+      Status st = checkRoundsMemory(s, 8, false, false, parts);
+      if (st) return std::string("fits");
+      out += st.error().message + "\n";
+      const std::size_t at = st.error().message.find("the largest that fits is --elems ");
+      if (at != std::string::npos) {
+        OpSpec t = s;
+        t.elems = std::stoll(st.error().message.substr(at + 33));
+        out += t.elems % parts == 0 && checkRoundsMemory(t, 8, false, false, parts) ? "suggestion fits\n"
+                                                                                     : "suggestion refused\n";
+      }
+    }
+    return out;
+  });
+  EXPECT_NE(said.find("suggestion fits"), std::string::npos) << said;
+  EXPECT_EQ(said.find("suggestion refused"), std::string::npos) << said;
+  EXPECT_NE(said.find("not even --elems 268435456 (the algorithm's 268435456 chunks per block) fits"), std::string::npos)
+      << said;
 }
 
 }  // namespace
