@@ -90,6 +90,34 @@ TEST(MscclHostileCli, NotARegularFileIsRefusedAtOnce) {
     }
 }
 
+TEST(MscclHostileCli, NonUtf8PathIsEchoedPrintable) {
+  Dir d;
+  const std::string f = d.write("ring\xff\x1b[2J.xml", ringText());
+  for (bool json : {false, true}) {
+    std::vector<std::string> args{"run", "--algo-file", f, "--backend", "gloo", "--ranks", "8"};
+    if (json) args.push_back("--json");
+    Cli c("msccl_hcli_", args, 20s, kLimit);
+    ASSERT_EQ(c.wait(), 2) << c.err;
+    EXPECT_TRUE(printableLines(c.err + c.out)) << c.err << c.out;
+    EXPECT_NE((c.err + c.out).find("ring\\xff\\x1b[2J.xml:1: ngpus = 4 but --ranks is 8"), std::string::npos)
+        << c.err << c.out;
+    if (json) EXPECT_NO_THROW((void)nlohmann::json::parse(c.out.empty() ? c.err : c.out));
+  }
+}
+
+TEST(MscclHostileCli, MarkupInTheNameKeepsTheSvgWellFormed) {
+  Dir d;
+  const std::string f =
+      d.write("markup.xml", changed(ringText(), R"(name="ring_allreduce_4_1ch")", R"(name="a&lt;b&amp;c&quot;d")"));
+  const std::string svg = (d.dir / "x.svg").string();
+  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--step", "1", "-o", svg}, 60s, kLimit);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const std::string text = readAll(svg);
+  EXPECT_NE(text.find("a&lt;b&amp;c&quot;d"), std::string::npos);
+  EXPECT_EQ(text.find("a<b"), std::string::npos);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+}
+
 TEST(MscclHostileCli, NopFileAndInPlaceAllGatherRunVerified) {
   for (const char* f : {"ring_allreduce_4_ll_nop.xml", "ring_allgather_4_inplace.xml"}) {
     SCOPED_TRACE(f);
