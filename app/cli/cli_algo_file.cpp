@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "engine/algo/msccl/msccl.h"
+#include "engine/group/memory_budget.h"
 
 namespace collviz {
 
@@ -16,18 +17,18 @@ Result<std::string> useAlgoFile(const std::string& path, CLI::App* cmd, SpecArgs
   auto given = [&](const char* name) { return cmd->get_option(name)->count() > 0; };
   if (given("--algo") && cmd->get_option("--algo")->as<std::string>() != "native")
     return Error{say("--algo and --algo-file both name an algorithm; give one")};
-  auto file = algo::readMscclFile(path, given("--ranks") ? a.ranks : 0, a.root);
+  auto file = algo::readMscclFile(path, given("--ranks") ? a.ranks : 0, a.root, mscclChunkBudget());
   if (!file) return file.error();
   const std::string op(name(file->op));
   if (given("--op") && a.op != op)
-    return Error{say("{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op", path, op,
+    return Error{say("{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op", algo::mscclShown(path), op,
                      file->coll, a.op)};
   a.op = op;
   a.ranks = file->ngpus;
   if (!given("--elems")) a.elems = ((a.elems + file->parts - 1) / file->parts) * file->parts;
   else if (a.elems % file->parts != 0)
     return Error{say("--elems {0} does not split into {1}'s {2} chunks per block; allowed: a multiple of {2}",
-                     a.elems, path, file->parts)};
+                     a.elems, algo::mscclShown(path), file->parts)};
   const std::string algo_name = algo::mscclAlgoName(*file);
   algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
   return algo_name;

@@ -146,7 +146,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
                   "few of each block (labels, contributors and counts stay complete)")
       ->capture_default_str();
   cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values] {
-    if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
+    if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, *args);
       if (!name) {
         const Error why = name.error();

@@ -468,7 +468,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
     a->step_given = cmd->get_option("--step")->count() > 0;
     for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time"})
       if (cmd->count(o) > 0) a->given.push_back(o);
-    if (!algo_file->empty()) {  // the file sets the op and ranks: read it before the spec
+    if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, a->spec);
       if (!name) {
         const Error why = name.error();

@@ -207,6 +207,7 @@ std::span<const Translation> tableCli() {
       {"native or an algorithm for the op", "native 或该操作的算法"},
       {"an MSCCL algorithm file, relative to this script", "MSCCL 算法文件，路径相对于本讲稿"},
       {"algo_file = \"{0}\": {1}", "algo_file = \"{0}\"：{1}"},
+      {"algo_file is empty; allowed: an MSCCL algorithm file, relative to this script", "algo_file = \"\" 为空；可选：一个 MSCCL 算法文件（相对于本讲稿）"},
       {"0 to the algorithm's rounds", "0 到算法的轮数"},
       {"unknown field {0}; allowed: {1}", "未知字段 {0}；可选：{1}"},
       {"{0}: trace = {1} is beyond ranks = {2}; allowed: \"all\" or 0 to {3}", "{0}：trace = {1} 超出 ranks = {2}；可选：\"all\" 或 0 到 {3}"},

@@ -9,6 +9,7 @@
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
 #include "engine/algo/msccl/msccl.h"
+#include "engine/group/memory_budget.h"
 
 namespace collviz::lecture {
 
@@ -162,10 +163,11 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
     // rounds, on its op and ranks.
     auto r = readString(w, f, v, say("an MSCCL algorithm file, relative to this script"));
     if (!r) return r.error();
+    if (r->empty()) return w.fail(v, say("algo_file is empty; allowed: an MSCCL algorithm file, relative to this script"));
     std::filesystem::path p(*r);
     if (p.is_relative()) p = std::filesystem::path(w.path).parent_path() / p;
-    auto file = algo::readMscclFile(p.string(), 0, s.spec.root);
-    if (!file) return w.fail(v, say("algo_file = \"{0}\": {1}", *r, file.error().text));
+    auto file = algo::readMscclFile(p.string(), 0, s.spec.root, mscclChunkBudget());
+    if (!file) return w.fail(v, say("algo_file = \"{0}\": {1}", algo::mscclShown(*r), file.error().text));
     s.program = Program::single;
     s.spec.op = file->op;
     s.spec.ranks = file->ngpus;

@@ -7,11 +7,12 @@
 #include "app/lang/lang.h"
 #include "app/gl/wrapped_text.h"
 #include "engine/algo/msccl/msccl.h"
+#include "engine/group/memory_budget.h"
 
 namespace collviz::ui {
 
 Status openAlgoFile(AppState& s, const std::string& path) {
-  auto file = algo::readMscclFile(path, 0, s.runSpec().root);
+  auto file = algo::readMscclFile(path, 0, s.runSpec().root, mscclChunkBudget());
   if (!file) return file.error();
   s.entry = int(file->op);
   s.spec.ranks = file->ngpus;

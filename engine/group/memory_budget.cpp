@@ -1,4 +1,6 @@
 #include "engine/group/memory_budget.h"
+
+#include "engine/algo/msccl/msccl.h"
 #include "engine/algo/round_check.h"
 
 #include "engine/dtype.h"
@@ -91,9 +93,10 @@ Text largestFits(long long fits, Text none) {
   return fits >= 1 ? say("the largest that fits is --elems {0}", fits) : none;
 }
 
-Status refuse(const OpSpec& s, double need, const MemoryLimit& limit, long long fits, const Text& what) {
+Status refuse(const OpSpec& s, double need, const MemoryLimit& limit, long long fits, const Text& what,
+              Text none = say("not even --elems 1 fits")) {
   return Error{say("elems = {0} needs about {1} of memory ({2}) but {3} is {4}; {5}", s.elems, gib(need), what,
-                   limit.what, gib(double(limit.bytes)), largestFits(fits, say("not even --elems 1 fits")))};
+                   limit.what, gib(double(limit.bytes)), largestFits(fits, std::move(none)))};
 }
 
 }  // namespace
@@ -114,13 +117,13 @@ Status checkRunMemory(const OpSpec& s, int steps, bool json, bool keep_all) {
                      : say("inputs, outputs, shared memory and checks"));
 }
 
-double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all) {
+double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all, int parts) {
   double in = 0, out = 0;
   for (int r = 0; r < s.ranks; ++r) {
     in += double(inputBytes(s, r));
     out += double(outputBytes(s, r));
   }
-  const double work = double(s.ranks) * double(std::max(1, slots)) * double(s.elems) *
+  const double work = double(s.ranks) * double(std::max(1, slots)) * double(s.elems) / double(std::max(1, parts)) *
                       double(dtypeSize(s.dtype));
   double need = (in + work + out)   // shared memory: inputs, working buffers, native outputs
                 + in                // the engine's inputs
@@ -133,19 +136,34 @@ double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep
   return need;
 }
 
-Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all) {
+Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all, int parts) {
   const auto limit = memoryLimit();
   if (!limit) return {};
   const double room = double(limit->bytes) * 0.8;
-  const double need = roundsMemoryBytes(s, slots, every_round, keep_all);
+  const double need = roundsMemoryBytes(s, slots, every_round, keep_all, parts);
   if (need <= room) return {};
   OpSpec t = s;
-  const long long fits = largestFitting(s.elems, room, [&](long long e) {
+  long long fits = largestFitting(s.elems, room, [&](long long e) {
     t.elems = e;
-    return roundsMemoryBytes(t, slots, every_round, keep_all);
+    return roundsMemoryBytes(t, slots, every_round, keep_all, parts);
   });
-  return refuse(s, need, *limit, fits,
-                say("inputs, working buffers of every round, shared memory and checks"));
+  parts = std::max(1, parts);
+  fits -= fits % parts;  // a suggestion the algorithm takes too
+  if (fits >= 1) {
+    t.elems = fits;
+    if (roundsMemoryBytes(t, slots, every_round, keep_all, parts) > room) fits = 0;
+  }
+  return refuse(s, need, *limit, fits, say("inputs, working buffers of every round, shared memory and checks"),
+                parts > 1 ? say("not even --elems {0} (the algorithm's {0} chunks per block) fits", parts)
+                          : say("not even --elems 1 fits"));
+}
+
+std::int64_t mscclChunkBudget() {
+  const auto limit = memoryLimit();
+  if (!limit) return algo::kMscclMaxChunks;
+  const double room = double(limit->bytes) * 0.8;
+  const double fits = room / double(algo::kMscclBytesPerChunk * kMaxRanks);
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(algo::kMscclMaxChunks, std::int64_t(fits)));
 }
 
 double gpuRankBytes(const std::vector<OpSpec>& steps, int rank, int work_blocks) {

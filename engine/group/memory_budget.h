@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,9 +45,17 @@ Status checkRunMemory(const OpSpec& s, int steps = 1, bool json = false, bool ke
 // round's and the output built from them; with `every_round`, the inputs as
 // doubles and the expected slots of the round checks (a cache bounded by
 // kExpectedCacheBytes).
-double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all = false);
-// Error naming the need, the limit and the largest --elems that fits.
-Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all = false);
+// A slot holds elems / `parts` elements (an MSCCL file's chunks per block).
+double roundsMemoryBytes(const OpSpec& s, int slots, bool every_round, bool keep_all = false, int parts = 1);
+// Error naming the need, the limit and the largest --elems that fits (a
+// multiple of `parts`, as the algorithm requires, or none at all).
+Status checkRoundsMemory(const OpSpec& s, int slots, bool every_round, bool keep_all = false, int parts = 1);
+
+// The most chunks one gpu of an MSCCL file may have in this process's
+// memory (algo::kMscclBytesPerChunk per chunk on each of up to kMaxRanks
+// ranks, in 80% of memoryLimit()), at most algo::kMscclMaxChunks: checked
+// before anything is sized by the file's counts.
+std::int64_t mscclChunkBudget();
 
 // What one NCCL rank takes on its GPU besides its buffers: its CUDA context
 // and NCCL's own buffers. An estimate: both vary with the GPU, the driver

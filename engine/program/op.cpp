@@ -209,7 +209,7 @@ void Engine::handle(const Request& r) {
       // What rounds hold (memory_budget.h); a schedule that cannot be built
       // is refused with its own reason later.
       if (auto sch = algo::buildSchedule(r.algo, first))
-        fits = checkRoundsMemory(first, sch->slots, r.every_round, keep_all);
+        fits = checkRoundsMemory(first, sch->slots, r.every_round, keep_all, sch->parts);
     } else {
       fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
     }

@@ -1,6 +1,7 @@
 // The checks of an MSCCL file (the table in docs/algorithms.md) and the
 // graph of its steps: matching, cycles, rounds.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -22,8 +23,46 @@ Text where(const MscclGpu& g, const MscclTb& t, const MscclStep& s) {
   return say("gpu {0} tb {1} step {2}", g.id, t.id, s.s);
 }
 
-int chunksOf(const MscclGpu& g, char buf) {
+// The chunks of buffer `buf` on gpu g. An in-place file may omit the output
+// (o_chunks = 0): its o is then the op's output, a window of the one buffer.
+std::int64_t chunksOf(const MscclAlgo& a, const MscclGpu& g, char buf) {
+  if (buf == 'o' && a.inplace && g.o_chunks == 0)
+    return std::int64_t(outputBlocks(a.op, a.ngpus, g.id, a.root)) * a.parts;
   return buf == 'i' ? g.i_chunks : buf == 'o' ? g.o_chunks : g.s_chunks;
+}
+
+// Before anything is sized by them: the chunk counts and the chunks the
+// steps move, against the cap (the memory budget), in 64 bits.
+Status checkSizes(const MscclAlgo& a, const MscclAt& at, std::int64_t cap) {
+  if (a.nchunksperloop < 1 || a.nchunksperloop > cap)
+    return at(a.line, say("nchunksperloop = {0}; allowed: 1 to {1} (the chunks the memory budget holds)",
+                          a.nchunksperloop, cap));
+  for (const MscclGpu& g : a.gpus) {
+    for (const auto& [what, n] : {std::pair{"i_chunks", g.i_chunks}, std::pair{"o_chunks", g.o_chunks},
+                                  std::pair{"s_chunks", g.s_chunks}})
+      if (n < 0) return at(g.line, say("gpu {0}: {1} = {2}; allowed: 0 or more", g.id, what, n));
+    const std::int64_t total = std::int64_t(g.i_chunks) + g.o_chunks + g.s_chunks;
+    if (total > cap)
+      return at(g.line, say("gpu {0}: i_chunks + o_chunks + s_chunks = {1}; allowed: up to {2} (the chunks the memory budget holds)",
+                            g.id, total, cap));
+  }
+  return {};
+}
+
+// The chunks all steps move (each step's cnt is within its buffers by
+// now): the lowering holds a slot list per step.
+Status checkMoved(const MscclAlgo& a, const MscclAt& at, std::int64_t cap) {
+  std::int64_t moved = 0;
+  const std::int64_t moved_cap = cap * kMaxRanks;
+  for (const MscclGpu& g : a.gpus)
+    for (const MscclTb& t : g.tbs)
+      for (const MscclStep& s : t.steps) {
+        moved += std::max(0, s.cnt);
+        if (moved > moved_cap)
+          return at(s.line, say("the steps up to this one move {0} chunks in all; allowed: up to {1} (the memory budget)",
+                                moved, moved_cap));
+      }
+  return {};
 }
 
 // The chunk counts the op gives rank r with `parts` chunks per block.
@@ -54,7 +93,7 @@ Status checkChunks(MscclAlgo& a, int root, const MscclAt& at) {
                                   : say("gpu {0}: o_chunks = {1}; allowed: {2} {3}", g.id, g.o_chunks, out, shape));
     if (g.s_chunks < 0)
       return at(g.line, say("gpu {0}: s_chunks = {1}; allowed: 0 or more", g.id, g.s_chunks));
-    most = std::max({most, g.i_chunks, g.o_chunks});
+    most = std::max({most, g.i_chunks, a.inplace && g.o_chunks == 0 ? out : g.o_chunks});
   }
   if (a.nchunksperloop != most)
     return at(a.line, say("nchunksperloop = {0}; the largest i_chunks or o_chunks is {1}, and nchunksperloop must equal it",
@@ -66,20 +105,26 @@ Status checkChunks(MscclAlgo& a, int root, const MscclAt& at) {
   return {};
 }
 
-Status checkStep(const MscclAlgo& a, const MscclGpu& g, const MscclTb& t, const MscclStep& s,
-                 int index, const MscclAt& at) {
+Status checkStep(const MscclAlgo& a, const MscclGpu& g, const std::vector<int>& tb_index, const MscclTb& t,
+                 const MscclStep& s, int index, const MscclAt& at) {
   const Text w = where(g, t, s);
   if (s.s != index)
     return at(s.line, say("{0}: steps of a threadblock are numbered 0, 1, 2, ... in order; this is step {1} of tb {2}",
                           w, index, t.id));
-  if (s.cnt < 1) return at(s.line, say("{0}: cnt = {1}; allowed: 1 or more", w, s.cnt));
+  // A nop moves nothing (the MSCCL runtime writes cnt="0" and offsets -1):
+  // it is an ordering edge only. Every other step moves 1 or more chunks.
+  if (s.type == MscclType::nop) {
+    if (s.cnt < 0) return at(s.line, say("{0}: a nop with cnt = {1}; allowed: 0 or more (a nop moves nothing)", w, s.cnt));
+  } else if (s.cnt < 1) {
+    return at(s.line, say("{0}: cnt = {1}; allowed: 1 or more", w, s.cnt));
+  }
   auto range = [&](char buf, int off, bool source) -> Status {
-    const int n = chunksOf(g, a.inplace && buf == 'o' && g.o_chunks == 0 ? 'i' : buf);
-    if (off < 0 || off + s.cnt > n)
+    const std::int64_t n = chunksOf(a, g, buf);
+    if (off < 0 || std::int64_t(off) + s.cnt > n)
       return at(s.line, source ? say("{0}: source chunks {1}..{2} of buffer {3} are out of range; buffer {3} has {4} chunk(s) on gpu {5}",
-                                     w, off, off + s.cnt - 1, std::string(1, buf), n, g.id)
+                                     w, off, std::int64_t(off) + s.cnt - 1, std::string(1, buf), n, g.id)
                                : say("{0}: destination chunks {1}..{2} of buffer {3} are out of range; buffer {3} has {4} chunk(s) on gpu {5}",
-                                     w, off, off + s.cnt - 1, std::string(1, buf), n, g.id));
+                                     w, off, std::int64_t(off) + s.cnt - 1, std::string(1, buf), n, g.id));
     return {};
   };
   const bool sends = mscclSends(s.type), recvs = mscclReceives(s.type);
@@ -101,9 +146,9 @@ Status checkStep(const MscclAlgo& a, const MscclGpu& g, const MscclTb& t, const 
   if ((s.depid < 0) != (s.deps < 0))
     return at(s.line, say("{0}: depid = {1} and deps = {2}; both -1 (none) or both a step", w, s.depid, s.deps));
   if (s.depid >= 0) {
-    auto dt = std::find_if(g.tbs.begin(), g.tbs.end(), [&](const MscclTb& x) { return x.id == s.depid; });
-    if (dt == g.tbs.end())
-      return at(s.line, say("{0}: depid = {1} is not a threadblock of gpu {2}", w, s.depid, g.id));
+    const int di = s.depid < int(tb_index.size()) ? tb_index[std::size_t(s.depid)] : -1;
+    if (di < 0) return at(s.line, say("{0}: depid = {1} is not a threadblock of gpu {2}", w, s.depid, g.id));
+    const MscclTb* dt = &g.tbs[std::size_t(di)];
     if (s.deps >= int(dt->steps.size()))
       return at(s.line, say("{0}: deps = {1}, but tb {2} has {3} step(s)", w, s.deps, s.depid, dt->steps.size()));
   }
@@ -112,7 +157,18 @@ Status checkStep(const MscclAlgo& a, const MscclGpu& g, const MscclTb& t, const 
 
 }  // namespace
 
-Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at) {
+std::vector<int> mscclTbIndex(const MscclGpu& g) {
+  int most = -1;
+  for (const MscclTb& t : g.tbs) most = std::max(most, t.id);
+  std::vector<int> index(std::size_t(most + 1), -1);
+  for (int i = 0; i < int(g.tbs.size()); ++i)
+    if (g.tbs[std::size_t(i)].id >= 0 && index[std::size_t(g.tbs[std::size_t(i)].id)] < 0)
+      index[std::size_t(g.tbs[std::size_t(i)].id)] = i;
+  return index;
+}
+
+Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at, std::int64_t max_chunks) {
+  if (Status st = checkSizes(a, at, std::min(max_chunks, kMscclMaxChunks)); !st) return st;
   const auto op = mscclOp(a.coll);
   if (a.coll == "custom")
     return at(a.line, say("coll=\"custom\": collviz checks a run against a known collective; allowed: {0}",
@@ -145,6 +201,10 @@ Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at) {
   if (Status st = checkChunks(a, root, at); !st) return st;
   for (const MscclGpu& g : a.gpus) {
     std::map<int, int> ids;
+    for (const MscclTb& t : g.tbs)
+      if (t.id < 0 || t.id >= int(g.tbs.size()) + (1 << 16))
+        return at(t.line, say("gpu {0} tb id {1}; allowed: 0 to {2}", g.id, t.id, int(g.tbs.size()) + (1 << 16) - 1));
+    const std::vector<int> tb_index = mscclTbIndex(g);
     for (const MscclTb& t : g.tbs) {
       if (ids.count(t.id))
         return at(t.line, say("gpu {0} tb {1} appears twice (first at line {2})", g.id, t.id, ids[t.id]));
@@ -157,9 +217,10 @@ Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at) {
         return at(t.line, say("gpu {0} tb {1}: chan = {2}; allowed: 0 to {3} (nchannels = {4})", g.id, t.id, t.chan,
                               a.nchannels - 1, a.nchannels));
       for (int i = 0; i < int(t.steps.size()); ++i)
-        if (Status st = checkStep(a, g, t, t.steps[std::size_t(i)], i, at); !st) return st;
+        if (Status st = checkStep(a, g, tb_index, t, t.steps[std::size_t(i)], i, at); !st) return st;
     }
   }
+  if (Status st = checkMoved(a, at, std::min(max_chunks, kMscclMaxChunks)); !st) return st;
   auto graph = mscclGraph(a, at);
   if (!graph) return graph.error();
   return {};

@@ -112,6 +112,7 @@ Result<MscclGraph> mscclGraph(const MscclAlgo& a, const MscclAt& at) {
   };
   for (int gi = 0; gi < int(a.gpus.size()); ++gi) {
     const MscclGpu& g = a.gpus[std::size_t(gi)];
+    const std::vector<int> tb_index = mscclTbIndex(g);  // linear: no search per step
     for (int ti = 0; ti < int(g.tbs.size()); ++ti) {
       const auto& tb_ends = ends[std::size_t(gi)][std::size_t(ti)];
       for (int si = 0; si < int(tb_ends.size()); ++si) {
@@ -124,9 +125,7 @@ Result<MscclGraph> mscclGraph(const MscclAlgo& a, const MscclAt& at) {
         };
         if (si > 0) waitOn(tb_ends[std::size_t(si - 1)].second);
         if (s.depid >= 0) {
-          const int dt = int(std::find_if(g.tbs.begin(), g.tbs.end(),
-                                          [&](const MscclTb& x) { return x.id == s.depid; }) -
-                             g.tbs.begin());
+          const int dt = tb_index[std::size_t(s.depid)];
           waitOn(ends[std::size_t(gi)][std::size_t(dt)][std::size_t(s.deps)].second);
         }
         if (first != last) edge(first, last, 1);  // a fused step: receive, then send

@@ -3,6 +3,7 @@
 // matches, what waits on what, and the round of every part of a step.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,8 +23,21 @@ bool mscclSends(MscclType t);     // s, rcs, rrs, rrcs
 bool mscclReceives(MscclType t);  // r, rcs, rrs, rrc, rrcs
 
 // Every check of the table in docs/algorithms.md; fills a.op and a.parts
-// and orders a.gpus by id.
-Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at);
+// and orders a.gpus by id. The chunk counts are checked against
+// `max_chunks` first, before anything is sized by them.
+Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at,
+                      std::int64_t max_chunks = kMscclMaxChunks);
+
+// The bytes of a file (file_text.cpp).
+inline constexpr std::uint64_t kMscclFileCap = std::uint64_t(64) << 20;
+// Only a regular, non-empty file of at most kMscclFileCap bytes is read.
+Result<std::string> readAlgoText(const std::string& path);
+// UTF-8 (no UTF-16, no stray bytes, no NUL), named with the line.
+Status checkMscclBytes(const std::string& path, const std::string& text);
+// Valid UTF-8 without control characters.
+bool mscclPrintable(std::string_view text);
+// The index in g.tbs of every tb id (-1: none), ids 0 .. the largest.
+std::vector<int> mscclTbIndex(const MscclGpu& g);
 
 struct MscclNode {
   enum class Kind { recv, send, local } kind = Kind::local;

@@ -1,6 +1,7 @@
 // An MSCCL file lowered to a Schedule: the rounds of its graph
 // (msccl_graph.cpp), its chunks as slots (msccl.h).
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 
 #include "engine/algo/msccl/graph.h"
@@ -56,20 +57,28 @@ std::vector<int> slotsOf(const MscclLayout& l, char buf, int off, int cnt) {
 // posted (its `round` in the graph). A sender that writes the chunk in
 // between would send different data here: refuse such a file.
 Status checkInFlight(const MscclAlgo& a, const MscclGraph& gr, const Schedule& sch) {
-  const std::size_t n = std::size_t(sch.spec.ranks), slots = std::size_t(sch.slots);
-  // written[k][rank * slots + slot]: written during round k+1, or by the
-  // local copies before round k+2 (read before its messages).
-  std::vector<std::vector<char>> written(sch.rounds.size(), std::vector<char>(n * slots, 0));
+  const std::uint64_t slots = std::uint64_t(sch.slots);
+  // (rank * slots + slot, k): written during round k+1, or by the local
+  // copies before round k+2 (read before its messages). Sorted, so the
+  // check is linear in the writes and messages, not rounds x slots.
+  std::vector<std::pair<std::uint64_t, int>> written;
   for (std::size_t k = 0; k < sch.rounds.size(); ++k) {
     const Round& r = sch.rounds[k];
     auto mark = [&](std::size_t round, int rank, const std::vector<int>& dst) {
-      for (int d : dst) written[round][std::size_t(rank) * slots + std::size_t(d)] = 1;
+      for (int d : dst) written.push_back({std::uint64_t(rank) * slots + std::uint64_t(d), int(round)});
     };
     for (const Move& m : r.moves) mark(k, m.to, m.dst);
     for (const LocalCopy& c : r.after) mark(k, c.rank, c.dst);
     if (k > 0)
       for (const LocalCopy& c : r.before) mark(k - 1, c.rank, c.dst);
   }
+  std::sort(written.begin(), written.end());
+  // Is (rank, slot) written in a round index in [from, to)?
+  auto writtenIn = [&](int rank, int slot, int from, int to) {
+    const std::uint64_t key = std::uint64_t(rank) * slots + std::uint64_t(slot);
+    auto it = std::lower_bound(written.begin(), written.end(), std::make_pair(key, from));
+    return it != written.end() && it->first == key && it->second < to ? it->second + 1 : 0;
+  };
   for (const MscclMessage& m : gr.messages) {
     const MscclNode& sn = gr.nodes[std::size_t(m.send_node)];
     const int posted = sn.round, sent = gr.nodes[std::size_t(m.recv_node)].round;
@@ -79,9 +88,8 @@ Status checkInFlight(const MscclAlgo& a, const MscclGraph& gr, const Schedule& s
     const MscclLayout l = mscclLayout(a, m.from);
     const std::vector<int> src = x.type == MscclType::s ? slotsOf(l, x.srcbuf, x.srcoff, x.cnt)
                                                         : slotsOf(l, x.dstbuf, x.dstoff, x.cnt);
-    for (int k = posted; k < sent; ++k)
-      for (int slot : src)
-        if (written[std::size_t(k - 1)][std::size_t(m.from) * slots + std::size_t(slot)])
+    for (int slot : src)
+      if (const int k = writtenIn(m.from, slot, posted - 1, sent - 1); k > 0)
           return Error{say("{0}:{1}: {2}", a.path, x.line,
                            say("gpu {0} tb {1} step {2} is posted in round {3} but gpu {4} can receive it only in round {5}, and gpu {0} overwrites what it sends in round {6}: collviz's lockstep rounds would send the new data where MSCCL's buffered send carries the old; order the overwrite after the receive (depid/deps)",
                                m.from, tb.id, x.s, posted, m.to, sent, k))};

@@ -12,6 +12,7 @@
 // with the rank's input; the output is read from the output chunks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,12 +61,27 @@ struct MscclAlgo {
   std::vector<MscclGpu> gpus;  // by id
 };
 
+// The most chunks (i_chunks + o_chunks + s_chunks) one gpu of a file may
+// have, whatever the memory: a chunk holds at least one element, and the
+// engine keeps bookkeeping per chunk per rank. Callers that know the memory
+// budget pass a tighter cap (mscclChunkBudget, engine/group/memory_budget.h).
+inline constexpr std::int64_t kMscclMaxChunks = std::int64_t(1) << 24;
+// The bytes the reader and the lowering keep per chunk of one rank (the
+// figure mscclChunkBudget divides the memory by).
+inline constexpr std::int64_t kMscclBytesPerChunk = 256;
+
 // Read `path` and check it: `ranks` > 0 must equal ngpus (0: take ngpus);
-// `root` is the op's root for broadcast/reduce/gather/scatter.
-Result<MscclAlgo> readMscclFile(const std::string& path, int ranks = 0, int root = 0);
+// `root` is the op's root for broadcast/reduce/gather/scatter; no gpu may
+// have more than `max_chunks` chunks. Only a regular file is read.
+Result<MscclAlgo> readMscclFile(const std::string& path, int ranks = 0, int root = 0,
+                                std::int64_t max_chunks = kMscclMaxChunks);
 // The same from text already read (`path` names it in messages).
 Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& text, int ranks = 0,
-                                 int root = 0);
+                                 int root = 0, std::int64_t max_chunks = kMscclMaxChunks);
+
+// `text` (a path, a value from a file) fit for a terminal, JSON or SVG:
+// control characters and bytes that are not UTF-8 as \xNN.
+std::string mscclShown(std::string_view text);
 
 // The name a run shows for the file: "msccl:" + the algo's name.
 std::string mscclAlgoName(const MscclAlgo& a);

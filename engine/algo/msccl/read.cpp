@@ -6,14 +6,16 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <map>
 #include <optional>
 #include <pugixml.hpp>
-#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/algo/msccl/msccl.h"
 #include "engine/algo/msccl/graph.h"
+#include "engine/algo/reference.h"
 
 namespace collviz::algo {
 namespace {
@@ -158,18 +160,38 @@ Result<MscclAlgo> readTree(const Reader& rd, const pugi::xml_node& root, MscclAl
   return a;
 }
 
+// Every attribute value a file supplies is echoed in messages, names and
+// figures: it must be printable (no ESC, BEL, newline, ... even as &#27;).
+Status checkPrintable(const Reader& rd, const pugi::xml_node& top) {
+  std::vector<pugi::xml_node> todo{top};
+  while (!todo.empty()) {
+    const pugi::xml_node n = todo.back();
+    todo.pop_back();
+    for (const pugi::xml_attribute& at : n.attributes())
+      if (!mscclPrintable(at.value()))
+        return rd.at(rd.line(n), say("<{0}> {1}=\"{2}\" holds a control character; allowed: printable text",
+                                     n.name(), at.name(), mscclShown(at.value())));
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling())
+      if (c.type() == pugi::node_element) todo.push_back(c);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& text, int ranks,
-                                 int root) {
+                                 int root, std::int64_t max_chunks) {
+  if (Status st = checkMscclBytes(path, text); !st) return st.error();
   const Reader rd(path, text);
   pugi::xml_document doc;
-  const pugi::xml_parse_result pr = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
+  const pugi::xml_parse_result pr =
+      doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
   if (!pr) return rd.at(rd.lineAt(pr.offset), say("not well-formed XML: {0}", pr.description()));
   const pugi::xml_node top = doc.document_element();
   if (!top || std::string(top.name()) != "algo")
     return rd.at(top ? rd.line(top) : 1,
                  say("the top element is <{0}>; an MSCCL algorithm file starts with <algo>", top.name()));
+  if (Status st = checkPrintable(rd, top); !st) return st.error();
   MscclAlgo a;
   a.path = path;
   a.text = text;
@@ -177,7 +199,7 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
   if (!read) return read.error();
   if (Status st = checkMscclFile(*read, ranks, root, [&](int line, const Text& what) {
         return rd.at(line, what);
-      });
+      }, max_chunks);
       !st)
     return st.error();
   // The lowering's own check (data in flight across rounds), at reading
@@ -187,20 +209,19 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
   s.ranks = read->ngpus;
   s.elems = read->parts;
   s.root = read->root;
-  if (auto lowered = lowerMscclFile(*read, s); !lowered) return lowered.error();
+  auto lowered = lowerMscclFile(*read, s);
+  if (!lowered) return lowered.error();
+  // A file that does not compute its collective is the file's error.
+  if (Status st = matchesOracle(*lowered, simulate(*lowered)); !st)
+    return rd.at(read->line, say("the file does not compute {0} (coll=\"{1}\"): {2}", name(read->op), read->coll,
+                                 st.text()));
   return read;
 }
 
-Result<MscclAlgo> readMscclFile(const std::string& path, int ranks, int root) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{say("{0}: cannot open the algorithm file ({1})", path, std::strerror(errno))};
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) return Error{say("{0}: cannot read the algorithm file", path)};
-  std::string text = os.str();
-  if (text.size() > (64u << 20))
-    return Error{say("{0}: the algorithm file is {1} bytes; allowed: up to 64 MiB", path, text.size())};
-  return parseMscclText(path, text, ranks, root);
+Result<MscclAlgo> readMscclFile(const std::string& path, int ranks, int root, std::int64_t max_chunks) {
+  auto text = readAlgoText(path);
+  if (!text) return text.error();
+  return parseMscclText(mscclShown(path), *text, ranks, root, max_chunks);
 }
 
 std::string mscclAlgoName(const MscclAlgo& a) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,7 +49,8 @@ struct Cli {
   std::string out, err;
   std::chrono::milliseconds default_wait;
 
-  // `env`: NAME=value pairs set in the child only (e.g. COLLVIZ_FAULT).
+  // `env`: NAME=value pairs set in the child only (e.g. COLLVIZ_FAULT);
+  // "ULIMIT_V_KIB=N" sets its address space instead (ulimit -v N).
   Cli(const std::string& prefix, std::vector<std::string> args,
       std::chrono::milliseconds default_wait_limit = 60s, std::vector<std::string> env = {})
       : default_wait(default_wait_limit) {
@@ -68,7 +70,15 @@ struct Cli {
       const int fe = ::open(e.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       ::dup2(fo, 1);
       ::dup2(fe, 2);
-      for (auto& kv : env) ::putenv(kv.data());
+      for (auto& kv : env) {
+        if (kv.rfind("ULIMIT_V_KIB=", 0) == 0) {  // not an environment variable: ulimit -v
+          const rlim_t v = rlim_t(std::stoull(kv.substr(13))) << 10;
+          rlimit as{v, v};
+          ::setrlimit(RLIMIT_AS, &as);
+        } else {
+          ::putenv(kv.data());
+        }
+      }
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }

@@ -3,6 +3,9 @@
 // fails the script with the script's line and the file's own file:line.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +61,31 @@ TEST(MscclLecture, RoundBeyondTheFileIsRefused) {
   ASSERT_FALSE(lec);
   EXPECT_NE(lec.error().message.find("allowed: 0 to 6"), std::string::npos) << lec.error().message;
   fs::remove_all(fs::path(path).parent_path());
+}
+
+TEST(MscclLecture, AlgoFileThatIsNotAFileIsNamedAtOnce) {
+  const std::string path = scriptWith("[[step]]\nalgo_file = \"algos/algo.xml\"\n", goodFixture("ring_allreduce_4_1ch.xml"));
+  const fs::path dir = fs::path(path).parent_path();
+  ASSERT_EQ(::mkfifo((dir / "fifo.xml").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", dir / "zero.xml");
+  std::ofstream(dir / "empty.xml").flush();
+  const std::pair<std::string, std::string> cases[] = {
+      {"fifo.xml", "fifo.xml: is not a regular file"},
+      {"zero.xml", "zero.xml: is not a regular file"},
+      {"algos", "algos: is a directory"},
+      {"empty.xml", "empty.xml: is empty"},
+      {"", "talk.toml:2: algo_file is empty"},
+  };
+  for (const auto& [file, words] : cases) {
+    SCOPED_TRACE(file);
+    std::ofstream(path) << "[[step]]\nalgo_file = \"" + file + "\"\n";
+    const auto start = std::chrono::steady_clock::now();
+    auto lec = lecture::loadLecture(path);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+    ASSERT_FALSE(lec);
+    EXPECT_NE(lec.error().message.find(words), std::string::npos) << lec.error().message;
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

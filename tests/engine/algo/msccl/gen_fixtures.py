@@ -30,6 +30,7 @@ class Algo:
         self.name, self.coll, self.ngpus, self.inplace = name, coll, ngpus, inplace
         self.nchannels, self.proto = nchannels, proto
         self.gpus = {}  # id -> (i, o, s, [Tb])
+        self.nchunks = None  # nchunksperloop when not the largest i_chunks or o_chunks
 
     def gpu(self, g, i, o, s=0):
         self.gpus[g] = (i, o, s, [])
@@ -43,7 +44,7 @@ class Algo:
                     if st["depid"] >= 0:
                         dep = next(t for t in tbs if t.id == st["depid"])
                         dep.steps[st["deps"]]["hasdep"] = 1
-        most = max(max(i, o) for (i, o, _, _) in self.gpus.values())
+        most = self.nchunks or max(max(i, o) for (i, o, _, _) in self.gpus.values())
         out = [f'<algo name="{self.name}" proto="{self.proto}" nchannels="{self.nchannels}" '
                f'nchunksperloop="{most}" ngpus="{self.ngpus}" coll="{self.coll}" '
                f'inplace="{1 if self.inplace else 0}">']
@@ -151,6 +152,38 @@ def ring_allgather(n):
     return a
 
 
+def ring_allgather_inplace(n):
+    """In place, the output omitted (o_chunks="0"): o is the op's output,
+    and rank r's input is its block r of it."""
+    a = Algo(f"ring_allgather_{n}_inplace", "allgather", n, True)
+    a.nchunks = n
+    for r in range(n):
+        tb = Tb(0, (r + 1) % n, (r - 1) % n)
+        a.gpu(r, 1, 0).append(tb)
+        for k in range(n - 1):
+            tb.step("s", "o", (r - k) % n, "o", (r - k) % n)
+            tb.step("r", "o", (r - k - 1) % n, "o", (r - k - 1) % n)
+    return a
+
+
+def ring_allreduce_ll_nop(n, channels=2, parts=8):
+    """A ring all_reduce as the MSCCL runtime's files have it: LL protocol,
+    2 channels, 32 chunks per loop, and nop steps (cnt="0", srcoff and
+    dstoff -1) that only wait: channel 1 starts after channel 0's first
+    send, and a third tb waits on both channels' last receives."""
+    a = ring_allreduce(n, channels, parts=parts, inplace=True, name=f"ring_allreduce_{n}_ll_nop")
+    a.proto = "LL"
+    for r in range(n):
+        tbs = a.gpus[r][3]
+        tbs[1].steps.insert(0, dict(type="nop", srcbuf="i", srcoff=-1, dstbuf="o", dstoff=-1, cnt=0,
+                                    depid=0, deps=0, hasdep=0))
+        done = Tb(channels)
+        for ch in range(channels):
+            done.step("nop", "i", -1, "o", -1, cnt=0, depid=ch, deps=len(tbs[ch].steps) - 1)
+        tbs.append(done)
+    return a
+
+
 def allpairs_alltoall(n):
     a = Algo(f"allpairs_alltoall_{n}", "alltoall", n, False)
     for r in range(n):
@@ -175,6 +208,8 @@ GOOD = {
     "ring_allgather_4.xml": lambda: ring_allgather(4),
     "allpairs_alltoall_4.xml": lambda: allpairs_alltoall(4),
     "ring_allreduce_4_fused.xml": lambda: ring_allreduce_fused(4),
+    "ring_allgather_4_inplace.xml": lambda: ring_allgather_inplace(4),
+    "ring_allreduce_4_ll_nop.xml": lambda: ring_allreduce_ll_nop(4),
 }
 
 

@@ -1,0 +1,134 @@
+// Hostile MSCCL files through `collviz run --algo-file` (and export), under
+// ulimit -v 3 GiB and a 20 s bound: every one exits 2 with FILE:LINE and its
+// reason before any rank starts, stderr and the --json error are printable
+// UTF-8, and a FIFO, a device, a directory or an empty path is refused at
+// once.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/cli/cli_process.h"
+#include "tests/engine/algo/msccl/msccl_hostile.h"
+
+namespace collviz::test {
+namespace {
+
+const std::vector<std::string> kLimit{"ULIMIT_V_KIB=3145728"};
+
+// Printable UTF-8 lines (newlines between messages allowed).
+bool printableLines(const std::string& s) {
+  std::string flat = s;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  return printableUtf8(flat);
+}
+
+struct Dir {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("msccl_hostile_cli_" + std::to_string(::getpid()));
+  Dir() { std::filesystem::create_directories(dir); }
+  ~Dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream((dir / name).string(), std::ios::binary) << text;
+    return (dir / name).string();
+  }
+};
+
+TEST(MscclHostileCli, EveryHostileFileExits2WithFileLine) {
+  Dir d;
+  int k = 0;
+  for (const Hostile& h : hostileFiles()) {
+    SCOPED_TRACE(h.name);
+    const std::string f = d.write("h" + std::to_string(k++) + ".xml", h.text);
+    for (bool json : {false, true}) {
+      std::vector<std::string> args{"run", "--algo-file", f, "--backend", "gloo"};
+      if (json) args.push_back("--json");
+      Cli c("msccl_hcli_", args, 20s, kLimit);
+      ASSERT_EQ(c.wait(), 2) << c.err << c.out;
+      const std::string said = c.err + c.out;
+      EXPECT_NE(said.find(f + ":" + std::to_string(h.line) + ": "), std::string::npos) << said;
+      EXPECT_TRUE(printableLines(said)) << said;
+      if (json) EXPECT_NO_THROW((void)nlohmann::json::parse(c.out.empty() ? c.err : c.out)) << said;
+      else EXPECT_NE(c.err.find(h.words), std::string::npos) << c.err;
+      expectNoOrphans(c);
+    }
+  }
+}
+
+TEST(MscclHostileCli, ChunkCapFollowsTheMemoryLimit) {
+  Dir d;  // 1e7 scratch chunks: over what 3 GiB holds
+  const std::string f = d.write("s1e7.xml", changed(ringText(), R"(s_chunks="0")", R"(s_chunks="10000000")"));
+  Cli c("msccl_hcli_", {"run", "--algo-file", f, "--backend", "gloo"}, 20s, kLimit);
+  ASSERT_EQ(c.wait(), 2) << c.err;
+  EXPECT_NE(c.err.find(f + ":2: gpu 0: i_chunks + o_chunks + s_chunks = 10000008; allowed: up to "), std::string::npos)
+      << c.err;
+}
+
+TEST(MscclHostileCli, NotARegularFileIsRefusedAtOnce) {
+  Dir d;
+  const std::string fifo = (d.dir / "fifo.xml").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string zero = (d.dir / "zero.xml").string();
+  std::filesystem::create_symlink("/dev/zero", zero);
+  const std::string empty = d.write("empty.xml", "");
+  const std::pair<std::string, std::string> cases[] = {
+      {fifo, fifo + ": is not a regular file"}, {zero, zero + ": is not a regular file"},
+      {d.dir.string(), d.dir.string() + ": is a directory"}, {empty, empty + ": is empty"},
+      {"", "the algorithm file's path is empty"},
+  };
+  for (const auto& [path, words] : cases)
+    for (const char* cmd : {"run", "export"}) {
+      SCOPED_TRACE(path + " " + cmd);
+      std::vector<std::string> args{cmd, "--algo-file", path};
+      if (std::string(cmd) == "export") args.insert(args.end(), {"--step", "1", "-o", (d.dir / "x.svg").string()});
+      Cli c("msccl_hcli_", args, 5s, kLimit);
+      ASSERT_EQ(c.wait(), 2) << c.err;
+      EXPECT_NE(c.err.find(words), std::string::npos) << c.err;
+    }
+}
+
+TEST(MscclHostileCli, NonUtf8PathIsEchoedPrintable) {
+  Dir d;
+  const std::string f = d.write("ring\xff\x1b[2J.xml", ringText());
+  for (bool json : {false, true}) {
+    std::vector<std::string> args{"run", "--algo-file", f, "--backend", "gloo", "--ranks", "8"};
+    if (json) args.push_back("--json");
+    Cli c("msccl_hcli_", args, 20s, kLimit);
+    ASSERT_EQ(c.wait(), 2) << c.err;
+    EXPECT_TRUE(printableLines(c.err + c.out)) << c.err << c.out;
+    EXPECT_NE((c.err + c.out).find("ring\\xff\\x1b[2J.xml:1: ngpus = 4 but --ranks is 8"), std::string::npos)
+        << c.err << c.out;
+    if (json) EXPECT_NO_THROW((void)nlohmann::json::parse(c.out.empty() ? c.err : c.out));
+  }
+}
+
+TEST(MscclHostileCli, MarkupInTheNameKeepsTheSvgWellFormed) {
+  Dir d;
+  const std::string f =
+      d.write("markup.xml", changed(ringText(), R"(name="ring_allreduce_4_1ch")", R"(name="a&lt;b&amp;c&quot;d")"));
+  const std::string svg = (d.dir / "x.svg").string();
+  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--step", "1", "-o", svg}, 60s, kLimit);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const std::string text = readAll(svg);
+  EXPECT_NE(text.find("a&lt;b&amp;c&quot;d"), std::string::npos);
+  EXPECT_EQ(text.find("a<b"), std::string::npos);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+}
+
+TEST(MscclHostileCli, NopFileAndInPlaceAllGatherRunVerified) {
+  for (const char* f : {"ring_allreduce_4_ll_nop.xml", "ring_allgather_4_inplace.xml"}) {
+    SCOPED_TRACE(f);
+    Cli c("msccl_hcli_", {"run", "--algo-file", goodFixture(f), "--backend", "gloo", "--json"});
+    ASSERT_EQ(c.wait(), 0) << c.err;
+    const auto j = nlohmann::json::parse(c.out);
+    EXPECT_EQ(j["verified"], true) << c.out;
+    EXPECT_EQ(j["final_matches_native"], true) << c.out;
+    expectNoOrphans(c);
+  }
+}
+
+}  // namespace
+}  // namespace collviz::test
