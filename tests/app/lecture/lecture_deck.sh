@@ -45,7 +45,22 @@ for script in "$SRC"/assets/lectures/*.toml; do
 done
 
 # Honest exit: rounds broken on purpose are written, and the exit says so.
-script="$SRC/assets/lectures/allreduce_inside.toml"
+# A round fault acts on algorithm runs only (on a native step it is refused,
+# exit 2): the deck is ring all-reduce's rounds.
+script="$OUT/ring_rounds.toml"
+cat >"$script" <<'TOML'
+title.en = "Ring all-reduce, round by round"
+[[step]]
+op = "all_reduce"
+ranks = 4
+elems = 4
+algo = "ring"
+round = 1
+caption.en = "Ring all-reduce, round 1."
+[[step]]
+round = 3
+caption.en = "Round 3: the second round of reduce-scatter is behind us."
+TOML
 dir="$OUT/broken"
 rc=0
 COLLVIZ_FAULT=round_corrupt:2 "$BIN" lecture "$script" --lang en --format svg --export "$dir" \
