@@ -6,14 +6,12 @@
 // peer polls flat out (N = 2: not oversubscribed on 2 cores) is hung, not
 // slow. Each time the group is ended, no worker, mpirun or orted is left, and
 // the next request runs verified on a fresh group.
-#include <dirent.h>
 #include <gmock/gmock.h>
 #include <signal.h>
 
-#include <fstream>
 #include <thread>
 
-#include "tests/engine/engine_test_support.h"
+#include "tests/engine/group/mpi_processes.h"
 
 namespace collviz::test {
 namespace {
@@ -22,38 +20,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using Clock = std::chrono::steady_clock;
-
-// mpirun, orterun, orted and ranks started with --backend mpi.
-std::vector<pid_t> mpiProcesses() {
-  std::vector<pid_t> out;
-  DIR* d = ::opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    const pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0 || pid == ::getpid()) continue;
-    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (cmd.empty() || procState(pid) == 'Z') continue;
-    const std::string argv0 = cmd.substr(0, cmd.find('\0'));
-    const std::string base = argv0.substr(argv0.rfind('/') + 1);
-    if (base == "mpirun" || base == "orterun" || base == "orted" ||
-        cmd.find(std::string("--backend\0mpi\0--connect", 23)) != std::string::npos)
-      out.push_back(pid);
-  }
-  ::closedir(d);
-  return out;
-}
-
-// Until `done` holds, at most `limit`; false when it never did.
-template <typename F>
-bool waitUntil(F done, std::chrono::milliseconds limit) {
-  const auto end = Clock::now() + limit;
-  while (!done()) {
-    if (Clock::now() >= end) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 struct Case {
   BackendKind backend;
@@ -82,7 +48,7 @@ class MidOp : public ::testing::TestWithParam<Case> {
     engine_.reset();
     if (GetParam().backend == BackendKind::mpi) {
       std::vector<pid_t> left;
-      waitUntil([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
+      waitUntilTrue([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
       EXPECT_THAT(left, ::testing::IsEmpty()) << "mpirun, orted or ranks left";
     }
   }
@@ -103,7 +69,7 @@ class MidOp : public ::testing::TestWithParam<Case> {
     r.backend = GetParam().backend;
     r.iters = 100000;
     const uint64_t id = engine_->submit(r);
-    const bool in_op = waitUntil(
+    const bool in_op = waitUntilTrue(
         [&] {
           const Progress p = engine_->progress();
           return p.request == id && p.phase == Progress::Phase::op;
@@ -194,7 +160,7 @@ TEST(MidOpMpi, AnAsleepRankWhosePeerPollsIsHungNotSlow) {
     std::printf("named after %.0f ms: %s\n", std::chrono::duration<double, std::milli>(took).count(),
                 snap->error.c_str());
   }
-  waitUntil([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
+  waitUntilTrue([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
   EXPECT_THAT(left, ::testing::IsEmpty());
 }
 

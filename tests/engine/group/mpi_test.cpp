@@ -18,43 +18,14 @@
 #include "engine/group/mpi_launch.h"
 #include "tests/engine/algo/algo_run_check.h"
 #include "tests/engine/engine_test_support.h"
+#include "tests/engine/group/mpi_processes.h"
 
 namespace collviz::test {
 namespace {
 
 using ::testing::HasSubstr;
 
-// Processes an MPI group is made of: mpirun (orterun, orted) and ranks
-// started with --backend mpi.
-std::vector<pid_t> mpiProcesses() {
-  std::vector<pid_t> out;
-  DIR* d = ::opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    const pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0 || pid == ::getpid()) continue;
-    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (cmd.empty() || procState(pid) == 'Z') continue;
-    const std::string argv0 = cmd.substr(0, cmd.find('\0'));
-    const std::string base = argv0.substr(argv0.rfind('/') + 1);
-    if (base == "mpirun" || base == "orterun" || base == "orted" ||
-        cmd.find(std::string("--backend\0mpi\0--connect", 23)) != std::string::npos)
-      out.push_back(pid);
-  }
-  ::closedir(d);
-  return out;
-}
-
-// Waits (up to 5 s) until no MPI process is left; returns those left.
-std::vector<pid_t> leftOver() {
-  for (int i = 0; i < 250; ++i) {
-    auto left = mpiProcesses();
-    if (left.empty()) return left;
-    std::this_thread::sleep_for(20ms);
-  }
-  return mpiProcesses();
-}
+std::vector<pid_t> leftOver() { return mpiLeftOver(); }
 
 #define SKIP_WITHOUT_MPI(engine)                                                      \
   do {                                                                                \
