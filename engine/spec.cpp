@@ -125,6 +125,10 @@ Status validate(const OpSpec& s) {
   return {};
 }
 
+std::int64_t largestElemsWithinCap(const OpSpec& s, const BackendCaps& caps) {
+  return std::int64_t(caps.max_rank_bytes / (2 * std::size_t(std::max(1, s.ranks)) * dtypeSize(s.dtype)));
+}
+
 Status validate(const OpSpec& s, const BackendCaps& caps) {
   if (Status st = validate(s); !st) return st;
   if (s.ranks > caps.max_ranks)
@@ -145,8 +149,7 @@ Status validate(const OpSpec& s, const BackendCaps& caps) {
   // Size cap: the largest rank's input + output must fit.
   const double per_rank = double(s.ranks) * double(s.elems) * double(dtypeSize(s.dtype)) * 2.0;
   if (per_rank > double(caps.max_rank_bytes)) {
-    const std::size_t allowed =
-        caps.max_rank_bytes / (2 * std::size_t(s.ranks) * dtypeSize(s.dtype));
+    const std::int64_t allowed = largestElemsWithinCap(s, caps);
     const Text needs = per_rank < 9e18 ? lit(std::to_string(static_cast<long long>(per_rank)))
                                        : say("more than 9e18");
     return fail(say("elems = {0} needs {1} bytes per rank (input + output), over the cap of {2} "

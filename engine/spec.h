@@ -88,6 +88,8 @@ struct BackendCaps {
 
 Status validate(const OpSpec& s);                          // backend-independent
 Status validate(const OpSpec& s, const BackendCaps& caps);  // plus backend limits
+// The largest elems whose input + output fit the backend's per-rank cap.
+std::int64_t largestElemsWithinCap(const OpSpec& s, const BackendCaps& caps);
 
 // Where one block's data comes from: the input block `block` of every rank in
 // `ranks` (a bitmask), combined with the reduce op when `reduced`.

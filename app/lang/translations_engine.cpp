@@ -107,6 +107,7 @@ std::span<const Translation> tableEngine() {
       {"the largest that fits is --elems {0}", "放得下的最大值是 --elems {0}"},
       {"elems = {0} needs about {1} of memory ({2}) but {3} is {4}; {5}", "--elems {0} 约需 {1} 内存（{2}），但{3}只有 {4}；{5}"},
       {"not even --elems 1 fits", "连 --elems 1 也放不下"},
+      {"{0}; and that does not fit in memory either: {1}", "{0}；而这个大小内存也放不下：{1}"},
       {"not even --elems {0} (the algorithm's {0} chunks per block) fits", "连 --elems {0}（该算法每块 {0} 个分块）也放不下"},
       {"inputs, outputs, shared memory and checks, and the JSON report", "输入、输出、共享内存和核对，以及 JSON 报告"},
       {"inputs, outputs, shared memory and checks", "输入、输出、共享内存和核对"},

@@ -197,22 +197,36 @@ void Engine::handle(const Request& r) {
   }
   OpSpec first = snap->spec;
   if (r.program == Program::all_reduce_decomposed) first.op = Op::reduce_scatter;
-  Status fits = validate(first, bs->caps);
-  if (fits) {
+  // The memory `t` needs (memory_budget.h).
+  auto memoryFits = [&](const OpSpec& t) -> Status {
     // The snapshot copies every value when asked to keep buffers this big.
     std::size_t largest = 0;
-    for (int q = 0; q < first.ranks; ++q)
-      largest = std::max({largest, inputBytes(first, q), outputBytes(snap->spec, q)});
+    OpSpec out = snap->spec;
+    out.elems = t.elems;
+    for (int q = 0; q < t.ranks; ++q)
+      largest = std::max({largest, inputBytes(t, q), outputBytes(out, q)});
     const bool keep_all =
-        r.keep_values < 0 || double(r.keep_values) * double(dtypeSize(first.dtype)) >= double(largest);
+        r.keep_values < 0 || double(r.keep_values) * double(dtypeSize(t.dtype)) >= double(largest);
     if (r.kind == Request::Kind::run && r.algo != "native") {
-      // What rounds hold (memory_budget.h); a schedule that cannot be built
-      // is refused with its own reason later.
-      if (auto sch = algo::buildSchedule(r.algo, first))
-        fits = checkRoundsMemory(first, sch->slots, r.every_round, keep_all, sch->parts);
-    } else {
-      fits = checkRunMemory(first, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
+      // What rounds hold; a schedule that cannot be built is refused with
+      // its own reason later.
+      if (auto sch = algo::buildSchedule(r.algo, t))
+        return checkRoundsMemory(t, sch->slots, r.every_round, keep_all, sch->parts);
+      return {};
     }
+    return checkRunMemory(t, r.program == Program::all_reduce_decomposed ? 3 : 1, false, keep_all);
+  };
+  Status fits = validate(first, bs->caps);
+  if (fits) {
+    fits = memoryFits(first);
+  } else if (const std::int64_t cap = largestElemsWithinCap(first, bs->caps); cap >= 1 && cap < first.elems) {
+    // Over the per-rank cap: the cap's suggestion must fit the memory too
+    // (tried here), or the memory's own, smaller one is said as well.
+    OpSpec t = first;
+    t.elems = cap;
+    if (validate(t, bs->caps))
+      if (Status mem = memoryFits(t); !mem)
+        fits = Error{say("{0}; and that does not fit in memory either: {1}", fits.text(), mem.text())};
   }
   if (fits && *backend == BackendKind::nccl) fits = checkGpuFits(r, first, *bs);
   if (!fits) {

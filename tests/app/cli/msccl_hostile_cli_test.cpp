@@ -118,6 +118,20 @@ TEST(MscclHostileCli, MarkupInTheNameKeepsTheSvgWellFormed) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
+// Over the per-rank cap and the memory: the suggestion fits both, and runs.
+TEST(MscclHostileCli, SuggestionFitsTheCapAndTheMemory) {
+  Cli c("msccl_hcli_", {"run", "--algo", "ring", "-E", "400000000", "--backend", "gloo"}, 20s, kLimit);
+  ASSERT_EQ(c.wait(), 2) << c.err;
+  EXPECT_NE(c.err.find("and that does not fit in memory either"), std::string::npos) << c.err;
+  const std::size_t at = c.err.rfind("the largest that fits is --elems ");
+  ASSERT_NE(at, std::string::npos) << c.err;
+  const std::string n = std::to_string(std::stoll(c.err.substr(at + 33)));
+  EXPECT_LE(std::stoll(n), 134217728LL);
+  Cli again("msccl_hcli_", {"run", "--algo", "ring", "-E", n, "--backend", "gloo", "--deadline-ms", "60000"}, 120s, kLimit);
+  EXPECT_EQ(again.wait(), 0) << again.err;
+  expectNoOrphans(again);
+}
+
 TEST(MscclHostileCli, NopFileAndInPlaceAllGatherRunVerified) {
   for (const char* f : {"ring_allreduce_4_ll_nop.xml", "ring_allgather_4_inplace.xml"}) {
     SCOPED_TRACE(f);

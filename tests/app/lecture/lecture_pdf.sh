@@ -1,9 +1,10 @@
 #!/bin/bash
 # `collviz lecture FILE --export DIR --format pdf`: one PDF of the whole
 # deck. Its page count is the steps plus the title slide; the captions are
-# text (pdftotext finds them); its first page, rasterized, is the title
-# slide's PNG within a small tolerance (the PDF sets the title as text with
-# cairo, the PNG draws it with the window's fonts).
+# text (pdftotext finds them); every page, rasterized, is its own slide's
+# PNG within a small tolerance (the PDF sets the text with cairo, the PNG
+# draws it with the window's fonts) and closer to it than to any other slide
+# (so pages reordered or repeated fail).
 #   usage: lecture_pdf.sh path/to/collviz source-dir output-dir
 set -u
 BIN=$1
@@ -30,19 +31,41 @@ echo "ok: deck.pdf has $pages pages (title + $steps steps); captions extract as 
 
 "$BIN" lecture "$script" --lang en --export "$OUT/png" --format png --size 1920x1080 >"$OUT/png.log" 2>&1 ||
   fail "--format png: exit $?"
-pdftoppm -r 72 -f 1 -l 1 -png "$OUT/pdf/deck.pdf" "$OUT/page"
-page=$(ls "$OUT"/page*.png | head -1)
+pdftoppm -r 72 -png "$OUT/pdf/deck.pdf" "$OUT/page"
+mapfile -t pdf_pages < <(ls "$OUT"/page*.png | sort -V)
+mapfile -t slides < <(ls "$OUT"/png/step*.png | sort)
+[ "${#pdf_pages[@]}" -eq "$pages" ] || fail "pdftoppm made ${#pdf_pages[@]} pages of $pages"
+[ "${#slides[@]}" -eq "$pages" ] || fail "${#slides[@]} slide PNGs for $pages PDF pages"
+page=${pdf_pages[0]}
 [ "$(identify -format %wx%h "$page")" = "1920x1080" ] || fail "page 1 rasterizes to $(identify -format %wx%h "$page")"
 # Per 24-pixel cell (glyph edges differ between the two rasterizers; a line
 # out of place does not): the mean error of the cells.
-convert "$page" -scale 1.25% "$OUT/pdf_small.png"
-convert "$OUT/png/step00_title.png" -scale 1.25% "$OUT/png_small.png"
-err=$(compare -metric RMSE "$OUT/pdf_small.png" "$OUT/png_small.png" null: 2>&1 | sed -E 's/.*\((.*)\)/\1/')
-echo "figure: title page against step00_title.png, RMSE of 24-px cells $err"
-awk -v e="$err" 'BEGIN { exit !(e < 0.02) }' || fail "the PDF's title page differs from the title PNG (RMSE $err)"
+rmse() { compare -metric RMSE "$1" "$2" null: 2>&1 | sed -E 's/.*\((.*)\)/\1/'; }
+for i in "${!slides[@]}"; do
+  convert "${pdf_pages[$i]}" -scale 1.25% "$OUT/pdf_small_$i.png"
+  convert "${slides[$i]}" -scale 1.25% "$OUT/png_small_$i.png"
+done
+# Every page against every slide: page k must match slide k within the
+# tolerance, and better than it matches any other slide (a page reordered or
+# repeated matches another slide best).
+worst=0
+for i in "${!slides[@]}"; do
+  own=$(rmse "$OUT/pdf_small_$i.png" "$OUT/png_small_$i.png")
+  name=$(basename "${slides[$i]}")
+  awk -v e="$own" 'BEGIN { exit !(e < 0.02) }' ||
+    fail "PDF page $((i + 1)) differs from its slide $name (RMSE $own)"
+  worst=$(awk -v a="$worst" -v b="$own" 'BEGIN { print (b > a ? b : a) }')
+  for j in "${!slides[@]}"; do
+    [ "$j" -eq "$i" ] && continue
+    other=$(rmse "$OUT/pdf_small_$i.png" "$OUT/png_small_$j.png")
+    awk -v o="$other" -v e="$own" 'BEGIN { exit !(o > e) }' ||
+      fail "PDF page $((i + 1)) matches slide $(basename "${slides[$j]}") (RMSE $other) as well as its own $name (RMSE $own): pages out of order or repeated"
+  done
+done
+echo "figure: each of $pages pages against its slide PNG, worst RMSE of 24-px cells $worst"
 # The title is not an empty page: it differs from a blank slide.
 convert -size 24x14 "xc:#fbfaf7" "$OUT/blank.png"
-blank=$(compare -metric RMSE "$OUT/png_small.png" "$OUT/blank.png" null: 2>&1 | sed -E 's/.*\((.*)\)/\1/')
+blank=$(rmse "$OUT/png_small_0.png" "$OUT/blank.png")
 awk -v e="$blank" 'BEGIN { exit !(e > 0.005) }' || fail "the title slide is blank (RMSE $blank against the background)"
-echo "ok: the PDF's first page matches the title slide"
+echo "ok: every page of the PDF matches its own slide, in order"
 exit 0
