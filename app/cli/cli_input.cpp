@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/lang/lang.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz {
 
@@ -36,6 +37,8 @@ std::string shown(std::string_view text, std::size_t max) {
   }
   return out;
 }
+
+std::string printable(std::string_view text) { return algo::mscclShown(text); }
 
 std::size_t columns(std::string_view text) {
   std::size_t w = 0;

@@ -16,6 +16,11 @@ namespace collviz {
 // backslashes escaped, at most `max` characters then "...".
 std::string shown(std::string_view text, std::size_t max = 60);
 
+// `text` (a path, a name from a file) whole, fit for a terminal line: valid
+// UTF-8 kept (中文 names stay readable), control characters and stray bytes
+// as \xNN, so a newline or an escape in a name cannot forge a line.
+std::string printable(std::string_view text);
+
 // Terminal columns of UTF-8 text: CJK and full-width characters take two.
 std::size_t columns(std::string_view text);
 // `text` padded with spaces to `width` columns.

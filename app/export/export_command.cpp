@@ -401,8 +401,8 @@ int runExport(const ExportArgs& a) {
       warned_fonts = true;
     }
     if (!image.warning().empty())
-      std::fprintf(stderr, "collviz export: %s: %s\n", it.file.c_str(), image.warning().c_str());
-    std::printf("%s\n", render(say(plan.crop ? "wrote {0} ({1}x{2}, cropped)" : "wrote {0} ({1}x{2})", it.file,
+      std::fprintf(stderr, "collviz export: %s: %s\n", printable(it.file).c_str(), image.warning().c_str());
+    std::printf("%s\n", render(say(plan.crop ? "wrote {0} ({1}x{2}, cropped)" : "wrote {0} ({1}x{2})", printable(it.file),
                                     plan.width, plan.height))
                              .c_str());
     std::fflush(stdout);
@@ -415,7 +415,7 @@ int runExport(const ExportArgs& a) {
     const std::string md = ui::indexMarkdown(rel, settingsLine(parsed->spec, first.get(), plan));
     Status s = write(index, md.data(), md.size());
     if (!s) return usage(s.error());
-    std::printf("%s\n", render(say("wrote {0}", index)).c_str());
+    std::printf("%s\n", render(say("wrote {0}", printable(index))).c_str());
   }
   return rc;
 }

@@ -8,6 +8,12 @@
 #include <filesystem>
 #include <regex>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+
 #include "app/cli/cli.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
@@ -18,6 +24,7 @@
 #include "app/lecture/deck.h"
 #include "app/view/caption.h"
 #include "app/view/round_layout.h"
+#include "engine/group/exit_cleanup.h"
 
 namespace collviz {
 namespace {
@@ -74,6 +81,53 @@ class SlideRuns {
   std::vector<Ran> runs_;
 };
 
+// The files of a deck being written: removed again (with the folders made
+// for them) when it ends early — an error, a full disk, Ctrl-C — so that no
+// half deck is left, only a whole one (its index.md written last).
+class DeckFiles {
+ public:
+  // Also registered with exit_cleanup.h: an interrupt that cannot wait for
+  // the orderly end removes them too.
+  explicit DeckFiles(const ui::OutputDir& dir) : dir_(dir) {
+    for (const std::string& d : dir_.created()) registerTempDir(d);
+  }
+  ~DeckFiles() {
+    for (const std::string& n : names_) {
+      if (!kept_) ::unlinkat(dir_.fd(), n.c_str(), 0);
+      forgetTempFile(dir_.shown(n));
+    }
+    if (!kept_) dir_.removeCreatedIfEmpty();
+    for (const std::string& d : dir_.created()) forgetTempDir(d);
+  }
+  void add(const std::string& name) {
+    names_.push_back(name);
+    registerTempFile(dir_.shown(name));
+  }
+  void keep() {
+    kept_ = true;
+    for (const std::string& n : names_) forgetTempFile(dir_.shown(n));
+    for (const std::string& d : dir_.created()) forgetTempDir(d);
+  }
+
+ private:
+  const ui::OutputDir& dir_;
+  std::vector<std::string> names_;
+  bool kept_ = false;
+};
+
+// The deck's date: SOURCE_DATE_EPOCH when set (reproducible builds' rule),
+// else when the script last changed; never the time of the export, so the
+// same script gives the same bytes.
+long long deckDate(const std::string& script) {
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e && *e) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (end && *end == 0 && v >= 0) return v;
+  }
+  struct stat st {};
+  return ::stat(script.c_str(), &st) == 0 ? (long long)st.st_mtime : 0;
+}
+
 Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::OutputDir& dir,
                   const std::string& name, bool svg) {
   if (svg) return ui::writeFileAt(dir, name, image.renderSvg(v));
@@ -92,10 +146,14 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   int width = a.width, height = a.height;
   if (!a.size.empty()) {
     std::smatch m;
-    if (!std::regex_match(a.size, m, std::regex(R"((\d{1,5})[xX](\d{1,5}))")))
+    if (!std::regex_match(a.size, m, std::regex(R"((\d+)[xX](\d+))")))
       return usage(say("{0} (for example {1})", notA("--size", a.size, "WIDTHxHEIGHT"), "1920x1080"));
-    width = std::stoi(m[1]);
-    height = std::stoi(m[2]);
+    // Digits past five are out of range, not "not WIDTHxHEIGHT" (as export says).
+    width = m[1].length() > 5 ? 99999 : std::stoi(m[1]);
+    height = m[2].length() > 5 ? 99999 : std::stoi(m[2]);
+    if (m[1].length() > 5 || m[2].length() > 5)
+      return usage(say("--size {0}x{1} (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels",
+                       shown(m[1].str()), shown(m[2].str())));
   }
   auto parsed_scale = parseDecimal("--scale", a.scale);
   if (!parsed_scale) return usage(say("{0}; allowed: {1} to {2}", parsed_scale.error().text, "0.25", 8));
@@ -110,7 +168,6 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   // PDF: the pages are drawn like the PNGs, then set into one document.
   const bool pdf = a.format == "pdf";
   const bool png = a.format == "png" || a.format == "both" || pdf, svg = a.format == "svg" || a.format == "both";
-  std::vector<ui::PdfPage> pages;
   int face = 0;
   if (language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
     std::fprintf(stderr, "collviz lecture: %s\n", ui::cjkMissingNotice().c_str());
@@ -150,6 +207,9 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   // is written relative to it (output_dir.h).
   auto dir = ui::OutputDir::open(a.export_dir, true);
   if (!dir) return usage(dir.error());
+  DeckFiles written(*dir);  // removed again unless the deck is whole
+  std::unique_ptr<ui::AtomicFile> pdf_file;
+  std::unique_ptr<ui::PdfDeck> deck;
   int rc = kExitOk;
   const ui::ThemeKind theme = a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light;
   // The title slide: the script's title, its author and date when given.
@@ -163,7 +223,17 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     const std::string title_glyphs = glyphs + t.title + t.byline;
     t.measure = image.measure(title_glyphs);
     const std::vector<ui::TextItem> texts = ui::titleSlideTexts(t, ui::makeTheme(theme));
-    if (pdf) pages.push_back({{}, texts});
+    if (pdf) {
+      // One page at a time into deck.pdf's temporary: memory holds a page, not the deck.
+      ui::PdfParams pp = image.pdfParams(width, height, theme);
+      pp.title = lec.title.in(lang).empty() ? lec.path : lec.title.in(lang);
+      pdf_file = std::make_unique<ui::AtomicFile>();
+      if (Status s = pdf_file->open(*dir, "deck.pdf"); !s) return usage(s.error());
+      ui::AtomicFile* f = pdf_file.get();
+      deck = std::make_unique<ui::PdfDeck>(
+          pp, [f](const char* b, std::size_t n) { return f->write(b, n); }, deckDate(lec.path));
+      if (Status s = deck->add({{}, texts}); !s) return usage(s.error());
+    }
     for (bool as_svg : {false, true}) {
       if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = as_svg ? "step00_title.svg" : "step00_title.png";
@@ -177,7 +247,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
         w = ui::writeFileAt(*dir, name, bytes.data(), bytes.size());
       }
       if (!w) return usage(w.error());
-      std::printf("%s\n", render(say("wrote {0}", dir->shown(name))).c_str());
+      written.add(name);
+      std::printf("%s\n", render(say("wrote {0}", printable(dir->shown(name)))).c_str());
     }
   }
   for (std::size_t i = 0; i < slides.size(); ++i) {
@@ -201,27 +272,26 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     if (pdf) {
       auto page = image.pdfPage(v);
       if (!page) return usage(page.error());
-      pages.push_back(std::move(*page));
+      if (Status w = deck->add(*page); !w) return usage(w.error());
     }
     for (bool as_svg : {false, true}) {
       if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
       const std::string file = dir->shown(name);
       if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.error());
-      if (!image.warning().empty()) std::fprintf(stderr, "collviz lecture: %s: %s\n", file.c_str(), image.warning().c_str());
-      std::printf("%s\n", render(say("wrote {0}", file)).c_str());
+      written.add(name);
+      if (!image.warning().empty())
+        std::fprintf(stderr, "collviz lecture: %s: %s\n", printable(file).c_str(), image.warning().c_str());
+      std::printf("%s\n", render(say("wrote {0}", printable(file))).c_str());
     }
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
   }
   if (pdf) {
-    ui::PdfParams pp = image.pdfParams(width, height, theme);
-    pp.title = lec.title.in(lang).empty() ? lec.path : lec.title.in(lang);
-    auto bytes = ui::deckPdf(pages, pp);
-    if (!bytes) return usage(bytes.error());
-    const std::string file = dir->shown("deck.pdf");
-    if (Status s = ui::writeFileAt(*dir, "deck.pdf", *bytes); !s) return usage(s.error());
-    std::printf("%s\n", render(say("wrote {0} ({1} pages)", file, pages.size())).c_str());
+    if (Status s = deck->finish(); !s) return usage(s.error());
+    if (Status s = pdf_file->commit(); !s) return usage(s.error());
+    written.add("deck.pdf");
+    std::printf("%s\n", render(say("wrote {0} ({1} pages)", printable(dir->shown("deck.pdf")), deck->pages())).c_str());
   }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
@@ -229,7 +299,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   const std::string index = dir->shown("index.md");
   if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
     return usage(s.error());
-  std::printf("%s\n", render(say("wrote {0}", index)).c_str());
+  written.keep();  // the deck is whole
+  std::printf("%s\n", render(say("wrote {0}", printable(index))).c_str());
   // The deck is written either way (to look at what went wrong); the exit
   // says whether every slide showed a verified result.
   if (!unverified.empty()) {

@@ -38,6 +38,7 @@ OutputDir& OutputDir::operator=(OutputDir&& o) noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = o.fd_;
     path_ = std::move(o.path_);
+    created_ = std::move(o.created_);
     o.fd_ = -1;
   }
   return *this;
@@ -50,6 +51,11 @@ OutputDir::~OutputDir() {
 std::string OutputDir::shown(const std::string& name) const {
   if (path_.empty() || path_ == ".") return name;
   return path_ + (path_.back() == '/' ? "" : "/") + name;
+}
+
+void OutputDir::removeCreatedIfEmpty() const {
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it)
+    if (::rmdir(it->c_str()) != 0) break;  // not empty (or gone): the ones above stay too
 }
 
 Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
@@ -66,6 +72,7 @@ Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
     if (next < 0 && errno == ENOENT && create) {
       if (::mkdirat(d.fd_, c.c_str(), 0777) != 0 && errno != EEXIST)
         return Error{say("cannot create directory {0}: {1}", so_far, std::strerror(errno))};
+      d.created_.push_back(so_far);
       next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/text.h"
 
@@ -21,7 +22,9 @@ class OutputDir {
   // Open (creating what is missing, when `create`) the directory `path`.
   static Result<OutputDir> open(const std::string& path, bool create);
   OutputDir() = default;
-  OutputDir(OutputDir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  OutputDir(OutputDir&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)), created_(std::move(o.created_)) {
+    o.fd_ = -1;
+  }
   OutputDir& operator=(OutputDir&& o) noexcept;
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;
@@ -31,10 +34,15 @@ class OutputDir {
   const std::string& path() const { return path_; }
   // `name` in this directory, as messages show it.
   std::string shown(const std::string& name) const;
+  // Remove the directories open() created, deepest first, where they are
+  // still empty (a deck that failed leaves no empty folder behind).
+  void removeCreatedIfEmpty() const;
+  const std::vector<std::string>& created() const { return created_; }
 
  private:
   int fd_ = -1;
   std::string path_;
+  std::vector<std::string> created_;  // as open() made them, outermost first
 };
 
 }  // namespace collviz::ui

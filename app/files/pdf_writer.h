@@ -5,6 +5,9 @@
 // placed the way ImGui places it (by its top, sized by its line height).
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,8 +36,29 @@ struct PdfParams {
   std::string title;                 // the document's title
 };
 
-// The whole deck's PDF bytes, or why cairo could not make it.
-Result<std::string> deckPdf(const std::vector<PdfPage>& pages, const PdfParams& p);
+// A deck written page by page to `sink` (the bytes as cairo makes them), so
+// that memory holds one page, not the deck: a 1000-step deck costs what one
+// step does. Byte-identical for the same pages: the document's creation
+// date is fixed (`created`, seconds since 1970: SOURCE_DATE_EPOCH when set,
+// else the script's modification time; lecture_command.cpp).
+class PdfDeck {
+ public:
+  using Sink = std::function<Status(const char* bytes, std::size_t size)>;
+  PdfDeck(const PdfParams& p, Sink sink, long long created);
+  ~PdfDeck();
+  PdfDeck(const PdfDeck&) = delete;
+  PdfDeck& operator=(const PdfDeck&) = delete;
+  Status add(const PdfPage& page);  // after a failure, that failure again
+  Status finish();                  // the document's end; then no more pages
+  int pages() const { return pages_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int pages_ = 0;
+};
+// The whole deck's PDF bytes at once (small decks, tests).
+Result<std::string> deckPdf(const std::vector<PdfPage>& pages, const PdfParams& p, long long created = 0);
 // Whether this build can write PDF (built with cairo).
 bool pdfAvailable();
 

@@ -112,32 +112,70 @@ Status writeFileAtomic(const std::string& path, const void* bytes, std::size_t s
   return writeFileAt(*dir, fs::path(path).filename().string(), bytes, size, replace);
 }
 
-Status writeFileAt(const OutputDir& dir, const std::string& base, const void* bytes,
-                   std::size_t size, Replace replace) {
-  const std::string path = dir.shown(base);
-  auto fail = [&](const Text& why) { return Error{say("cannot write {0}: {1}", path, why)}; };
+struct AtomicFile::Impl {
+  Temporary tmp;
+  std::string base, path;
+  Replace replace = Replace::yes;
+  Status failed;  // the first write's failure, kept
+};
+
+AtomicFile::AtomicFile() = default;
+AtomicFile::AtomicFile(AtomicFile&&) noexcept = default;
+AtomicFile& AtomicFile::operator=(AtomicFile&&) noexcept = default;
+AtomicFile::~AtomicFile() = default;
+
+Status AtomicFile::open(const OutputDir& dir, const std::string& base, Replace replace) {
+  impl_ = std::make_unique<Impl>();
+  impl_->base = base;
+  impl_->path = dir.shown(base);
+  impl_->replace = replace;
   if (base.empty() || base.find('/') != std::string::npos || base == "." || base == "..")
     return fail(say("not a file name"));
-  Temporary tmp;
-  if (Status s = tmp.create(dir.fd(), dir.path(), base); !s) return fail(s.text());
+  if (Status s = impl_->tmp.create(dir.fd(), dir.path(), base); !s) return fail(s.text());
   // Replacing a regular file keeps its permission bits (a 0600 file stays
   // 0600); a new file gets 0666 less the umask, as open() gave it.
   struct stat old {};
-  if (::fstatat(tmp.dir(), base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
-      S_ISREG(old.st_mode) && ::fchmod(tmp.fd(), old.st_mode & 07777) != 0)
+  if (::fstatat(impl_->tmp.dir(), base.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(old.st_mode) && ::fchmod(impl_->tmp.fd(), old.st_mode & 07777) != 0)
     return fail(lit(std::strerror(errno)));
-  if (Status s = writeAll(tmp.fd(), static_cast<const char*>(bytes), size); !s)
-    return fail(s.text());
+  return Status::Ok();
+}
+
+Status AtomicFile::fail(const Text& why) {
+  Error e{say("cannot write {0}: {1}", impl_->path, why)};
+  impl_->failed = e;
+  return e;
+}
+
+Status AtomicFile::write(const void* bytes, std::size_t size) {
+  if (!impl_ || impl_->tmp.fd() < 0) return impl_ ? impl_->failed : Status{Error{say("not a file name")}};
+  if (!impl_->failed) return impl_->failed;
+  if (Status s = writeAll(impl_->tmp.fd(), static_cast<const char*>(bytes), size); !s) return fail(s.text());
+  return Status::Ok();
+}
+
+Status AtomicFile::commit() {
+  if (!impl_ || impl_->tmp.fd() < 0) return impl_ ? impl_->failed : Status{Error{say("not a file name")}};
+  if (!impl_->failed) return impl_->failed;
+  Temporary& tmp = impl_->tmp;
   if (::fsync(tmp.fd()) != 0) return fail(lit(std::strerror(errno)));
   if (Status s = tmp.closeFile(); !s) return fail(s.text());
-  const int rc = replace == Replace::yes
-                     ? ::renameat(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str())
-                     : ::renameat2(tmp.dir(), tmp.name().c_str(), tmp.dir(), base.c_str(),
-                                   RENAME_NOREPLACE);
+  const char* base = impl_->base.c_str();
+  const int rc = impl_->replace == Replace::yes
+                     ? ::renameat(tmp.dir(), tmp.name().c_str(), tmp.dir(), base)
+                     : ::renameat2(tmp.dir(), tmp.name().c_str(), tmp.dir(), base, RENAME_NOREPLACE);
   if (rc != 0) return fail(lit(std::strerror(errno)));
   tmp.kept();
   ::fsync(tmp.dir());  // the rename itself reaches the disk
   return Status::Ok();
+}
+
+Status writeFileAt(const OutputDir& dir, const std::string& base, const void* bytes,
+                   std::size_t size, Replace replace) {
+  AtomicFile f;
+  if (Status s = f.open(dir, base, replace); !s) return s;
+  if (Status s = f.write(bytes, size); !s) return s;
+  return f.commit();
 }
 
 }  // namespace collviz::ui

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "app/files/output_dir.h"
@@ -31,6 +32,25 @@ Status writeFileAt(const OutputDir& dir, const std::string& name, const void* by
 inline Status writeFileAt(const OutputDir& dir, const std::string& name, const std::string& text) {
   return writeFileAt(dir, name, text.data(), text.size());
 }
+// The same, written piece by piece (a PDF deck page by page): open()
+// creates the temporary, write() appends, commit() renames it into place.
+// Destroyed before commit() — a failure, an interrupt, an early return —
+// it removes the temporary: the target is never half written.
+class AtomicFile {
+ public:
+  AtomicFile();
+  AtomicFile(AtomicFile&&) noexcept;
+  AtomicFile& operator=(AtomicFile&&) noexcept;
+  ~AtomicFile();
+  Status open(const OutputDir& dir, const std::string& name, Replace replace = Replace::yes);
+  Status write(const void* bytes, std::size_t size);  // after a failure, that failure again
+  Status commit();
+
+ private:
+  Status fail(const Text& why);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 // Can a file be created in `path`'s directory? (Checked before running.)
 Status checkWritable(const std::string& path);
 

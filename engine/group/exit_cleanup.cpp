@@ -24,7 +24,21 @@ std::set<std::string>& temps() {
   static std::set<std::string> s;
   return s;
 }
+std::set<std::string>& dirs() {
+  static std::set<std::string> s;
+  return s;
+}
 }  // namespace
+
+void registerTempDir(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu());
+  dirs().insert(path);
+}
+
+void forgetTempDir(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu());
+  dirs().erase(path);
+}
 
 void registerChild(pid_t pid) {
   std::lock_guard<std::mutex> lock(mu());
@@ -53,6 +67,9 @@ void cleanupNow() {
     kids = children();
     for (const std::string& t : temps()) ::unlink(t.c_str());
     temps().clear();
+    // Deepest first: "a/b" sorts after "a".
+    for (auto it = dirs().rbegin(); it != dirs().rend(); ++it) ::rmdir(it->c_str());
+    dirs().clear();
   }
   for (pid_t p : kids) ::kill(p, SIGKILL);
   // Reap; the owner may reap first (ECHILD), which is as good.

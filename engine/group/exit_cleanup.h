@@ -16,6 +16,10 @@ void registerChild(pid_t pid);
 void forgetChild(pid_t pid);
 void registerTempFile(const std::string& path);
 void forgetTempFile(const std::string& path);
+// A folder made for files in progress (a deck's): removed after the files,
+// where it is then empty.
+void registerTempDir(const std::string& path);
+void forgetTempDir(const std::string& path);
 
 // Kill (SIGKILL) and reap every registered child, unlink every registered
 // temporary file. Safe to call from any thread, concurrently with the owners.
