@@ -11,6 +11,7 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action);
 void addBenchCommand(CLI::App& app, std::function<int()>& action);
 void addExportCommand(CLI::App& app, std::function<int()>& action);
 void addAlgosCommand(CLI::App& app, std::function<int()>& action);
+void addNcclLogCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 
