@@ -42,7 +42,7 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
   if (Num n = number(s, ch); n != Num::ok) return n == Num::over ? overflow(all) : Outcome{};
   if (eat(s, "/") && number(s, of) != Num::ok) return {};
   if (!eat(s, " :")) return {};
-  if (s.find(" -> ") != std::string_view::npos) {  // a transport
+  if (findIn(s, " -> ") != std::string_view::npos) {  // a transport
     spaces(s);
     std::int64_t a = 0, ad = 0, b = 0, bd = 0;
     Num n = rankDev(s, a, ad);
@@ -78,9 +78,13 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
     int m = memberFor(w);
     if (m < 0) return ok();
     Member& mem = members[std::size_t(m)];
-    std::string k = std::to_string(t.channel) + '/' + std::to_string(t.conn) + ':' + std::to_string(t.from) + '>' +
-                    std::to_string(t.to) + t.dir;
-    if (!linkSeen[std::size_t(m)].insert(k).second) return ok();
+    std::string& k = scratch;
+    const int id[4] = {t.channel, t.conn, t.from, t.to};
+    k.assign(reinterpret_cast<const char*>(id), sizeof id);
+    k += t.dir;
+    auto& seen = linkSeen[std::size_t(m)];
+    if (seen.count(k)) return ok();
+    seen.insert(k);
     if (mem.transports.size() >= kMaxTransports) return ++mem.transportsDropped, ok();
     mem.transports.push_back(std::move(t));
     return ok();
@@ -255,12 +259,12 @@ Outcome Reader::State::channelsLine(const Where& w, std::string_view s) {
 
 Outcome Reader::State::callLine(const Where& w, std::string_view s, std::size_t colon) {
   std::string op(s.substr(0, colon));
-  std::size_t c = s.find(" comm 0x", colon);
+  std::size_t c = findIn(s, " comm 0x", colon);
   if (c == std::string_view::npos) return {};
   std::string_view p = s.substr(c + 6);
   std::string ptr;
   if (hexNumber(p, ptr) != Num::ok) return {};
-  std::size_t nr = s.find("[nranks=", c);
+  std::size_t nr = findIn(s, "[nranks=", c);
   if (nr != std::string_view::npos) {
     std::string_view q = s.substr(nr + 8);
     std::int64_t v = 0;
@@ -333,8 +337,11 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
       if (n == Num::over) return overflow(all);
     }
   }
-  std::string k = ch.op + '|' + std::to_string(ch.bytes) + '|' + ch.algo + '|' + ch.proto + '|' + std::to_string(ch.chLo) + '|' +
-                  std::to_string(ch.chHi);
+  std::string& k = scratch;
+  k.assign(reinterpret_cast<const char*>(&ch.bytes), sizeof ch.bytes);
+  k.append(reinterpret_cast<const char*>(&ch.chLo), sizeof(int));
+  k.append(reinterpret_cast<const char*>(&ch.chHi), sizeof(int));
+  ((((k += ch.op) += '|') += ch.algo) += '|') += ch.proto;
   auto it = choiceIndex.find(k);
   int ci = -1;
   if (it != choiceIndex.end()) {
@@ -343,7 +350,7 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
     ci = int(log.choices.size());
     log.choices.push_back(ch);
     choiceMember.push_back(-1);
-    choiceIndex.emplace(std::move(k), ci);
+    choiceIndex.emplace(k, ci);
   } else {
     ++counts.choicesDropped;
     return ok();

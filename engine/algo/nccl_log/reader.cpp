@@ -45,6 +45,12 @@ bool eat(std::string_view& s, std::string_view lit) {
   return true;
 }
 
+std::size_t findIn(std::string_view s, std::string_view needle, std::size_t from) {
+  if (from > s.size()) return std::string_view::npos;
+  const void* at = ::memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
+  return at ? std::size_t(static_cast<const char*>(at) - s.data()) : std::string_view::npos;
+}
+
 void spaces(std::string_view& s) {
   while (!s.empty() && s[0] == ' ') s.remove_prefix(1);
 }
@@ -60,6 +66,20 @@ std::string protoName(std::int64_t n) {
 }
 
 namespace {
+
+// The next " NCCL " from `from`: memchr over 'N', rare in a log line (a
+// space, the needle's first byte, is everywhere).
+std::size_t findNccl(std::string_view s, std::size_t from) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  for (const char* p = b + std::min(s.size(), from + 1); p < e;) {
+    p = static_cast<const char*>(std::memchr(p, 'N', std::size_t(e - p)));
+    if (!p) break;
+    if (p[-1] == ' ' && e - p >= 5 && std::memcmp(p, "NCCL ", 5) == 0) return std::size_t(p - b) - 1;
+    ++p;
+  }
+  return std::string_view::npos;
+}
 
 // "host:pid:tid" and "[dev]": the last two words before " NCCL INFO" (WARN
 // has "file:line" between). A timestamp may come first.
@@ -93,8 +113,9 @@ bool prefix(std::string_view head, bool warn, Where& w) {
 
 }  // namespace
 
-std::string Reader::State::key(const Where& w, std::string_view what) const {
-  std::string k = file;
+const std::string& Reader::State::key(const Where& w, std::string_view what) {
+  std::string& k = keyBuf;
+  k.assign(file);
   k += '\x1f';
   k += w.host;
   k += ':';
@@ -105,10 +126,15 @@ std::string Reader::State::key(const Where& w, std::string_view what) const {
 }
 
 int Reader::State::memberFor(const Where& w) {
+  if (last.valid && last.tid == w.tid && last.pid == w.pid && last.dev == w.dev && last.host == w.host) return last.member;
+  auto remember = [&](int m) {
+    last.valid = true, last.host = std::string(w.host), last.pid = w.pid, last.tid = w.tid, last.dev = w.dev, last.member = m;
+    return m;
+  };
   auto t = byThread.find(key(w, "t" + std::to_string(w.tid)));
-  if (t != byThread.end()) return t->second;
+  if (t != byThread.end()) return remember(t->second);
   auto d = byDev.find(key(w, "d" + std::to_string(w.dev)));
-  if (d != byDev.end()) return d->second;
+  if (d != byDev.end()) return remember(d->second);
   if (members.size() >= kMaxMembers) return ++counts.membersDropped, -1;
   Member m;
   m.host = std::string(w.host), m.pid = w.pid, m.dev = w.dev, m.file = file;
@@ -118,11 +144,11 @@ int Reader::State::memberFor(const Where& w) {
   int i = int(members.size()) - 1;
   byThread[key(w, "t" + std::to_string(w.tid))] = i;
   byDev[key(w, "d" + std::to_string(w.dev))] = i;
-  return i;
+  return remember(i);
 }
 
 int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) {
-  std::string k = key(w, ptr);
+  std::string k = key(w, ptr);  // a copy: key() is called again below
   auto p = byPtr.find(k);
   int i = -1;
   if (p != byPtr.end()) {
@@ -146,6 +172,7 @@ int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) 
     byPtr[k] = i;
   }
   if (bind) {
+    last.valid = false;
     byThread[key(w, "t" + std::to_string(w.tid))] = i;
     byDev[key(w, "d" + std::to_string(w.dev))] = i;
   }
@@ -161,13 +188,13 @@ void Reader::State::line(std::string_view l) {
   ++lineNo;
   if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
   if (l.empty()) return;
-  std::size_t at = l.find(" NCCL ");
+  std::size_t at = findNccl(l, 0);
   bool warn = false;
   while (at != std::string_view::npos) {
     std::string_view rest = l.substr(at + 6);
     if (rest.substr(0, 5) == "INFO " || rest == "INFO") break;
     if (rest.substr(0, 5) == "WARN " || rest == "WARN") { warn = true; break; }
-    at = l.find(" NCCL ", at + 6);
+    at = findNccl(l, at + 6);
   }
   if (at == std::string_view::npos) {
     ++counts.foreign;
@@ -177,9 +204,12 @@ void Reader::State::line(std::string_view l) {
   ++streamNccl;
   std::string_view msg = l.substr(std::min(l.size(), at + 11));
   // Two processes writing one file: a second prefix inside the line.
-  if (msg.find(" NCCL INFO ") != std::string_view::npos || msg.find(" NCCL WARN ") != std::string_view::npos) {
-    ++counts.interleaved;
-    return;
+  for (std::size_t k = findNccl(msg, 0); k != std::string_view::npos; k = findNccl(msg, k + 6)) {
+    std::string_view r = msg.substr(k + 6, 5);
+    if (r == "INFO " || r == "WARN ") {
+      ++counts.interleaved;
+      return;
+    }
   }
   Where w;
   if (!prefix(l.substr(0, at), warn, w)) {
@@ -248,8 +278,8 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
       break;
     default:
       if (msg[0] >= '0' && msg[0] <= '9') {
-        if (msg.find(" coll channels") != std::string_view::npos) return channelsLine(w, msg);
-        std::size_t arrow = msg.find(" Bytes -> ");
+        if (findIn(msg, " coll channels") != std::string_view::npos) return channelsLine(w, msg);
+        std::size_t arrow = findIn(msg, " Bytes -> ");
         if (arrow != std::string_view::npos) return tuningLine(w, msg, arrow);
         return {};
       }
@@ -257,9 +287,9 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
   }
   // "AllReduce: opCount ..." and "AllReduce: 8388608 Bytes -> ..." and
   // "ncclCommInitRank comm 0x... - Init COMPLETE".
-  std::size_t colon = msg.find(": opCount ");
+  std::size_t colon = findIn(msg.substr(0, 80), ": opCount ");
   if (colon != std::string_view::npos && colon < 64) return callLine(w, msg, colon);
-  std::size_t arrow = msg.find(" Bytes -> ");
+  std::size_t arrow = findIn(msg.substr(0, 140), " Bytes -> ");
   if (arrow != std::string_view::npos && arrow < 120) return tuningLine(w, msg, arrow);
   if (msg.size() > 14 && (msg.substr(msg.size() - 13) == "Init COMPLETE" || msg.substr(msg.size() - 10) == "Init START")) {
     std::size_t c = msg.find("comm 0x");

@@ -26,6 +26,9 @@ enum class Num { ok, none, over };
 Num number(std::string_view& s, std::int64_t& v, std::int64_t max = INT32_MAX);
 Num hexNumber(std::string_view& s, std::string& out);  // "0x1f": out "0x1f"
 bool eat(std::string_view& s, std::string_view lit);
+// s.find(needle, from) through memmem (std::string_view::find walks memchr
+// over the needle's first byte, a space: several times slower on log lines).
+std::size_t findIn(std::string_view s, std::string_view needle, std::size_t from = 0);
 void spaces(std::string_view& s);
 
 // What one line was.
@@ -47,6 +50,13 @@ struct Reader::State {
   std::vector<std::vector<std::int64_t>> ringLines;  // members[i].rings[j]'s line
   std::vector<std::unordered_set<std::string>> linkSeen;
   std::unordered_map<std::string, int> byPtr, byThread, byDev;
+  // The last memberFor answer, for the next line of the same thread (most are).
+  struct {
+    bool valid = false;
+    std::string host;
+    std::int64_t pid = -1, tid = -1;
+    int dev = -1, member = -1;
+  } last;
   std::unordered_map<std::string, int> choiceIndex;
   std::vector<int> choiceMember;                        // per choice: a member whose call followed it
   std::unordered_map<std::string, std::vector<int>> pending;  // thread -> choices awaiting their call
@@ -60,7 +70,8 @@ struct Reader::State {
   int memberFor(const Where& w);
   // The member of a comm pointer; bind: the thread and device now speak for it.
   int memberByPtr(const Where& w, std::string_view ptr, bool bind);
-  std::string key(const Where& w, std::string_view what) const;
+  const std::string& key(const Where& w, std::string_view what);  // in keyBuf: valid until the next call
+  std::string keyBuf, scratch;
 
   // Line parsers (lines.cpp).
   Outcome channelLine(const Where& w, std::string_view msg);
