@@ -291,6 +291,25 @@ std::span<const Translation> tableCli() {
       {"the files disagree: {0}", "文件之间不一致：{0}"},
       {"what the log does not say:", "日志没有说的："},
       {"wrong: {0}:{1}: {2}", "有误：{0}:{1}：{2}"},
+      // collviz export --nccl-log (app/files/nccl_log_svg.cpp, app/export/nccl_log_export.cpp)
+      {"--channel {0}: allowed: all, or a channel number from 0", "--channel {0}：可用值：all，或从 0 起的通道号"},
+      {"--comm {0}: allowed: a communicator number from 0", "--comm {0}：可用值：从 0 起的通信器编号"},
+      {"--comm {0}: the log has communicators 0 to {1}", "--comm {0}：日志里的通信器编号为 0 到 {1}"},
+      {"--nccl-log writes SVG (-o FILE.svg); the figure of an NCCL log as {0} is not made yet", "--nccl-log 只写 SVG（-o FILE.svg）；NCCL 日志的图还不能导出为 {0}"},
+      {"NCCL {0} · communicator {1}", "NCCL {0} · 通信器 {1}"},
+      {"all {0} channels' rings: a link's number is the channels whose ring uses it", "全部 {0} 个通道的环：链路上的数字是其环经过该链路的通道数"},
+      {"channel {0}: ring {1} (right), trees parent → child (left)", "通道 {0}：环 {1}（右侧），树 父 → 子（左侧）"},
+      {"channel {0}: the log has neither its ring nor its trees (rings of channels {1})", "通道 {0}：日志里既没有它的环也没有它的树（有环的通道：{1}）"},
+      {"channel {0}: trees (no whole ring in the log)", "通道 {0}：树（日志里没有完整的环）"},
+      {"collectives: NCCL's choice (rank 0's TUNING lines)", "集合操作：NCCL 的选择（rank 0 的调优行）"},
+      {"network, between nodes (dashed)", "网络，节点之间（虚线）"},
+      {"no tuning lines: NCCL_DEBUG_SUBSYS=TUNING adds NCCL's choice per collective", "没有调优行：NCCL_DEBUG_SUBSYS=TUNING 会加上 NCCL 对每个集合操作的选择"},
+      {"node {0}", "节点 {0}"},
+      {"ranks are grouped {0} to a node in rank order: the files of the other ranks, which would name their hosts, are not in the log", "rank 按编号顺序每 {0} 个归为一个节点：其他 rank 的文件（会写明其主机）不在日志里"},
+      {"the communicator's rank count is not in the log", "日志里没有通信器的 rank 数"},
+      {"the log names no communicator to draw (NCCL_DEBUG_SUBSYS=INIT adds them)", "日志里没有可画的通信器（NCCL_DEBUG_SUBSYS=INIT 会加上）"},
+      {"transport not in the log", "日志里没有传输方式"},
+      {"{0} ranks: the figure draws at most 512", "{0} 个 rank：图最多画 512 个"},
   };
   return kTable;
 }
