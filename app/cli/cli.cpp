@@ -80,7 +80,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addBenchCommand(app, action);
   addExportCommand(app, action);
   addAlgosCommand(app, action);
-  addNcclLogCommand(app, action);
+  addNcclLogCommand(app, action, window);
   addLectureCommand(app, action, window);
   try {
     app.parse(argc, argv);

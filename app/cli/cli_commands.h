@@ -11,7 +11,8 @@ void addDevicesCommand(CLI::App& app, std::function<int()>& action);
 void addBenchCommand(CLI::App& app, std::function<int()>& action);
 void addExportCommand(CLI::App& app, std::function<int()>& action);
 void addAlgosCommand(CLI::App& app, std::function<int()>& action);
-void addNcclLogCommand(CLI::App& app, std::function<int()>& action);
+struct WindowRequest;
+void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 

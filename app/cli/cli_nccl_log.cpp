@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/cli/cli_commands.h"
+#include "app/cli/cli.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
 #include "app/lang/lang.h"
@@ -124,7 +125,7 @@ int runNcclLog(const std::vector<std::string>& paths, bool asJson, bool allRings
 
 }  // namespace
 
-void addNcclLogCommand(CLI::App& app, std::function<int()>& action) {
+void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto asJson = std::make_shared<bool>(false);
   auto allRings = std::make_shared<bool>(false);
@@ -132,7 +133,23 @@ void addNcclLogCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("files", *paths, "Log files, folders of per-rank files (NCCL_DEBUG_FILE=nccl.%h.%p), or - for stdin")->required();
   cmd->add_flag("--json", *asJson, "Print one JSON document on stdout");
   cmd->add_flag("--all-rings", *allRings, "List every channel's ring (else the first 8)");
-  cmd->callback([&action, paths, asJson, allRings] {
+  auto inWindow = std::make_shared<bool>(false);
+  cmd->add_flag("--window", *inWindow, "Open the log in the window (File → Open NCCL log…), one file or folder");
+  cmd->callback([&action, paths, asJson, allRings, inWindow, window] {
+    if (*inWindow && window) {
+      if (paths->size() != 1) {
+        action = [] { return fail("nccl-log", say("--window opens one file or folder"), kExitUsage); };
+        return;
+      }
+      action = [paths, window]() -> int {  // read here first: a file that does not read is said on the terminal
+        auto r = nccl_log::read(*paths);
+        if (!r.ok()) return fail("nccl-log", r.error(), kExitFailed);
+        window->open = true;
+        window->nccl_log = paths->front();
+        return kExitOk;
+      };
+      return;
+    }
     action = [paths, asJson, allRings]() -> int { return runNcclLog(*paths, *asJson, *allRings); };
   });
 }

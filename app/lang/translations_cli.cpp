@@ -310,6 +310,7 @@ std::span<const Translation> tableCli() {
       {"the log names no communicator to draw (NCCL_DEBUG_SUBSYS=INIT adds them)", "日志里没有可画的通信器（NCCL_DEBUG_SUBSYS=INIT 会加上）"},
       {"transport not in the log", "日志里没有传输方式"},
       {"{0} ranks: the figure draws at most 512", "{0} 个 rank：图最多画 512 个"},
+      {"--window opens one file or folder", "--window 只打开一个文件或文件夹"},
   };
   return kTable;
 }
