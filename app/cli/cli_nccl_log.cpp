@@ -94,7 +94,8 @@ int runNcclLog(const std::vector<std::string>& paths, bool asJson, bool allRings
     return kExitOk;
   }
   const Counts& k = log.counts;
-  std::printf("%s\n", trf("collviz nccl-log: {0} files · NCCL {1} · {2} lines: {3} NCCL INFO, {4} WARN, {5} read",
+  std::printf("%s\n", trf(log.files.size() == 1 ? "collviz nccl-log: 1 file · NCCL {1} · {2} lines: {3} NCCL INFO, {4} WARN, {5} read"
+                                                : "collviz nccl-log: {0} files · NCCL {1} · {2} lines: {3} NCCL INFO, {4} WARN, {5} read",
                           {n(std::int64_t(log.files.size())), log.version.empty() ? "?" : log.version, n(k.lines), n(k.info), n(k.warn), n(k.read)})
                           .c_str());
   std::printf("%s\n", trf("not read: {0} NCCL lines of other kinds, {1} lines not NCCL's, {2} interleaved, {3} too long, {4} wrong",

@@ -279,6 +279,7 @@ std::span<const Translation> tableCli() {
       {"calls: {0} × {1}", "调用：{0} × {1}"},
       {"collectives (NCCL's choice, from rank 0's TUNING lines):", "集合操作（NCCL 的选择，来自 rank 0 的调优行）："},
       {"collviz nccl-log: {0} files · NCCL {1} · {2} lines: {3} NCCL INFO, {4} WARN, {5} read", "collviz nccl-log：{0} 个文件 · NCCL {1} · {2} 行：{3} 行信息，{4} 行警告，读懂 {5} 行"},
+      {"collviz nccl-log: 1 file · NCCL {1} · {2} lines: {3} NCCL INFO, {4} WARN, {5} read", "collviz nccl-log：1 个文件 · NCCL {1} · {2} 行：{3} 行信息，{4} 行警告，读懂 {5} 行"},
       {"communicator {0}: {1}", "通信器 {0}：{1}"},
       {"hosts: {0}", "主机：{0}"},
       {"links: {0}", "链路：{0}"},

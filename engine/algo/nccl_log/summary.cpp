@@ -33,6 +33,8 @@ Text sentence(const Comm& c) {
   else if (c.nNodes > 1) t = say("{0} ranks on {1} nodes", ranks, c.nNodes);
   else t = say("{0} ranks", ranks);
   int rings = c.collChannels > 0 ? c.collChannels : int(c.rings.size());
+  for (const Member& m : c.members)  // no "Channel NN/MM" line (not rank 0): its own "Ring" lines
+    rings = std::max(rings, int(m.ringNeighbours.size()));
   if (rings > 0) t = say("{0} · {1}", t, rings == 1 ? say("1 ring") : say("{0} rings", rings));
   std::set<std::string> inter, intra;
   for (const Member& m : c.members)

@@ -161,6 +161,7 @@ TEST(NcclLogReal, TwoRanksOneProcessWithTuning) {
   ASSERT_EQ(c0.rings.size(), 24u);
   EXPECT_EQ(c0.rings[23].order, (std::vector<int>{0, 1}));
   EXPECT_TRUE(c1.rings.empty());
+  EXPECT_EQ(sentence(c1).english(), "2 ranks on 1 node · 24 rings · intra-node links through P2P/direct pointer");  // from its Ring lines
   EXPECT_EQ(c0.members[0].ringNeighbours.size(), 24u);
   EXPECT_EQ(c1.members[0].ringNeighbours.size(), 24u);
   EXPECT_EQ(c1.members[0].ringNeighbours.at(7), (std::array<int, 2>{0, 0}));
