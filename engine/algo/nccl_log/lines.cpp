@@ -84,8 +84,8 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
     k += t.dir;
     auto& seen = linkSeen[std::size_t(m)];
     if (seen.count(k)) return ok();
+    if (mem.transports.size() >= kMaxTransports) return ++mem.transportsDropped, ++counts.dropped, ok();
     seen.insert(k);
-    if (mem.transports.size() >= kMaxTransports) return ++mem.transportsDropped, ok();
     mem.transports.push_back(std::move(t));
     return ok();
   }
@@ -118,8 +118,18 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
     return bad(say("channel {0}'s ring is not a permutation of the ranks: {1}", ch, std::string(all.substr(0, 160))));
   int m = memberFor(w);
   if (m < 0) return ok();
-  members[std::size_t(m)].rings.push_back(std::move(r));
-  ringLines[std::size_t(m)].push_back(lineNo);
+  // The same channel again (the comm set up again): the later line stands.
+  std::vector<Ring>& rings = members[std::size_t(m)].rings;
+  auto same = std::find_if(rings.begin(), rings.end(), [&](const Ring& x) { return x.channel == r.channel; });
+  if (same != rings.end()) {
+    ringLines[std::size_t(m)][std::size_t(same - rings.begin())] = lineNo;
+    *same = std::move(r);
+  } else if (rings.size() < kMaxChannels) {
+    rings.push_back(std::move(r));
+    ringLines[std::size_t(m)].push_back(lineNo);
+  } else {
+    ++counts.dropped;
+  }
   return ok();
 }
 
@@ -134,6 +144,7 @@ Outcome Reader::State::ringLine(const Where& w, std::string_view s) {
     Member& mem = members[std::size_t(m)];
     if (mem.rank >= 0 && me != mem.rank)
       return bad(say("a Ring line of rank {0} in the lines of rank {1}: {2}", me, mem.rank, std::string(all.substr(0, 80))));
+    if (mem.ringNeighbours.size() >= kMaxChannels && !mem.ringNeighbours.count(int(ch))) return ++counts.dropped, ok();
     mem.ringNeighbours[int(ch)] = {int(p), int(nx)};
     return ok();
   }
@@ -163,7 +174,11 @@ Outcome Reader::State::treesLine(const Where& w, std::string_view s) {
   if (got.empty()) return {};
   int m = memberFor(w);
   if (m < 0) return ok();
-  for (auto& [c, t] : got) members[std::size_t(m)].trees[c] = t;
+  auto& trees = members[std::size_t(m)].trees;
+  for (auto& [c, t] : got) {
+    if (trees.size() >= kMaxChannels && !trees.count(c)) ++counts.dropped;
+    else trees[c] = t;
+  }
   return ok();
 }
 
@@ -178,7 +193,9 @@ Outcome Reader::State::treeLine(const Where& w, std::string_view s) {
     if (m < 0) return ok();
     Tree t;
     t.up = int(up), t.down = {int(d[0]), int(d[1]), int(d[2])};
-    members[std::size_t(m)].trees[int(c)] = t;
+    auto& trees = members[std::size_t(m)].trees;
+    if (trees.size() >= kMaxChannels && !trees.count(int(c))) return ++counts.dropped, ok();
+    trees[int(c)] = t;
     return ok();
   }
   return n == Num::over ? overflow(all) : Outcome{};

@@ -27,6 +27,7 @@ constexpr std::size_t kMaxLine = 64 * 1024;
 constexpr std::size_t kMaxMembers = 4096;
 constexpr std::size_t kMaxTransports = 1 << 16;
 constexpr std::size_t kMaxChoices = 4096;
+constexpr std::size_t kMaxChannels = 1024;   // per rank: rings, trees, Ring lines (NCCL has at most 64)
 constexpr std::size_t kMaxSamples = 16;       // lines kept as examples per kind of problem
 constexpr std::int64_t kNoNcclBytes = 64LL << 20;  // give up after this much with no NCCL line
 
@@ -108,6 +109,7 @@ struct Counts {
   std::int64_t tooLong = 0;      // over kMaxLine: counted, not read
   std::int64_t bad = 0;          // NCCL's form, wrong values
   std::int64_t membersDropped = 0, choicesDropped = 0;
+  std::int64_t dropped = 0;      // read, but past a bound (kMaxChannels, kMaxTransports): not kept
 };
 
 struct Sample {

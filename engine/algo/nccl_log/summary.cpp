@@ -84,7 +84,7 @@ nlohmann::json toJson(const Log& log, const std::function<std::string(const Text
   const Counts& k = log.counts;
   j["lines"] = {{"bytes", k.bytes},          {"lines", k.lines},     {"nccl", k.ncclLines}, {"info", k.info},
                 {"warn", k.warn},            {"read", k.read},       {"other", k.other},    {"foreign", k.foreign},
-                {"interleaved", k.interleaved}, {"too_long", k.tooLong}, {"bad", k.bad}};
+                {"interleaved", k.interleaved}, {"too_long", k.tooLong}, {"bad", k.bad}, {"dropped", k.dropped}};
   json comms = json::array();
   for (const Comm& c : log.comms) {
     json jc;

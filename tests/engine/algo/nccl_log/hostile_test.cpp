@@ -87,7 +87,9 @@ TEST(NcclLogHostile, GigabyteLogInFlatMemory) {
   std::mt19937 g(2);
   int i = 0;
   while (chunk.size() < (1u << 20)) {
-    if (i % 3 == 0) chunk += "h:" + std::to_string(i % 50) + ":7 [0] NCCL INFO Bootstrap timings total 0.05\n";
+    if (i % 7 == 0) chunk += "h:1:1 [0] NCCL INFO Channel " + std::to_string(i % 24) + "/24 : 0 1\n";  // kept once per channel
+    else if (i % 11 == 0) chunk += "h:1:1 [0] NCCL INFO Trees [" + std::to_string(i % 24) + "] 1/-1/-1->0->-1\n";
+    else if (i % 3 == 0) chunk += "h:" + std::to_string(i % 50) + ":7 [0] NCCL INFO Bootstrap timings total 0.05\n";
     else if (i % 3 == 1) chunk += "h:1:1 [0] NCCL INFO Channel " + std::to_string(i % 32) + "/0 : 0[0] -> 1[1] via P2P/CUMEM\n";
     else for (int k = 0, n = int(g() % 120); k <= n; ++k) chunk += k == n ? '\n' : char('a' + g() % 26);
     ++i;
@@ -159,6 +161,23 @@ TEST(NcclLogHostile, RingThatIsNotAPermutation) {
   EXPECT_NE(b.find("channel 0's ring is not a permutation of the ranks"), std::string::npos) << b;
   EXPECT_NE(b.find("a ring line with a word that is not a rank"), std::string::npos) << b;
   EXPECT_TRUE(r->comms.at(0).rings.empty());
+}
+
+// A channel number per line: what is kept per rank stays at kMaxChannels.
+TEST(NcclLogHostile, ManyChannelsAreBounded) {
+  std::string t = kP + "comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n";
+  for (int c = 0; c < 3000; ++c) {
+    t += kP + "Tree " + std::to_string(c) + " : -1 -> 0 -> 1/-1/-1\n";
+    t += kP + "Channel " + std::to_string(c) + "/3000 : 0 1\n";
+    t += kP + "Ring " + std::to_string(c) + " : 1 -> 0 -> 1\n";
+  }
+  auto r = readText(t);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->counts.dropped, 3 * (3000 - std::int64_t(kMaxChannels)));
+  const Member& m = r->comms.at(0).members.at(0);
+  EXPECT_EQ(m.trees.size(), kMaxChannels);
+  EXPECT_EQ(m.ringNeighbours.size(), kMaxChannels);
+  EXPECT_EQ(r->comms[0].rings.size(), kMaxChannels);
 }
 
 TEST(NcclLogHostile, ManyProcessesAreBounded) {
