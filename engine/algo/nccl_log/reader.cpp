@@ -173,6 +173,8 @@ int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) 
   }
   if (bind) {
     last.valid = false;
+    if (byThread.size() > (1u << 16)) byThread.clear();  // a log of ever new threads: attribution, not memory, suffers
+    if (byDev.size() > (1u << 16)) byDev.clear();
     byThread[key(w, "t" + std::to_string(w.tid))] = i;
     byDev[key(w, "d" + std::to_string(w.dev))] = i;
   }

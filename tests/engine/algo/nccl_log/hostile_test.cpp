@@ -180,6 +180,24 @@ TEST(NcclLogHostile, ManyChannelsAreBounded) {
   EXPECT_EQ(r->comms[0].rings.size(), kMaxChannels);
 }
 
+// Ever new threads naming one comm (a million): the thread table stays bounded.
+TEST(NcclLogHostile, ManyThreadsAreBounded) {
+  long before = rssKiB();
+  Reader r;
+  r.begin("threads");
+  std::string c;
+  for (int k = 0; k < 50; ++k) {
+    c.clear();
+    for (int t = 0; t < 20000; ++t)
+      c += "h:1:" + std::to_string(k * 20000 + t) + " [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n";
+    ASSERT_TRUE(r.feed(c).ok());
+  }
+  ASSERT_TRUE(r.end().ok());
+  EXPECT_LT(rssKiB() - before, 32 * 1024);
+  Log log = r.finish();
+  EXPECT_EQ(log.comms.size(), 1u);
+}
+
 TEST(NcclLogHostile, ManyProcessesAreBounded) {
   std::string t;
   for (int pid = 0; pid < int(kMaxMembers) + 100; ++pid)
