@@ -381,6 +381,44 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
   return ok();
 }
 
+Outcome Reader::State::nvlsLine(const Where& w, std::string_view s) {
+  std::string_view all = s;
+  std::string ptr;
+  if (hexNumber(s, ptr) == Num::ok) {  // "NVLS comm 0x... headRank %d nHeads %d nvlsRanks ..."
+    std::int64_t head = 0, heads = 0;
+    Num n = Num::none;
+    if (!eat(s, " headRank ") || (n = number(s, head)) != Num::ok || !eat(s, " nHeads ") || (n = number(s, heads)) != Num::ok)
+      return n == Num::over ? overflow(all) : Outcome{};
+    int m = memberByPtr(w, ptr, false);
+    if (m >= 0) members[std::size_t(m)].nvlsHeadRank = int(head), members[std::size_t(m)].nvlsHeads = int(heads);
+    return ok();
+  }
+  // " 1/2/-1->0->-1 3/-1/-1->0->2" (2.18: "d/d->r->up", two down ranks)
+  int m = memberFor(w);
+  if (m < 0) return ok();
+  Member& mem = members[std::size_t(m)];
+  ++mem.nvlsTrees;
+  std::vector<Tree> got;
+  for (;;) {
+    spaces(s);
+    if (s.empty()) break;
+    Tree t;
+    std::int64_t v = 0, me = 0;
+    Num n = Num::ok;
+    for (int i = 0; i < 3; ++i) {
+      if ((n = number(s, v)) != Num::ok) break;
+      t.down[std::size_t(i)] = int(v);
+      if (!eat(s, "/")) break;
+    }
+    if (n != Num::ok || !eat(s, "->") || (n = number(s, me)) != Num::ok || !eat(s, "->") || (n = number(s, v)) != Num::ok)
+      return n == Num::over ? overflow(all) : Outcome{};
+    t.up = int(v);
+    got.push_back(t);
+  }
+  mem.nvlsTree = std::move(got);
+  return ok();
+}
+
 Outcome Reader::State::collnetLine(const Where& w, std::string_view s) {
   std::size_t via = s.find(" via COLLNET/");
   if (via == std::string_view::npos) return {};

@@ -74,6 +74,8 @@ struct Member {
   std::int64_t transportsDropped = 0;
   int collChannels = -1, collnetChannels = -1, nvlsChannels = -1, p2pChannels = -1, p2pPerPeer = -1;
   int nvlsTrees = 0, collnetLines = 0;
+  int nvlsHeadRank = -1, nvlsHeads = -1;             // "NVLS comm %p headRank %d nHeads %d ..."
+  std::vector<Tree> nvlsTree;                        // "NVLS Trees : d/d/d->r->up d/d/d->r->up" (channels 0 and 1)
   std::vector<Ring> rings;                           // printed by rank 0
   std::map<std::string, std::int64_t> callsByOp;     // "AllReduce: opCount ..." lines
 };

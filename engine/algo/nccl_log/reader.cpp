@@ -261,11 +261,8 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
           return {Kind::read, {}};
         }
       }
-      if (msg.substr(0, 12) == "NVLS Trees :") {
-        int m = memberFor(w);
-        if (m >= 0) ++members[std::size_t(m)].nvlsTrees;
-        return {Kind::read, {}};
-      }
+      if (msg.substr(0, 12) == "NVLS Trees :") return nvlsLine(w, msg.substr(12));
+      if (msg.substr(0, 12) == "NVLS comm 0x") return nvlsLine(w, msg.substr(10));
       break;
     case 'U':
       if (msg.substr(0, 14) == "Using network ") {

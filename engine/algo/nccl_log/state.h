@@ -83,6 +83,7 @@ struct Reader::State {
   Outcome callLine(const Where& w, std::string_view msg, std::size_t colon);
   Outcome tuningLine(const Where& w, std::string_view msg, std::size_t arrow);
   Outcome collnetLine(const Where& w, std::string_view msg);
+  Outcome nvlsLine(const Where& w, std::string_view msg);  // "NVLS Trees :" rest, or "0x... headRank ..."
 };
 
 // The merge of everything fed (merge.cpp).

@@ -121,6 +121,7 @@ nlohmann::json toJson(const Log& log, const std::function<std::string(const Text
       jm["channels"] = {{"coll", m.collChannels}, {"collnet", m.collnetChannels}, {"nvls", m.nvlsChannels},
                         {"p2p", m.p2pChannels}, {"p2p_per_peer", m.p2pPerPeer}};
       jm["calls"] = m.callsByOp;
+      if (m.nvlsHeads >= 0) jm["nvls"] = {{"head_rank", m.nvlsHeadRank}, {"heads", m.nvlsHeads}};
       members.push_back(jm);
     }
     jc["members"] = members;

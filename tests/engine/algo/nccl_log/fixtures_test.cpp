@@ -203,6 +203,25 @@ TEST(NcclLogFixtures, Form228And229) {
   EXPECT_EQ(log.counts.bad, 0);
 }
 
+// NVLS (transport/nvls.cc, graph/connect.cc): the heads and the NVLS trees, 2.29 and 2.18 forms.
+TEST(NcclLogFixtures, NvlsHeadsAndTrees) {
+  std::string p = P("h", 1, 1, 0);
+  Log log = readOk(p + "comm 0x9 rank 2 nRanks 8 nNodes 1 localRanks 8 localRank 2 MNNVL 0\n" + p +
+                   "NVLS comm 0x9 headRank 2 nHeads 4 nvlsRanks 8 buffSize 1048576 nvlsPerRankSize 201326592 nvlsTotalSize 1610612736\n" + p +
+                   "NVLS Trees : 0/1/-1->2->-1 3/-1/-1->2->4\n");
+  const Member& m = log.comms.at(0).members.at(0);
+  EXPECT_EQ(m.nvlsHeadRank, 2);
+  EXPECT_EQ(m.nvlsHeads, 4);
+  ASSERT_EQ(m.nvlsTree.size(), 2u);
+  EXPECT_EQ(m.nvlsTree[0].down, (std::array<int, 3>{0, 1, -1}));
+  EXPECT_EQ(m.nvlsTree[1].up, 4);
+  Log old = readOk(p + "comm 0x9 rank 2 nRanks 8 nNodes 1 localRanks 8 localRank 2 MNNVL 0\n" + p + "NVLS Trees : 0/1->2->-1 3/-1->2->4\n");
+  const Member& o = old.comms.at(0).members.at(0);
+  ASSERT_EQ(o.nvlsTree.size(), 2u);
+  EXPECT_EQ(o.nvlsTree[1].down, (std::array<int, 3>{3, -1, -1}));
+  EXPECT_EQ(old.counts.bad, 0);
+}
+
 // Two processes writing one file: a line cut into by another is counted, not read.
 TEST(NcclLogFixtures, InterleavedLinesAreCounted) {
   std::string a = P("h", 1, 1, 0), b = P("h", 2, 2, 1);
