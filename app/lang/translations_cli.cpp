@@ -312,6 +312,7 @@ std::span<const Translation> tableCli() {
       {"transport not in the log", "日志里没有传输方式"},
       {"{0} ranks: the figure draws at most 512", "{0} 个 rank：图最多画 512 个"},
       {"--window opens one file or folder", "--window 只打开一个文件或文件夹"},
+      {"NCCL: {0} · {1} · channels {2}", "NCCL：{0} · {1} · 通道 {2}"},
   };
   return kTable;
 }

@@ -26,7 +26,8 @@
 #   5. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,TUNING,COLL:
 #      its log shows the transport the shared-GPU ranks took, and its stdout
 #      must still be one JSON document; `collviz nccl-log` reads that log back
-#      (a communicator of 4 ranks with its rings);
+#      (a communicator of 4 ranks with its rings); then an N=2 run without
+#      NCCL_DEBUG must say NCCL's choice (nccl_choice, from collviz's own log);
 #   6. all_reduce busbw 64 KiB .. 256 MiB: the engine (`collviz bench`)
 #      against the plain NCCL loop, compared at every size, summarised at
 #      >= 64 MiB (bandwidth) and <= 1 MiB (time per op).
@@ -410,6 +411,18 @@ sys.exit(0 if ok else 1)' "$W/nccl_log.json" 2>&1)
       say "  collviz nccl-log: $got"
     else
       bad "collviz nccl-log on the NCCL_DEBUG run's log: rc=$rc: $got"
+    fi
+    # Without NCCL_DEBUG set, collviz gives its ranks NCCL_DEBUG=INFO into a
+    # folder of its own and says NCCL's choice beside the op (nccl_choice).
+    left=$(step_left "$END4")
+    if [ "$left" -ge 10 ]; then
+      env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS -u NCCL_DEBUG_FILE timeout --kill-after=5 "$left" "$B/collviz" run \
+        --backend nccl --json --op all_reduce --ranks 2 --deadline-ms 60000 > "$W/choice_run.json" 2>> "$W/nccl_debug.log"
+      got=$("$PY" -c 'import json, sys; c = json.load(open(sys.argv[1])).get("nccl_choice"); print(c["algo"] + " · " + c["proto"] + " · channels %d-%d" % (c["channel_lo"], c["channel_hi"]) if c else "none")' "$W/choice_run.json" 2>&1)
+      case "$got" in
+        none|*Error*|"") bad "run without NCCL_DEBUG: no nccl_choice in its JSON ($got)" ;;
+        *) say "  NCCL's choice beside the op (all_reduce N=2): NCCL: $got" ;;
+      esac
     fi
   fi
 else
