@@ -276,12 +276,14 @@ Outcome Reader::State::channelsLine(const Where& w, std::string_view s) {
 
 Outcome Reader::State::callLine(const Where& w, std::string_view s, std::size_t colon) {
   std::string op(s.substr(0, colon));
-  std::size_t c = findIn(s, " comm 0x", colon);
+  std::size_t c = s.rfind(" comm 0x");  // near the end: "comm %p [nranks=%d] stream %p"
+  if (c != std::string_view::npos && c < colon) c = std::string_view::npos;
   if (c == std::string_view::npos) return {};
   std::string_view p = s.substr(c + 6);
   std::string ptr;
   if (hexNumber(p, ptr) != Num::ok) return {};
-  std::size_t nr = findIn(s, "[nranks=", c);
+  std::size_t nr = s.rfind("[nranks=");
+  if (nr != std::string_view::npos && nr < c) nr = std::string_view::npos;
   if (nr != std::string_view::npos) {
     std::string_view q = s.substr(nr + 8);
     std::int64_t v = 0;
@@ -294,7 +296,7 @@ Outcome Reader::State::callLine(const Where& w, std::string_view s, std::size_t 
   if (it != mem.callsByOp.end()) ++it->second;
   else if (mem.callsByOp.size() < 64) mem.callsByOp[op] = 1;
   // A choice NCCL printed on this thread just before: this call's.
-  auto pend = pending.find(key(w, "t" + std::to_string(w.tid)));
+  auto pend = pending.find(key(w, 't', w.tid));
   if (pend != pending.end()) {
     for (int ci : pend->second)
       if (log.choices[std::size_t(ci)].op == op && choiceMember[std::size_t(ci)] < 0) choiceMember[std::size_t(ci)] = m;
@@ -375,7 +377,7 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
   ++log.choices[std::size_t(ci)].times;
   if (!ch.op.empty()) {
     if (pending.size() > 4096) pending.clear();
-    auto& p = pending[key(w, "t" + std::to_string(w.tid))];
+    auto& p = pending[key(w, 't', w.tid)];
     if (p.size() < 8) p.push_back(ci);
   }
   return ok();

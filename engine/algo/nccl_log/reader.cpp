@@ -1,6 +1,7 @@
 // Reading an NCCL log: cutting lines, the prefix (src/debug.cc), which
 // member a line belongs to, and the files (nccl_log.h).
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -125,15 +126,22 @@ const std::string& Reader::State::key(const Where& w, std::string_view what) {
   return k;
 }
 
+const std::string& Reader::State::key(const Where& w, char kind, std::int64_t n) {
+  char buf[24];
+  buf[0] = kind;
+  auto end = std::to_chars(buf + 1, buf + sizeof buf, n).ptr;
+  return key(w, std::string_view(buf, std::size_t(end - buf)));
+}
+
 int Reader::State::memberFor(const Where& w) {
   if (last.valid && last.tid == w.tid && last.pid == w.pid && last.dev == w.dev && last.host == w.host) return last.member;
   auto remember = [&](int m) {
     last.valid = true, last.host = std::string(w.host), last.pid = w.pid, last.tid = w.tid, last.dev = w.dev, last.member = m;
     return m;
   };
-  auto t = byThread.find(key(w, "t" + std::to_string(w.tid)));
+  auto t = byThread.find(key(w, 't', w.tid));
   if (t != byThread.end()) return remember(t->second);
-  auto d = byDev.find(key(w, "d" + std::to_string(w.dev)));
+  auto d = byDev.find(key(w, 'd', w.dev));
   if (d != byDev.end()) return remember(d->second);
   if (members.size() >= kMaxMembers) return ++counts.membersDropped, -1;
   Member m;
@@ -142,12 +150,14 @@ int Reader::State::memberFor(const Where& w) {
   ringLines.emplace_back();
   linkSeen.emplace_back();
   int i = int(members.size()) - 1;
-  byThread[key(w, "t" + std::to_string(w.tid))] = i;
-  byDev[key(w, "d" + std::to_string(w.dev))] = i;
+  byThread[key(w, 't', w.tid)] = i;
+  byDev[key(w, 'd', w.dev)] = i;
   return remember(i);
 }
 
 int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) {
+  if (!bind && lastPtr.valid && lastPtr.pid == w.pid && lastPtr.ptr == ptr && lastPtr.host == w.host) return lastPtr.member;
+  lastPtr.valid = false;
   std::string k = key(w, ptr);  // a copy: key() is called again below
   auto p = byPtr.find(k);
   int i = -1;
@@ -156,7 +166,7 @@ int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) 
   } else {
     // A member this thread already spoke for without a pointer (2.18: the
     // rings come before the only line that names the comm).
-    auto t = byThread.find(key(w, "t" + std::to_string(w.tid)));
+    auto t = byThread.find(key(w, 't', w.tid));
     if (bind && t != byThread.end() && members[std::size_t(t->second)].ptr.empty()) {
       i = t->second;
     } else {
@@ -171,12 +181,13 @@ int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) 
     members[std::size_t(i)].ptr = std::string(ptr);
     byPtr[k] = i;
   }
+  if (!bind) lastPtr = {true, std::string(w.host), std::string(ptr), w.pid, i};
   if (bind) {
     last.valid = false;
     if (byThread.size() > (1u << 16)) byThread.clear();  // a log of ever new threads: attribution, not memory, suffers
     if (byDev.size() > (1u << 16)) byDev.clear();
-    byThread[key(w, "t" + std::to_string(w.tid))] = i;
-    byDev[key(w, "d" + std::to_string(w.dev))] = i;
+    byThread[key(w, 't', w.tid)] = i;
+    byDev[key(w, 'd', w.dev)] = i;
   }
   return i;
 }
@@ -286,10 +297,17 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
   }
   // "AllReduce: opCount ..." and "AllReduce: 8388608 Bytes -> ..." and
   // "ncclCommInitRank comm 0x... - Init COMPLETE".
-  std::size_t colon = findIn(msg.substr(0, 80), ": opCount ");
-  if (colon != std::string_view::npos && colon < 64) return callLine(w, msg, colon);
-  std::size_t arrow = findIn(msg.substr(0, 140), " Bytes -> ");
-  if (arrow != std::string_view::npos && arrow < 120) return tuningLine(w, msg, arrow);
+  // The op's name, then ": opCount" or ": <bytes> Bytes ->" ("AllReduce [Symmetric]: ..." too).
+  const void* c = std::memchr(msg.data(), ':', std::min<std::size_t>(msg.size(), 64));
+  if (c) {
+    std::size_t colon = std::size_t(static_cast<const char*>(c) - msg.data());
+    std::string_view rest = msg.substr(colon);
+    if (rest.substr(0, 10) == ": opCount ") return callLine(w, msg, colon);
+    if (rest.size() > 3 && rest[1] == ' ' && rest[2] >= '0' && rest[2] <= '9') {
+      std::size_t arrow = findIn(msg.substr(0, colon + 40), " Bytes -> ", colon);
+      if (arrow != std::string_view::npos) return tuningLine(w, msg, arrow);
+    }
+  }
   if (msg.size() > 14 && (msg.substr(msg.size() - 13) == "Init COMPLETE" || msg.substr(msg.size() - 10) == "Init START")) {
     std::size_t c = msg.find("comm 0x");
     if (c != std::string_view::npos && c < 64) return commLine(w, msg.substr(c));
@@ -305,6 +323,7 @@ void Reader::begin(std::string file) {
   s_->file = std::move(file);
   s_->lineNo = 0, s_->streamBytes = 0, s_->streamNccl = 0;
   s_->carry.clear(), s_->skipping = false;
+  s_->last.valid = false, s_->lastPtr.valid = false;  // their keys name the file
   s_->log.files.push_back(s_->file);
 }
 

@@ -57,6 +57,12 @@ struct Reader::State {
     std::int64_t pid = -1, tid = -1;
     int dev = -1, member = -1;
   } last;
+  struct {
+    bool valid = false;
+    std::string host, ptr;
+    std::int64_t pid = -1;
+    int member = -1;
+  } lastPtr;  // the last memberByPtr(bind = false) answer: a run of call lines names one comm
   std::unordered_map<std::string, int> choiceIndex;
   std::vector<int> choiceMember;                        // per choice: a member whose call followed it
   std::unordered_map<std::string, std::vector<int>> pending;  // thread -> choices awaiting their call
@@ -71,6 +77,7 @@ struct Reader::State {
   // The member of a comm pointer; bind: the thread and device now speak for it.
   int memberByPtr(const Where& w, std::string_view ptr, bool bind);
   const std::string& key(const Where& w, std::string_view what);  // in keyBuf: valid until the next call
+  const std::string& key(const Where& w, char kind, std::int64_t n);  // "t<tid>", "d<dev>", without a temporary
   std::string keyBuf, scratch;
 
   // Line parsers (lines.cpp).
