@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line
+  if (!request.nccl_log.empty()) ui.openNcclLog(request.nccl_log);
   ui.setPresenterWanted(request.presenter);
   if (request.fullscreen) {
     // A lecture is a presentation: full screen, the diagram and caption only

@@ -14,6 +14,7 @@
 
 #include "engine/algo/algorithms.h"
 #include "engine/group/memory_budget.h"
+#include "engine/group/nccl_debug_env.h"
 #include "engine/group/netns.h"
 #include "engine/verify/overview.h"
 #include "engine/group/placement.h"
@@ -43,6 +44,16 @@ Engine::~Engine() {
   stop_wait_ = true;
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  group_.reset();  // the ranks end before their log folder goes
+  if (!nccl_log_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(nccl_log_dir_, ec);
+  }
+}
+
+std::string Engine::ncclLogDir() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return nccl_log_dir_;
 }
 
 uint64_t Engine::run(const OpSpec& spec, Program program, BackendKind backend) {
@@ -292,6 +303,16 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
   const BackendStatus* st = devices().find(backend);
   const int gpus = st ? st->gpus : 0, version = st ? st->version_code : 0;
   cfg.placement = placeRanks(ranks, backend, gpus, version, placement);
+  if (backend == BackendKind::nccl && opts_.nccl_log) {
+    std::string dir;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (nccl_log_dir_.empty()) nccl_log_dir_ = makeNcclLogDir();
+      dir = nccl_log_dir_;
+    }
+    const auto env = ncclDebugEnv(dir, [](const char* n) { return std::getenv(n); });
+    for (RankPlacement& p : cfg.placement) p.env.insert(p.env.end(), env.begin(), env.end());
+  }
   if (notice && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
       placement.sharing == GpuSharing::multi_rank_gpu &&
       effectiveSharing(version, placement) != GpuSharing::multi_rank_gpu) {

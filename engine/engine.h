@@ -46,6 +46,10 @@ struct EngineOptions {
   // Called on the engine thread after each snapshot is published, so a
   // viewer that sleeps until something happens (the window) wakes for it.
   std::function<void()> wake;
+  // NCCL ranks write NCCL's own log (NCCL_DEBUG=INFO, group/nccl_debug_env.h)
+  // into a folder of the engine's, read back with engine/algo/nccl_log
+  // (ncclLogDir). Off for the bench, whose times it would change.
+  bool nccl_log = true;
 };
 
 struct Request {
@@ -141,6 +145,9 @@ class Engine {
   const DeviceReport& devices();
   // The worker processes of the current group (for tests and diagnostics).
   std::vector<pid_t> workerPids() const;
+  // The folder NCCL ranks write their own logs to ("" before an NCCL group,
+  // or where the user set NCCL_DEBUG); removed with the engine.
+  std::string ncclLogDir() const;
 
  private:
   void loop();
@@ -194,6 +201,7 @@ class Engine {
 
   PlacementOptions placement_;  // under mu_: setPlacement's newest choice
   std::unique_ptr<RankGroup> group_;  // engine thread only
+  std::string nccl_log_dir_;          // under mu_
   GpuSharing group_sharing_ = GpuSharing::host_id;  // engine thread only: group_'s route
   bool verify_ = true;                // engine thread only: current request's
   int64_t keep_values_ = 0;           // engine thread only: current request's

@@ -15,7 +15,7 @@ namespace collviz {
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "lecture"};
+constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "nccl-log", "lecture"};
 
 bool isCommand(const char* arg) {
   for (const char* c : kCommands)
@@ -80,6 +80,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addBenchCommand(app, action);
   addExportCommand(app, action);
   addAlgosCommand(app, action);
+  addNcclLogCommand(app, action, window);
   addLectureCommand(app, action, window);
   try {
     app.parse(argc, argv);

@@ -14,6 +14,7 @@ struct WindowRequest {
   std::string lecture;  // a script checked to load
   bool presenter = false;  // open the presenter view too
   bool fullscreen = false;  // a lecture: full screen, panels hidden (--window: a window)
+  std::string nccl_log;     // `collviz nccl-log FILE --window`: File → Open NCCL log… done
 };
 
 bool isCliCommand(const char* arg);

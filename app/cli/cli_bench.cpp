@@ -215,6 +215,7 @@ int runBench(const BenchArgs& a) {
   if (!placement) return fail("bench", placement.error(), kExitUsage);
   noteRounding(c);
   EngineOptions eo;
+  eo.nccl_log = false;  // NCCL_DEBUG=INFO would change the times measured
   eo.placement = *placement;
   eo.deadline = a.deadline_ms ? std::chrono::milliseconds(a.deadline_ms) : benchDeadline(c);
   Engine engine(eo);  // destroyed on return: the workers end with it, also after Ctrl-C

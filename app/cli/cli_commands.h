@@ -12,6 +12,8 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action);
 void addExportCommand(CLI::App& app, std::function<int()>& action);
 void addAlgosCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
+void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
+struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 
 }  // namespace collviz

@@ -11,6 +11,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/verify/held_values.h"
 #include "engine/group/memory_budget.h"
 #include "engine/verify/report.h"
@@ -18,6 +19,31 @@
 
 namespace collviz {
 namespace {
+
+// NCCL's own choice for the op this run made, from the ranks' NCCL log
+// (engine/algo/nccl_log): the last TUNING line of the op's NCCL name.
+std::optional<nccl_log::Choice> ncclChoice(const Engine& e, Op op) {
+  const std::string dir = e.ncclLogDir();
+  if (dir.empty()) return std::nullopt;
+  static const std::pair<Op, const char*> kNames[] = {{Op::all_reduce, "AllReduce"}, {Op::all_gather, "AllGather"},
+                                                      {Op::reduce_scatter, "ReduceScatter"}, {Op::broadcast, "Broadcast"},
+                                                      {Op::reduce, "Reduce"}};
+  const char* want = nullptr;
+  for (const auto& [o, n] : kNames)
+    if (o == op) want = n;
+  if (!want) return std::nullopt;
+  auto log = nccl_log::read({dir});
+  if (!log.ok()) return std::nullopt;
+  std::optional<nccl_log::Choice> got;
+  for (const nccl_log::Choice& c : log->choices)
+    if (c.op == want) got = c;
+  return got;
+}
+
+Text choiceText(const nccl_log::Choice& c) {
+  return say("NCCL: {0} · {1} · channels {2}", c.algo, c.proto.empty() ? std::string("—") : c.proto,
+             c.chLo >= 0 ? std::to_string(c.chLo) + "–" + std::to_string(c.chHi) : std::string("?"));
+}
 
 std::string oneDecimal(double v) {
   char buf[32];
@@ -194,8 +220,17 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->error.empty())
         return failWithReport("run", toJson(*snap, *limit), errorOf(snap->error),
                               snap->rejected ? kExitUsage : kExitFailed);
-      if (*json_out) std::cout << toJson(*snap, *limit).dump(2) << "\n";
-      else printTable(*snap, *limit);
+      const auto choice = ncclChoice(engine, sp.op);
+      if (*json_out) {
+        auto j = toJson(*snap, *limit);
+        if (choice)
+          j["nccl_choice"] = {{"op", choice->op}, {"bytes", choice->bytes}, {"algo", choice->algo}, {"proto", choice->proto},
+                              {"channel_lo", choice->chLo}, {"channel_hi", choice->chHi}};
+        std::cout << j.dump(2) << "\n";
+      } else {
+        printTable(*snap, *limit);
+        if (choice) std::printf("%s\n", render(choiceText(*choice)).c_str());
+      }
       if (!snap->verified)
         std::fprintf(stderr, "collviz run: %s\n",
                      render(say("the result failed verification ({0} wrong elements)",

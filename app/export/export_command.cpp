@@ -24,6 +24,7 @@
 #include "app/lang/lang.h"
 #include "app/files/export_set.h"
 #include "app/files/gif_writer.h"
+#include "app/export/nccl_log_export.h"
 #include "app/view/round_layout.h"
 #include "engine/algo/algorithms.h"
 #include "engine/group/memory_budget.h"
@@ -464,7 +465,16 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   auto algo_file = std::make_shared<std::string>();
   cmd->add_option("--algo-file", *algo_file,
                   "An MSCCL algorithm file, shown like --algo (the op and ranks come from the file)");
-  cmd->callback([&action, a, cmd, algo_file] {
+  auto nccl = std::make_shared<NcclLogExportArgs>();
+  cmd->add_option("--nccl-log", nccl->logs, "NCCL's own log (files, folders, -): draw its ranks, rings, trees and transports (SVG)");
+  cmd->add_option("--channel", nccl->channel, "With --nccl-log: one channel's ring and trees, or all (every ring overlaid)");
+  cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
+  cmd->callback([&action, a, cmd, algo_file, nccl] {
+    if (!nccl->logs.empty()) {
+      nccl->output = a->output, nccl->format = a->format, nccl->theme = a->theme;
+      action = [nccl] { return runNcclLogExport(*nccl); };
+      return;
+    }
     a->step_given = cmd->get_option("--step")->count() > 0;
     for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time"})
       if (cmd->count(o) > 0) a->given.push_back(o);

@@ -243,6 +243,7 @@ void AppUi::Draw() {
   drawMain(theme, key, shown, actions);
   lecture_panel_.DrawOpenDialog(actions);
   algo_file_dialog_.Draw(state_, actions.open_algorithm);
+  nccl_log_window_.Draw(state_.view.theme, actions.open_nccl_log);
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);

@@ -15,6 +15,7 @@
 #include "app/panels/controls_panel.h"
 #include "app/panels/fault_menu.h"
 #include "app/panels/algo_file_dialog.h"
+#include "app/panels/nccl_log_window.h"
 #include "app/panels/lecture_panel.h"
 #include "app/lecture/player.h"
 #include "app/gl/diagram_image.h"
@@ -69,6 +70,7 @@ class AppUi {
   // `collviz lecture FILE`). A script that does not load leaves the window as
   // it was and says why.
   Status openLecture(const std::string& path);
+  Status openNcclLog(const std::string& path) { return nccl_log_window_.open(path); }
   void closeLecture();
   lecture::Player* player() { return lecture_.get(); }
   // View → Presenter view (the window itself is opened by the caller).
@@ -131,6 +133,7 @@ class AppUi {
   ComparePanel compare_;
   LecturePanel lecture_panel_;
   AlgoFileDialog algo_file_dialog_;
+  NcclLogWindow nccl_log_window_;
   std::unique_ptr<lecture::Player> lecture_;
   int applied_revision_ = -1;  // the lecture step last applied to state_
   bool presenter_wanted_ = false;

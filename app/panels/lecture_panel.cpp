@@ -36,6 +36,7 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
     if (ImGui::MenuItem(tr("Close lecture"), nullptr, false, lecture_open)) out.close_lecture = true;
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Open algorithm…"))) out.open_algorithm = true;
+    if (ImGui::MenuItem(tr("Open NCCL log…"))) out.open_nccl_log = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("View"))) {

@@ -17,6 +17,7 @@ struct MenuActions {
   bool close_lecture = false;
   bool toggle_presenter = false;
   bool open_algorithm = false;  // File → Open algorithm… (algo_file_dialog.h)
+  bool open_nccl_log = false;   // File → Open NCCL log… (nccl_log_window.h)
 };
 
 struct LecturePanel {

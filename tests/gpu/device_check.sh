@@ -23,9 +23,11 @@
 #      non-power of two) and N = 2 as time allows, three runs at a time;
 #      each must exit 0 with every round verified against the reference and
 #      final_matches_native true;
-#   5. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET:
+#   5. one all_reduce N=4 run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,TUNING,COLL:
 #      its log shows the transport the shared-GPU ranks took, and its stdout
-#      must still be one JSON document;
+#      must still be one JSON document; `collviz nccl-log` reads that log back
+#      (a communicator of 4 ranks with its rings); then an N=2 run without
+#      NCCL_DEBUG must say NCCL's choice (nccl_choice, from collviz's own log);
 #   6. all_reduce busbw 64 KiB .. 256 MiB: the engine (`collviz bench`)
 #      against the plain NCCL loop, compared at every size, summarised at
 #      >= 64 MiB (bandwidth) and <= 1 MiB (time per op).
@@ -372,7 +374,7 @@ for r in "${failed_runs[@]:0:12}"; do say "  not: $r"; done
 END4=$(( ENDR + 30 ))
 left=$(step_left "$END4")
 if [ "$left" -ge 10 ]; then
-  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET timeout --kill-after=5 "$left" "$B/collviz" run \
+  NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH,TUNING,COLL timeout --kill-after=5 "$left" "$B/collviz" run \
     --backend nccl --json --op all_reduce --ranks 4 --deadline-ms 60000 \
     > "$W/debug_run.json" 2> "$W/nccl_debug.log"
   rc=$?
@@ -390,6 +392,39 @@ if [ "$left" -ge 10 ]; then
       sort | uniq -c | sort -rn | head -4)
   while IFS= read -r l; do say "$l"; done < <(
     grep -m2 -E 'NET/Socket : Using|Using network' "$W/nccl_debug.log" | sed 's/^.*NCCL INFO /  /')
+  # The same log through collviz's own reader (engine/algo/nccl_log): four
+  # processes wrote one stream, so some lines interleave; the reader counts
+  # them and must still find the communicator of 4 ranks and its rings.
+  if [ -n "$PY" ]; then
+    "$B/collviz" nccl-log --json "$W/nccl_debug.log" > "$W/nccl_log.json" 2>> "$W/nccl_debug.log"
+    rc=$?
+    got=$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = max(d["comms"], key=lambda c: len(c["members"])) if d["comms"] else None
+if not c: print("no communicator"); sys.exit(1)
+ok = c["ranks"] == 4 and len(c["members"]) == 4 and len(c["rings"]) > 0
+print(("" if ok else "WRONG: ") + c["sentence"] + "; %d rings, %d tuning choices, %d interleaved lines"
+      % (len(c["rings"]), len(d["collectives"]), d["lines"]["interleaved"]))
+sys.exit(0 if ok else 1)' "$W/nccl_log.json" 2>&1)
+    if [ "$rc" -eq 0 ] && [ "${got#WRONG}" = "$got" ] && [ "$got" != "no communicator" ]; then
+      say "  collviz nccl-log: $got"
+    else
+      bad "collviz nccl-log on the NCCL_DEBUG run's log: rc=$rc: $got"
+    fi
+    # Without NCCL_DEBUG set, collviz gives its ranks NCCL_DEBUG=INFO into a
+    # folder of its own and says NCCL's choice beside the op (nccl_choice).
+    left=$(step_left "$END4")
+    if [ "$left" -ge 10 ]; then
+      env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS -u NCCL_DEBUG_FILE timeout --kill-after=5 "$left" "$B/collviz" run \
+        --backend nccl --json --op all_reduce --ranks 2 --deadline-ms 60000 > "$W/choice_run.json" 2>> "$W/nccl_debug.log"
+      got=$("$PY" -c 'import json, sys; c = json.load(open(sys.argv[1])).get("nccl_choice"); print(c["algo"] + " · " + c["proto"] + " · channels %d-%d" % (c["channel_lo"], c["channel_hi"]) if c else "none")' "$W/choice_run.json" 2>&1)
+      case "$got" in
+        none|*Error*|"") bad "run without NCCL_DEBUG: no nccl_choice in its JSON ($got)" ;;
+        *) say "  NCCL's choice beside the op (all_reduce N=2): NCCL: $got" ;;
+      esac
+    fi
+  fi
 else
   bad "NCCL_DEBUG run: not run (out of time)"
 fi

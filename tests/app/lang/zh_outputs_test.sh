@@ -2,7 +2,8 @@
 # Under --lang zh, what collviz writes for a person holds no English word
 # outside tests/app/lang/allowed_english.txt: SVG figures of every op, of the
 # decomposition, of a ring round and a Bruck round (each with --status), and
-# the text of `collviz run` (native and --algo), `collviz algos` and
+# the text of `collviz run` (native and --algo), `collviz algos`, an NCCL
+# log's `collviz nccl-log` text and `export --nccl-log` figures, and
 # `collviz devices`. Every finding is printed; the test fails on any.
 # usage: zh_outputs_test.sh COLLVIZ OUTDIR
 set -u
@@ -34,6 +35,26 @@ done
 check svg_ring_round --svg "$out/ring2.svg"
 "$cli" export --op all_to_all --algo bruck --step 2 "${common[@]}" -o "$out/bruck2.svg" >"$out/bruck.log" 2>&1 || { cat "$out/bruck.log"; fail=1; }
 check svg_bruck_round --svg "$out/bruck2.svg"
+
+# An NCCL log (written from NCCL's format strings): the text and the figure.
+P="a:1:1 [0] NCCL INFO "
+{
+  echo "${P}NCCL version 2.26.2+cuda12.6"
+  echo "${P}comm 0x1 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0"
+  echo "${P}Channel 00/02 : 0 1 3 2"
+  echo "${P}Channel 01/02 : 0 2 3 1"
+  echo "${P}Trees [0] 1/2/-1->0->-1 [1] 2/-1/-1->0->-1"
+  echo "${P}Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM"
+  echo "${P}Channel 00/0 : 2[0] -> 0[0] [receive] via NET/IB/0"
+  echo "${P}AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..1}"
+  echo "${P}AllReduce: opCount 0 sendbuff 0x2 recvbuff 0x3 count 262144 datatype 7 op 0 root 0 comm 0x1 [nranks=4] stream 0x4"
+} >"$out/nccl.log"
+"$cli" nccl-log --lang zh "$out/nccl.log" >"$out/nccl_log.txt" 2>&1 || { cat "$out/nccl_log.txt"; fail=1; }
+check nccl_log "$out/nccl_log.txt"
+for ch in 0 all; do
+  "$cli" export --lang zh --nccl-log "$out/nccl.log" --channel $ch -o "$out/nccl_log_$ch.svg" >"$out/nccl_log_$ch.log" 2>&1 || { cat "$out/nccl_log_$ch.log"; fail=1; }
+  check "svg_nccl_log_$ch" --svg "$out/nccl_log_$ch.svg"
+done
 
 "$cli" run --op all_reduce --lang zh --backend gloo -N 4 >"$out/run_native.txt" 2>&1 || { cat "$out/run_native.txt"; fail=1; }
 check run_native "$out/run_native.txt"

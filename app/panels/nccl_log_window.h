@@ -1,0 +1,30 @@
+// File → Open NCCL log…: a path field (ImGui 1.86 has no file dialog) for
+// NCCL's own NCCL_DEBUG=INFO log (a file, or a folder of per-rank files),
+// then a window with what it says: the sentence, a channel selector ("all"
+// overlays every ring), the figure of app/view/nccl_log_figure drawn with
+// ImGui's draw list (the same shapes as the SVG export), and what the log
+// does not say. A path that does not read stays in the dialog with why.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/view/nccl_log_figure.h"
+
+namespace collviz::ui {
+
+struct NcclLogWindow {
+  std::string error;
+  bool shown = false;
+  void Draw(ThemeKind theme, bool open_now);
+  Status open(const std::string& path);  // read it; shown on success
+
+ private:
+  void drawWindow(ThemeKind theme);
+  char path_[512] = "";
+  std::unique_ptr<nccl_log::Log> log_;
+  int channel_ = -1;
+  std::size_t comm_ = 0;
+};
+
+}  // namespace collviz::ui
