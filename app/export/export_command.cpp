@@ -173,6 +173,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   p.gif = fmt == "gif";
   p.html = fmt == "html";
   p.follow = p.html && std::find(a.given.begin(), a.given.end(), "--theme") == a.given.end();
+  if (g_lang_both && !p.html) return Error{say("--lang both applies to --format html (a page with a switch); allowed: en, zh")};
   if (p.html && a.crop) return Error{say("--crop applies to png and svg; a GIF keeps every frame the same size")};
   if (p.html && !a.output.empty() && ext != ".html")
     return Error{say("--format html: a page with every state of the figure; the output name must end in .html")};
@@ -321,8 +322,7 @@ int runExport(const ExportArgs& a) {
   int rc = kExitOk;
   std::shared_ptr<const Snapshot> first;
   bool warned_fonts = false;
-  ui::HtmlLang html = ui::htmlLang(plan.all ? tr("Notes for Collective Operations, drawn from real runs")
-                                            : plan.items.front().caption);
+  std::vector<ui::ExportView> html;
   for (const ui::ExportItem& it : plan.items) {
     std::shared_ptr<const Snapshot> snap;
     const std::string algo = ui::isRoundView(it.program, it.spec.op, it.view) ? it.view.algo : "native";
@@ -365,19 +365,8 @@ int runExport(const ExportArgs& a) {
                      language() == Lang::zh ? ui::uiChineseText() : std::string()};
     v.crop = plan.crop;
     Status written;
-    if (plan.html) {
-      const std::size_t k = html.figures.size();
-      html.figures.push_back(ui::htmlFigure(image, v, "f" + std::to_string(k + 1), it.caption, plan.follow));
-      if (plan.all) {
-        const ui::Heading h = ui::headingFor(it.program, it.spec.op);
-        html.figures.back().heading = (h.number == "=" ? "" : h.number + " ") + h.title + " — " + h.phrase;
-        html.figures.back().caption = html.figures.back().heading;
-      }
-      if (k + 1 < plan.items.size()) continue;
-      const std::string page = ui::htmlPage({html}, plan.follow ? "" : a.theme);
-      written = write(it.file, page.data(), page.size());
-      if (written) std::printf("%s\n", render(say("wrote {0} ({1} bytes)", it.file, page.size())).c_str());
-      if (!written) return usage(written.error());
+    if (plan.html) {  // every state of every figure, drawn once all have run
+      html.push_back(v);
       continue;
     } else if (plan.svg) {
       const std::string svg = image.renderSvg(v);
@@ -405,6 +394,13 @@ int runExport(const ExportArgs& a) {
                              .c_str());
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
+  }
+  if (plan.html) {
+    const std::string file = plan.items.front().file;
+    auto settings = [&] { return settingsLine(parsed->spec, first.get(), plan); };
+    const std::string page = ui::htmlExportPage(image, html, {plan.all, g_lang_both, plan.follow ? "" : a.theme, settings});
+    if (Status s = write(file, page.data(), page.size()); !s) return usage(s.error());
+    std::printf("%s\n", render(say("wrote {0} ({1} bytes)", file, page.size())).c_str());
   }
   if (plan.all && !plan.html) {
     std::vector<ui::ExportItem> rel = plan.items;

@@ -1,6 +1,9 @@
 #include "app/export/html_export.h"
 
+#include "app/files/export_set.h"
+#include "app/gl/fonts.h"
 #include "app/lang/lang.h"
+#include "app/view/heading.h"
 #include "app/view/round_layout.h"
 
 namespace collviz::ui {
@@ -21,7 +24,7 @@ HtmlSvg drawState(DiagramImage& image, ExportView v, bool follow_scheme, std::st
 }  // namespace
 
 HtmlFigure htmlFigure(DiagramImage& image, ExportView v, const std::string& id, const std::string& caption,
-                      bool follow_scheme) {
+                      bool follow_scheme, bool traced) {
   HtmlFigure f;
   f.id = id;
   f.caption = caption;
@@ -46,6 +49,10 @@ HtmlFigure htmlFigure(DiagramImage& image, ExportView v, const std::string& id, 
       v.view.round = k;
       f.states.push_back(drawState(image, v, follow_scheme, k == rounds ? &desc : nullptr));
     }
+  } else if (!traced) {
+    f.kind = HtmlKind::still;
+    v.view.trace_rank = -1;
+    f.states.push_back(drawState(image, v, follow_scheme, &desc));
   } else {
     f.kind = HtmlKind::trace;
     const int n = v.spec.ranks;
@@ -79,13 +86,40 @@ HtmlWords htmlWords() {
   return w;
 }
 
-HtmlLang htmlLang(const std::string& title) {
-  HtmlLang l;
-  l.lang = language() == Lang::zh ? "zh-Hans" : "en";
-  l.name = language() == Lang::zh ? "中文" : "English";
-  l.title = title;
-  l.words = htmlWords();
-  return l;
+std::string htmlExportPage(DiagramImage& image, const std::vector<ExportView>& views, const HtmlPageOptions& o) {
+  const Lang was = language();
+  std::vector<HtmlLang> langs;
+  for (Lang lang : o.both ? std::vector<Lang>{Lang::en, Lang::zh} : std::vector<Lang>{was}) {
+    setLanguage(lang);
+    HtmlLang l;
+    l.lang = lang == Lang::zh ? "zh-Hans" : "en";
+    l.name = lang == Lang::zh ? "中文" : "English";
+    l.words = htmlWords();
+    const std::string prefix = o.both ? l.lang.substr(0, 2) + "-" : "";
+    for (std::size_t k = 0; k < views.size(); ++k) {
+      ExportView v = views[k];
+      v.glyphs = lang == Lang::zh ? uiChineseText() : std::string();
+      const std::string caption = exportCaption(v.program, v.spec.op, v.spec.ranks, v.view);
+      const bool traced = !o.article || (v.program == Program::single && v.spec.op == Op::all_to_all);
+      HtmlFigure f = htmlFigure(image, v, prefix + "f" + std::to_string(k + 1), caption, o.theme.empty(), traced);
+      if (o.article) {
+        const Heading h = headingFor(v.program, v.spec.op);
+        f.heading = (h.number == "=" ? "" : h.number + " ") + h.title + " — " + h.phrase;
+        f.caption = f.heading;
+      }
+      l.figures.push_back(std::move(f));
+    }
+    l.title = o.article ? tr("Notes for Collective Operations, drawn from real runs") : l.figures.front().caption;
+    if (o.article) {
+      l.heading = true;
+      l.intro = {render(say("Drawn by `collviz export --all --format html` from real runs: {0}.", o.settings ? o.settings() : "")),
+                 render(say("Arrows show data relations, not the algorithm.")),
+                 tr("Hover or focus a block for its label, contributors and values.")};
+    }
+    langs.push_back(std::move(l));
+  }
+  setLanguage(was);
+  return htmlPage(langs, o.theme);
 }
 
 }  // namespace collviz::ui

@@ -140,7 +140,10 @@ std::string figure(const HtmlFigure& f, const HtmlWords& w, Palette& palette) {
   const int n = int(f.states.size());
   const int first = f.initial >= 0 && f.initial < n ? f.initial : 0;
   o += "<figure class=\"cv-fig cv-" +
-       std::string(f.kind == HtmlKind::trace ? "trace" : f.kind == HtmlKind::rounds ? "rounds" : "stages") +
+       std::string(f.kind == HtmlKind::trace    ? "trace"
+                   : f.kind == HtmlKind::rounds ? "rounds"
+                   : f.kind == HtmlKind::stages ? "stages"
+                                                : "still") +
        "\" id=\"" + P + "\" data-ranks=\"" + std::to_string(f.ranks) + "\" data-state=\"" + std::to_string(first) + "\">\n";
   if (f.kind == HtmlKind::trace) {
     std::string z;
@@ -171,6 +174,9 @@ std::string figure(const HtmlFigure& f, const HtmlWords& w, Palette& palette) {
          htmlEscape(w.next) + "</button>\n<input type=\"range\" min=\"0\" max=\"" + std::to_string(n - 1) +
          "\" value=\"" + std::to_string(first) + "\" aria-label=\"" + htmlEscape(w.round) + "\">\n<output data-fmt=\"" +
          htmlEscape(w.round) + "\"></output>\n</div>\n";
+  } else if (f.kind == HtmlKind::still) {
+    o += "<div class=\"cv-view\">\n" + inlineSvg(f.states[0], P + "s0", f.desc, palette) +
+         "</div>\n<div class=\"cv-tip\" aria-live=\"polite\"></div>\n";
   } else {
     o += "<div class=\"cv-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"" + htmlEscape(w.states) +
          "\">\n<div class=\"cv-row\">\n";

@@ -30,6 +30,7 @@ enum class HtmlKind {
   trace,   // states: all, then what reaches R0..RN-1, then where R0..RN-1's data goes
   rounds,  // states: round 0 (the start) .. the last
   stages,  // the decomposition's three states, side by side
+  still,   // one view, no controls
 };
 
 struct HtmlFigure {

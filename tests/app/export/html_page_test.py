@@ -233,7 +233,7 @@ run("export", "--op", "all_to_all", "--format", "html", "-o", "a2a_again.html", 
 run("export", "--op", "all_reduce", "--algo", "ring", "--format", "html", "-o", "ring.html", env=env)
 run("export", "--op", "all_reduce_decomposed", "--format", "html", "-o", "dec.html", env=env)
 run("export", "--all", "--format", "html", "-o", "article.html", env=env)
-run("export", "--all", "--format", "html", "--lang", "zh", "-o", "article_zh.html", env=env)
+run("export", "--all", "--format", "html", "--lang", "both", "-o", "article_both.html", env=env)
 hostile_name = "</script><img src=x onerror=alert(1)>]]>"
 with open(FIXTURE, encoding="utf-8") as f:
     xml = re.sub(r'name="[^"]*"', 'name="' + htmlmod.escape(hostile_name) + '"', f.read(), count=1)
@@ -244,7 +244,7 @@ run("export", "--algo-file", "hostile.xml", "--format", "html", "-o", "hostile.h
 if open("a2a.html", "rb").read() != open("a2a_again.html", "rb").read():
     fail("a2a.html: two exports of the same inputs differ")
 for page, limit in (("a2a.html", MAX_OP_PAGE), ("dec.html", None), ("ring.html", None),
-                    ("article.html", MAX_ARTICLE), ("article_zh.html", MAX_ARTICLE), ("hostile.html", None)):
+                    ("article.html", MAX_ARTICLE), ("article_both.html", MAX_ARTICLE), ("hostile.html", None)):
     size = os.path.getsize(page)
     print(f"size {page}: {size} bytes ({size / 1024:.0f} KB)" + (f", limit {limit // 1024} KB" if limit else ""))
     if limit and size > limit:
@@ -348,7 +348,8 @@ try:
     d.set_window_size(1400, 2400)
     d.get("file://" + os.path.join(tmp, "article.html"))
     d.save_screenshot("/tmp/html-shots/article_en_dark.png")
-    d.get("file://" + os.path.join(tmp, "article_zh.html"))
+    d.get("file://" + os.path.join(tmp, "article_both.html"))
+    d.find_element(By.ID, "cv-lang-1").click()
     d.save_screenshot("/tmp/html-shots/article_zh_dark.png")
 finally:
     d.quit()
@@ -356,15 +357,27 @@ finally:
 d = browser()
 try:
     d.set_window_size(1400, 2400)
-    d.get("file://" + os.path.join(tmp, "article_zh.html"))
+    d.get("file://" + os.path.join(tmp, "article_both.html"))
+    d.find_element(By.ID, "cv-lang-1").click()
     d.save_screenshot("/tmp/html-shots/article_zh_light.png")
-    text = d.find_element(By.TAG_NAME, "body").text
+    text = d.find_element(By.CSS_SELECTOR, ".cv-lang-1").text  # the switch names English in English
+    zh_heads = [h.text for h in d.find_elements(By.TAG_NAME, "h2") if h.is_displayed()]
+    if len(zh_heads) != 9 or "按列交换" not in zh_heads[7]:
+        fail(f"article_both.html in 中文: headings {zh_heads}")
+    svg_text = "".join(t.get_attribute("textContent") + "\n"
+                       for t in d.find_elements(By.CSS_SELECTOR, ".cv-lang-1 svg text"))
+    text += "\n" + svg_text
     with open("zh_text.txt", "w", encoding="utf-8") as f:
         f.write(text)
     r = subprocess.run([sys.executable, CHECKER, "zh_text.txt"], capture_output=True, text=True)
     if r.returncode != 0:
-        fail("article_zh.html: English left on the 中文 page:\n" + r.stdout[:2000])
-    check_page_common(d, "article_zh.html")
+        fail("article_both.html: English left on the 中文 page:\n" + r.stdout[:2000])
+    # The switch back: every English heading again.
+    d.find_element(By.ID, "cv-lang-0").click()
+    en_heads = [h.text for h in d.find_elements(By.TAG_NAME, "h2") if h.is_displayed()]
+    if len(en_heads) != 9 or not en_heads[0].startswith("01 Broadcast"):
+        fail(f"article_both.html switched back: headings {en_heads}")
+    check_page_common(d, "article_both.html")
 finally:
     d.quit()
 
