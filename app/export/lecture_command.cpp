@@ -13,6 +13,7 @@
 #include "app/cli/cli_input.h"
 #include "app/cli/cli_common.h"
 #include "app/export/headless_gl.h"
+#include "app/export/html_export.h"
 #include "app/gl/diagram_image.h"
 #include "app/lang/lang.h"
 #include "app/lecture/deck.h"
@@ -84,9 +85,9 @@ Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::Ou
 }
 
 int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
-  if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf")
+  if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf" && a.format != "html")
     return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--format", a.format, say("a format")),
-                     "png, svg, both, pdf"));
+                     "png, svg, both, pdf, html"));
   if (a.format == "pdf" && !ui::pdfAvailable()) return usage(ui::deckPdf({}, {}).error());
   if (a.theme != "light" && a.theme != "dark") return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--theme", a.theme, say("a theme")), "light, dark"));
   int width = a.width, height = a.height;
@@ -108,7 +109,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     return usage(say("--size {0}x{1} (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels", width,
                      height));
   // PDF: the pages are drawn like the PNGs, then set into one document.
-  const bool pdf = a.format == "pdf";
+  const bool pdf = a.format == "pdf", html = a.format == "html";  // html: one page, index.html
+  std::vector<ui::HtmlSlide> html_slides;
   const bool png = a.format == "png" || a.format == "both" || pdf, svg = a.format == "svg" || a.format == "both";
   std::vector<ui::PdfPage> pages;
   int face = 0;
@@ -164,8 +166,9 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     t.measure = image.measure(title_glyphs);
     const std::vector<ui::TextItem> texts = ui::titleSlideTexts(t, ui::makeTheme(theme));
     if (pdf) pages.push_back({{}, texts});
+    if (html) html_slides.push_back({{image.renderTextSlideSvg(width, height, theme, texts, title_glyphs, t.title), {}, {}}, t.title});
     for (bool as_svg : {false, true}) {
-      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
+      if (pdf || html || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = as_svg ? "step00_title.svg" : "step00_title.png";
       Status w;
       if (as_svg) {
@@ -198,13 +201,16 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     v.view.in_file = true;
     v.caption = s.item.caption;
     v.glyphs = glyphs;
+    if (html) {
+      html_slides.push_back({{image.renderSvg(v, nullptr), {}, {}}, s.item.caption});
+    }
     if (pdf) {
       auto page = image.pdfPage(v);
       if (!page) return usage(page.error());
       pages.push_back(std::move(*page));
     }
     for (bool as_svg : {false, true}) {
-      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
+      if (pdf || html || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
       const std::string file = dir->shown(name);
       if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.error());
@@ -222,6 +228,14 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     const std::string file = dir->shown("deck.pdf");
     if (Status s = ui::writeFileAt(*dir, "deck.pdf", *bytes); !s) return usage(s.error());
     std::printf("%s\n", render(say("wrote {0} ({1} pages)", file, pages.size())).c_str());
+  }
+  if (html) {
+    ui::HtmlWords w = ui::htmlWords();
+    w.round = tr("step {0}/{1}");
+    const std::string title = lec.title.in(lang).empty() ? fs::path(lec.path).stem().string() : lec.title.in(lang);
+    const std::string page = ui::deckPage(lang == Lang::zh ? "zh-Hans" : "en", title, html_slides, w, a.theme);
+    if (Status s = ui::writeFileAt(*dir, "index.html", page); !s) return usage(s.error());
+    std::printf("%s\n", render(say("wrote {0} ({1} bytes)", dir->shown("index.html"), page.size())).c_str());
   }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
@@ -249,7 +263,7 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
   cmd->add_option("file", a->file, "The lecture script (collviz ships some in share/collviz/lectures)")->required();
   cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
   cmd->add_option("--format", a->format,
-                  "With --export: png, svg, both, or pdf (the whole deck as one PDF, captions as text)")
+                  "With --export: png, svg, both, pdf (the whole deck as one PDF, captions as text) or html (one page, index.html)")
       ->capture_default_str();
   cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();
   cmd->add_option("--width", a->width, "With --export: image width in pixels")->capture_default_str();

@@ -206,6 +206,12 @@ constexpr const char* kStyle = R"css(body{margin:0;background:Canvas;color:Canva
 .cv-hit:focus{stroke:Highlight;stroke-width:3}
 .cv-ok{color:#2e7d32}.cv-bad{color:#c62828;font-weight:bold}
 .cv-switch{margin:0 0 16px}
+.cv-deck .cv-page{max-width:none}
+.cv-slide{margin:0 0 16px}
+.cv-slide svg{display:block;width:100%;height:auto}
+.cv-js .cv-slide svg{max-height:calc(100vh - 96px)}
+.cv-js .cv-slide:not(.cv-on){display:none}
+.cv-slide figcaption{font-size:14px}
 )css";
 
 constexpr const char* kScript = R"js((function () {
@@ -275,10 +281,58 @@ constexpr const char* kScript = R"js((function () {
     });
     go(at);
   });
+  var slides = document.querySelectorAll('.cv-slide');
+  if (!slides.length) return;
+  var deck = document.querySelector('.cv-deck'), count = deck.querySelector('.cv-count'), now = 0;
+  deck.classList.add('cv-js');
+  deck.querySelector('.cv-ctl').hidden = false;
+  function show(k) {
+    now = Math.max(0, Math.min(slides.length - 1, k));
+    slides.forEach(function (s, i) { s.classList.toggle('cv-on', i === now); });
+    count.textContent = count.getAttribute('data-fmt').replace('{0}', now).replace('{1}', slides.length - 1);
+    deck.setAttribute('data-slide', now);
+  }
+  deck.querySelector('.cv-prev').addEventListener('click', function () { show(now - 1); });
+  deck.querySelector('.cv-next').addEventListener('click', function () { show(now + 1); });
+  document.addEventListener('keydown', function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var k = { ArrowRight: now + 1, PageDown: now + 1, ArrowLeft: now - 1, PageUp: now - 1, Home: 0, End: slides.length - 1 }[e.key];
+    if (k === undefined) return;
+    e.preventDefault();
+    show(k);
+  });
+  show(0);
 })();
 )js";
 
 }  // namespace
+
+namespace {
+
+std::string head(const std::string& lang, const std::string& title, const std::string& theme, const std::string& css) {
+  return "<!DOCTYPE html>\n<html lang=\"" + htmlEscape(lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n" +
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" + htmlEscape(title) +
+         "</title>\n<style>\n:root{color-scheme:" + (theme.empty() ? std::string("light dark") : "only " + theme) +
+         "}\n" + kStyle + css + "</style>\n</head>\n";
+}
+
+std::string tail() { return std::string("<script>\n") + kScript + "</script>\n</body>\n</html>\n"; }
+
+}  // namespace
+
+std::string deckPage(const std::string& lang, const std::string& title, const std::vector<HtmlSlide>& slides,
+                     const HtmlWords& w, const std::string& theme) {
+  Palette palette;
+  std::string body = "<div class=\"cv-ctl cv-steps\" hidden>\n<button type=\"button\" class=\"cv-prev\">" +
+                     htmlEscape(w.prev) + "</button>\n<button type=\"button\" class=\"cv-next\">" + htmlEscape(w.next) +
+                     "</button>\n<output class=\"cv-count\" data-fmt=\"" + htmlEscape(w.round) + "\"></output>\n</div>\n";
+  for (std::size_t k = 0; k < slides.size(); ++k)
+    body += "<figure class=\"cv-slide\" id=\"s" + std::to_string(k) + "\">\n" +
+            inlineSvg(slides[k].svg, "s" + std::to_string(k), slides[k].caption, palette) + "<figcaption>" +
+            htmlEscape(slides[k].caption) + "</figcaption>\n</figure>\n";
+  return head(lang, title, theme, palette.css()) + "<body class=\"cv-deck\">\n<main class=\"cv-page\">\n<h1>" +
+         htmlEscape(title) + "</h1>\n" + body + "</main>\n" + tail();
+}
 
 std::string htmlPage(const std::vector<HtmlLang>& langs, const std::string& fixed_theme) {
   Palette palette;
@@ -303,14 +357,8 @@ std::string htmlPage(const std::vector<HtmlLang>& langs, const std::string& fixe
       switch_css += "body:has(#cv-lang-" + std::to_string(i) + ":not(:checked)) .cv-lang-" + std::to_string(i) +
                     "{display:none}\n";
   }
-  const HtmlLang& top = langs.front();
-  std::string page = "<!DOCTYPE html>\n<html lang=\"" + htmlEscape(top.lang) + "\">\n<head>\n<meta charset=\"utf-8\">\n";
-  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  page += "<title>" + htmlEscape(top.title) + "</title>\n<style>\n:root{color-scheme:" +
-          (fixed_theme.empty() ? std::string("light dark") : "only " + fixed_theme) + "}\n" + kStyle + switch_css + palette.css() +
-          "</style>\n</head>\n<body>\n<main class=\"cv-page\">\n" + body + "</main>\n<script>\n" + kScript +
-          "</script>\n</body>\n</html>\n";
-  return page;
+  return head(langs.front().lang, langs.front().title, fixed_theme, switch_css + palette.css()) +
+         "<body>\n<main class=\"cv-page\">\n" + body + "</main>\n" + tail();
 }
 
 }  // namespace collviz::ui

@@ -67,6 +67,16 @@ struct HtmlLang {
 // and the page does not follow prefers-color-scheme.
 std::string htmlPage(const std::vector<HtmlLang>& langs, const std::string& fixed_theme);
 
+// A lecture deck as one page: the slides' SVGs (title slide first), one at
+// a time with ← → Home End, buttons and a step counter; without JavaScript
+// every slide one under the other. `words.round` is the counter ("step {0}/{1}").
+struct HtmlSlide {
+  HtmlSvg svg;
+  std::string caption;  // also as text under the slide
+};
+std::string deckPage(const std::string& lang, const std::string& title, const std::vector<HtmlSlide>& slides,
+                     const HtmlWords& words, const std::string& theme);
+
 // Text and attribute values as HTML (& < > " ' escaped).
 std::string htmlEscape(const std::string& s);
 

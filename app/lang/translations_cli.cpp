@@ -9,6 +9,8 @@ std::span<const Translation> tableCli() {
   static constexpr Translation kTable[] = {
       // collviz export --format html: the page's controls and words.
       {"trace direction", "追踪方向"},
+      {"step {0}/{1}", "第 {0}/{1} 步"},
+      {"png, svg, both, pdf, html", "png、svg、both、pdf、html"},
       {"--lang both applies to --format html (a page with a switch); allowed: en, zh", "--lang both 只用于 --format html（带切换的网页）；可用：en、zh"},
       {"png, svg, html, gif (with --algo)", "png、svg、html、gif（配 --algo）"},
       {"wrote {0} ({1} bytes)", "已写入 {0}（{1} 字节）"},

@@ -241,6 +241,13 @@ with open("hostile.xml", "w", encoding="utf-8") as f:
     f.write(xml)
 run("export", "--algo-file", "hostile.xml", "--format", "html", "-o", "hostile.html", env=env)
 
+with open("hostile.toml", "w", encoding="utf-8") as f:
+    f.write('title.en = "Deck ' + hostile_name.replace('"', "'") + '"\n'
+            '[[step]]\nop = "all_to_all"\nranks = 4\nelems = 4\ncaption.en = "one ' + hostile_name + '"\n'
+            '[[step]]\nop = "all_reduce"\ncaption.en = "two &lt;b&gt;"\n'
+            '[[step]]\nop = "broadcast"\ncaption.en = "three"\n')
+run("lecture", "hostile.toml", "--export", "deck", "--format", "html", env=env)
+
 if open("a2a.html", "rb").read() != open("a2a_again.html", "rb").read():
     fail("a2a.html: two exports of the same inputs differ")
 for page, limit in (("a2a.html", MAX_OP_PAGE), ("dec.html", None), ("ring.html", None),
@@ -251,9 +258,10 @@ for page, limit in (("a2a.html", MAX_OP_PAGE), ("dec.html", None), ("ring.html",
         fail(f"{page} is {size} bytes, over {limit}")
 
 # 2. Hostile names are text.
-src = open("hostile.html", encoding="utf-8").read()
-if src.count("<script") != 1 or "<img" in src or "]]>" in src:
-    fail("hostile.html: the algorithm's name became markup")
+for page in ("hostile.html", "deck/index.html"):
+    src = open(page, encoding="utf-8").read()
+    if src.count("<script") != 1 or "<img" in src or "]]>" in src or "<b>" in src:
+        fail(f"{page}: a name or caption became markup")
 
 d = browser()
 try:
@@ -324,6 +332,32 @@ try:
         if differing(shot, ref) > 0.002:
             fail(f"dec.html state {k} differs from its SVG export")
     check_page_common(d, "dec.html")
+
+    # The lecture deck: the title slide and one slide per step, keys and counter.
+    d.get("file://" + os.path.join(tmp, "deck", "index.html"))
+    slides = d.find_elements(By.CSS_SELECTOR, ".cv-slide")
+    if len(slides) != 4:
+        fail(f"deck: {len(slides)} slides, not 4 (title + 3 steps)")
+
+    def slide():
+        return d.find_element(By.TAG_NAME, "body").get_attribute("data-slide")
+
+    for key, want_slide in ((Keys.ARROW_RIGHT, "1"), (Keys.ARROW_RIGHT, "2"), (Keys.ARROW_LEFT, "1"),
+                            (Keys.END, "3"), (Keys.HOME, "0")):
+        ActionChains(d).send_keys(key).perform()
+        if slide() != want_slide:
+            fail(f"deck: after {key!r} slide {slide()}, not {want_slide}")
+    ActionChains(d).send_keys(Keys.ARROW_RIGHT).perform()
+    shown = [s for s in slides if s.is_displayed()]
+    if len(shown) != 1 or hostile_name not in shown[0].find_element(By.TAG_NAME, "figcaption").text:
+        fail("deck: slide 1 does not show its caption as text")
+    if "1/3" not in d.find_element(By.CSS_SELECTOR, ".cv-count").text:
+        fail("deck: the counter does not say 1/3")
+    d.find_element(By.CSS_SELECTOR, ".cv-deck .cv-next").click()
+    if slide() != "2":
+        fail("deck: the next button did not move")
+    d.save_screenshot("/tmp/html-shots/deck_step2.png")
+    check_page_common(d, "deck/index.html")
 
     # 6. The article: 9 figures in order, headings as the article's.
     d.get("file://" + os.path.join(tmp, "article.html"))
