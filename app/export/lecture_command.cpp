@@ -232,6 +232,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   if (html) {
     ui::HtmlWords w = ui::htmlWords();
     w.round = tr("step {0}/{1}");
+    w.prev = tr("previous step");
+    w.next = tr("next step");
     const std::string title = lec.title.in(lang).empty() ? fs::path(lec.path).stem().string() : lec.title.in(lang);
     const std::string page = ui::deckPage(lang == Lang::zh ? "zh-Hans" : "en", title, html_slides, w, a.theme);
     if (Status s = ui::writeFileAt(*dir, "index.html", page); !s) return usage(s.error());

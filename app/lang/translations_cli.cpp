@@ -10,6 +10,8 @@ std::span<const Translation> tableCli() {
       // collviz export --format html: the page's controls and words.
       {"trace direction", "追踪方向"},
       {"step {0}/{1}", "第 {0}/{1} 步"},
+      {"previous step", "上一步"},
+      {"next step", "下一步"},
       {"png, svg, both, pdf, html", "png、svg、both、pdf、html"},
       {"--lang both applies to --format html (a page with a switch); allowed: en, zh", "--lang both 只用于 --format html（带切换的网页）；可用：en、zh"},
       {"png, svg, html, gif (with --algo)", "png、svg、html、gif（配 --algo）"},
