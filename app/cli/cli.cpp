@@ -73,7 +73,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   std::string lang;
   app.add_option("--lang", lang,
                  "Language of what people read: en or zh (default: from LANG; JSON and table keys stay "
-                 "English)");
+                 "English); export --format html also takes both (a page with a switch)");
   std::function<int()> action;
   addRunCommand(app, action);
   addDevicesCommand(app, action);
@@ -94,6 +94,10 @@ int runCli(int argc, char** argv, WindowRequest* window) {
                 say("{0} (see {1})", shown(e.what(), 300),
                     "collviz " + command + (command.empty() ? "" : " ") + "--help"),
                 kExitUsage);
+  }
+  if (lang == "both" && command == "export") {  // an HTML page with a language switch (export checks the format)
+    g_lang_both = true;
+    lang = "en";
   }
   if (!lang.empty()) {
     auto l = parseLang(lang);

@@ -53,6 +53,8 @@ Result<PlacementOptions> parseGpuSharing(const std::string& value);
 // that installInterruptHandler() installs; a command that has not ended
 // within a moment is ended for it (workers reaped, temporaries removed).
 extern std::atomic<bool> g_interrupted;
+// --lang both (export --format html only): the page in English and Chinese.
+extern bool g_lang_both;
 void installInterruptHandler();
 // 130 after SIGINT, 143 after SIGTERM.
 int interruptedExitCode();

@@ -22,6 +22,7 @@
 namespace collviz {
 
 std::atomic<bool> g_interrupted{false};
+bool g_lang_both = false;
 
 namespace {
 

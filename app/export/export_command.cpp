@@ -18,7 +18,9 @@
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
+#include "app/export/gif_export.h"
 #include "app/export/headless_gl.h"
+#include "app/export/html_export.h"
 #include "app/gl/diagram_image.h"
 #include "app/gl/fonts.h"
 #include "app/lang/lang.h"
@@ -66,6 +68,8 @@ struct Plan {
   std::string dir;  // where the files go
   bool svg = false;
   bool gif = false;
+  bool html = false;    // one page with every state (html_export.h)
+  bool follow = false;  // html without --theme: light, and dark under prefers-color-scheme
   int tween = 0;
   bool all = false;
   ui::ThemeKind theme = ui::ThemeKind::light;
@@ -158,9 +162,9 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   // Format: --format, else the output's extension (any case), else png.
   std::string ext = lower(fs::path(a.output).extension().string());
   std::string fmt = lower(a.format);
-  if (!fmt.empty() && fmt != "png" && fmt != "svg" && fmt != "gif")
-    return Error{say("{0}; allowed: {1}", notA("--format", a.format, "a format"), say("png, svg, gif (with --algo)"))};
-  if (!a.all && (ext == ".png" || ext == ".svg" || ext == ".gif")) {
+  if (!fmt.empty() && fmt != "png" && fmt != "svg" && fmt != "gif" && fmt != "html")
+    return Error{say("{0}; allowed: {1}", notA("--format", a.format, "a format"), say("png, svg, html, gif (with --algo)"))};
+  if ((!a.all || fmt == "html" || ext == ".html") && (ext == ".png" || ext == ".svg" || ext == ".gif" || ext == ".html")) {
     if (!fmt.empty() && "." + fmt != ext)
       return Error{say("--format {0} does not match the output name {1}", fmt, shown(a.output))};
     fmt = ext.substr(1);
@@ -168,6 +172,12 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   if (fmt.empty()) fmt = "png";
   p.svg = fmt == "svg";
   p.gif = fmt == "gif";
+  p.html = fmt == "html";
+  p.follow = p.html && std::find(a.given.begin(), a.given.end(), "--theme") == a.given.end();
+  if (g_lang_both && !p.html) return Error{say("--lang both applies to --format html (a page with a switch); allowed: en, zh")};
+  if (p.html && a.crop) return Error{say("--crop applies to png and svg; a GIF keeps every frame the same size")};
+  if (p.html && !a.output.empty() && ext != ".html")
+    return Error{say("--format html: a page with every state of the figure; the output name must end in .html")};
   if (p.gif && a.crop) return Error{say("--crop applies to png and svg; a GIF keeps every frame the same size")};
   if (p.gif && (a.all || a.algo == "native"))
     return Error{say("--format gif animates an algorithm's rounds: give --algo ALGO or --algo-file FILE (and no --all)")};
@@ -189,6 +199,12 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
     if (a.output.empty()) return Error{say("--all needs -o DIR (the directory for the set)")};
     p.dir = a.output;
     p.items = ui::articleSet(ps.spec, view.trace_mode, fmt);
+    if (p.html) {  // one figure per op, the decomposition last: the page draws every state
+      std::erase_if(p.items, [](const ui::ExportItem& it) {
+        return it.view.trace_rank >= 0 || it.view.algo != "native" || (it.program != Program::single && it.view.stage != 0);
+      });
+      for (ui::ExportItem& it : p.items) it.file = a.output;
+    }
     return p;
   }
   if (a.trace != "all") {
@@ -226,39 +242,6 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
   return p;
 }
 
-// Every round of the view's algorithm, from the start to the last, with
-// `tween` frames of the blocks in flight before each round. Frames are
-// encoded as they are drawn (the palette from the first and last, which hold
-// every colour the others show): only the compressed file is held.
-Result<std::vector<uint8_t>> renderRoundsGif(ui::DiagramImage& image, ui::ExportView v, int tween) {
-  const int rounds = ui::algoRounds(v.view.algo, v.spec);
-  auto at = [&](int k, int i) {
-    v.view.round = k;
-    v.view.tween = i > 0 ? float(i) / float(tween + 1) : 0.0f;
-    return image.renderPng(v);
-  };
-  auto first = at(0, 0), last = at(rounds, 0);
-  if (!first) return first.error();
-  if (!last) return last.error();
-  ui::GifEncoder gif;
-  if (Status st = gif.begin(first->width, first->height,
-                            ui::gifPalette({&*first, &*last}, ui::themeColours(ui::makeTheme(v.theme))));
-      !st)
-    return st.error();
-  for (int k = 0; k <= rounds; ++k) {
-    if (g_interrupted) return Error{say("interrupted")};
-    for (int i = 1; k > 0 && i <= tween; ++i) {
-      auto img = at(k, i);
-      if (!img) return img.error();
-      if (Status st = gif.add(*img, std::max(3, 60 / (tween + 1))); !st) return st.error();
-    }
-    auto img = at(k, 0);
-    if (!img) return img.error();
-    if (Status st = gif.add(*img, k == rounds ? 250 : 120); !st) return st.error();
-  }
-  return gif.finish();
-}
-
 // The index's settings, in the reader's language (names and numbers as they are).
 std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
   const Text run = say("N = {0} ranks, {1} elements per block, {2}, {3}, root R{4}", s.ranks, s.elems, name(s.dtype),
@@ -280,7 +263,7 @@ int runExport(const ExportArgs& a) {
   // The set's directory is opened once, without following a link another
   // user planted (output_dir.h); every file is written relative to it.
   std::optional<ui::OutputDir> outdir;
-  if (plan.all) {
+  if (plan.all && !plan.html) {
     auto d = ui::OutputDir::open(plan.dir, true);
     if (!d) return usage(d.error());
     outdir = std::move(*d);
@@ -305,7 +288,7 @@ int runExport(const ExportArgs& a) {
   }
   // PNG needs OpenGL; SVG needs only the fonts' metrics.
   HeadlessGl gl;
-  if (!plan.svg) {
+  if (!plan.svg && !plan.html) {
     if (Status s = checkRendererMemory(plan.width, plan.height); !s)
       return fail("export", s.error(), kExitFailed);
     if (Status s = gl.open(); !s) {
@@ -319,7 +302,7 @@ int runExport(const ExportArgs& a) {
                        plan.width, plan.height, which, limit, gl.renderer()));
   }
   ui::DiagramImage image;
-  if (Status s = image.init(!plan.svg); !s) {
+  if (Status s = image.init(!plan.svg && !plan.html); !s) {
     std::fprintf(stderr, "collviz export: %s\n", render(s).c_str());
     return kExitFailed;
   }
@@ -340,6 +323,7 @@ int runExport(const ExportArgs& a) {
   int rc = kExitOk;
   std::shared_ptr<const Snapshot> first;
   bool warned_fonts = false;
+  std::vector<ui::ExportView> html;
   for (const ui::ExportItem& it : plan.items) {
     std::shared_ptr<const Snapshot> snap;
     const std::string algo = ui::isRoundView(it.program, it.spec.op, it.view) ? it.view.algo : "native";
@@ -382,11 +366,14 @@ int runExport(const ExportArgs& a) {
                      language() == Lang::zh ? ui::uiChineseText() : std::string()};
     v.crop = plan.crop;
     Status written;
-    if (plan.svg) {
+    if (plan.html) {  // every state of every figure, drawn once all have run
+      html.push_back(v);
+      continue;
+    } else if (plan.svg) {
       const std::string svg = image.renderSvg(v);
       written = write(it.file, svg.data(), svg.size());
     } else if (plan.gif) {
-      auto gif = renderRoundsGif(image, v, plan.tween);
+      auto gif = ui::renderRoundsGif(image, v, plan.tween);
       if (g_interrupted) return interruptedExitCode();
       if (!gif) return usage(gif.error());
       written = write(it.file, gif->data(), gif->size());
@@ -409,7 +396,14 @@ int runExport(const ExportArgs& a) {
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
   }
-  if (plan.all) {
+  if (plan.html) {
+    const std::string file = plan.items.front().file;
+    auto settings = [&] { return settingsLine(parsed->spec, first.get(), plan); };
+    const std::string page = ui::htmlExportPage(image, html, {plan.all, g_lang_both, plan.follow ? "" : a.theme, settings});
+    if (Status s = write(file, page.data(), page.size()); !s) return usage(s.error());
+    std::printf("%s\n", render(say("wrote {0} ({1} bytes)", file, page.size())).c_str());
+  }
+  if (plan.all && !plan.html) {
     std::vector<ui::ExportItem> rel = plan.items;
     for (ui::ExportItem& it : rel) it.file = fs::path(it.file).filename().string();
     const std::string index = outdir->shown("index.md");
@@ -476,7 +470,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
       return;
     }
     a->step_given = cmd->get_option("--step")->count() > 0;
-    for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time"})
+    for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time", "--theme"})
       if (cmd->count(o) > 0) a->given.push_back(o);
     if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, a->spec);

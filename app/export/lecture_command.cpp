@@ -19,6 +19,7 @@
 #include "app/cli/cli_input.h"
 #include "app/cli/cli_common.h"
 #include "app/export/headless_gl.h"
+#include "app/export/html_export.h"
 #include "app/gl/diagram_image.h"
 #include "app/lang/lang.h"
 #include "app/lecture/deck.h"
@@ -138,9 +139,9 @@ Status writeSlide(ui::DiagramImage& image, const ui::ExportView& v, const ui::Ou
 }
 
 int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
-  if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf")
+  if (a.format != "png" && a.format != "svg" && a.format != "both" && a.format != "pdf" && a.format != "html")
     return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--format", a.format, say("a format")),
-                     "png, svg, both, pdf"));
+                     "png, svg, both, pdf, html"));
   if (a.format == "pdf" && !ui::pdfAvailable()) return usage(ui::deckPdf({}, {}).error());
   if (a.theme != "light" && a.theme != "dark") return usage(say("{0}; allowed: {1}", say("{0} {1} is not {2}", "--theme", a.theme, say("a theme")), "light, dark"));
   int width = a.width, height = a.height;
@@ -166,7 +167,8 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     return usage(say("--size {0}x{1} (after --scale) is out of range; allowed: 320x240 to 8192x8192 pixels", width,
                      height));
   // PDF: the pages are drawn like the PNGs, then set into one document.
-  const bool pdf = a.format == "pdf";
+  const bool pdf = a.format == "pdf", html = a.format == "html";  // html: one page, index.html
+  std::vector<ui::HtmlSlide> html_slides;
   const bool png = a.format == "png" || a.format == "both" || pdf, svg = a.format == "svg" || a.format == "both";
   int face = 0;
   if (language() == Lang::zh && ui::findCjkFont(false, &face).empty()) {
@@ -234,8 +236,9 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
           pp, [f](const char* b, std::size_t n) { return f->write(b, n); }, deckDate(lec.path));
       if (Status s = deck->add({{}, texts}); !s) return usage(s.error());
     }
+    if (html) html_slides.push_back({{image.renderTextSlideSvg(width, height, theme, texts, title_glyphs, t.title), {}, {}}, t.title});
     for (bool as_svg : {false, true}) {
-      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
+      if (pdf || html || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = as_svg ? "step00_title.svg" : "step00_title.png";
       Status w;
       if (as_svg) {
@@ -269,13 +272,16 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     v.view.in_file = true;
     v.caption = s.item.caption;
     v.glyphs = glyphs;
+    if (html) {
+      html_slides.push_back({{image.renderSvg(v, nullptr), {}, {}}, s.item.caption});
+    }
     if (pdf) {
       auto page = image.pdfPage(v);
       if (!page) return usage(page.error());
       if (Status w = deck->add(*page); !w) return usage(w.error());
     }
     for (bool as_svg : {false, true}) {
-      if (pdf || (as_svg && !svg) || (!as_svg && !png)) continue;
+      if (pdf || html || (as_svg && !svg) || (!as_svg && !png)) continue;
       const std::string name = fs::path(s.item.file).replace_extension(as_svg ? ".svg" : ".png").string();
       const std::string file = dir->shown(name);
       if (Status w = writeSlide(image, v, *dir, name, as_svg); !w) return usage(w.error());
@@ -292,6 +298,17 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     if (Status s = pdf_file->commit(); !s) return usage(s.error());
     written.add("deck.pdf");
     std::printf("%s\n", render(say("wrote {0} ({1} pages)", printable(dir->shown("deck.pdf")), deck->pages())).c_str());
+  }
+  if (html) {
+    ui::HtmlWords w = ui::htmlWords();
+    w.round = tr("step {0}/{1}");
+    w.prev = tr("previous step");
+    w.next = tr("next step");
+    const std::string title = lec.title.in(lang).empty() ? fs::path(lec.path).stem().string() : lec.title.in(lang);
+    const std::string page = ui::deckPage(lang == Lang::zh ? "zh-Hans" : "en", title, html_slides, w, a.theme);
+    if (Status s = ui::writeFileAt(*dir, "index.html", page); !s) return usage(s.error());
+    written.add("index.html");
+    std::printf("%s\n", render(say("wrote {0} ({1} bytes)", printable(dir->shown("index.html")), page.size())).c_str());
   }
   const std::string settings = std::string("collviz lecture ") + lec.path + " --lang " +
                                std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
@@ -320,7 +337,7 @@ void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowReques
   cmd->add_option("file", a->file, "The lecture script (collviz ships some in share/collviz/lectures)")->required();
   cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
   cmd->add_option("--format", a->format,
-                  "With --export: png, svg, both, or pdf (the whole deck as one PDF, captions as text)")
+                  "With --export: png, svg, both, pdf (the whole deck as one PDF, captions as text) or html (one page, index.html)")
       ->capture_default_str();
   cmd->add_option("--theme", a->theme, "With --export: light or dark")->capture_default_str();
   cmd->add_option("--width", a->width, "With --export: image width in pixels")->capture_default_str();

@@ -9,10 +9,8 @@
 
 namespace collviz::ui {
 
-namespace {
-
 // Numbers with at most two decimals and no trailing zeros: small, stable.
-std::string num(float v) {
+std::string svgNumber(float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", double(v));
   std::string s = buf;
@@ -20,6 +18,25 @@ std::string num(float v) {
   if (s.back() == '.') s.pop_back();
   return s == "-0" ? "0" : s;
 }
+
+std::string svgEscape(const std::string& t) {
+  std::string out;
+  for (char c : t) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string num(float v) { return svgNumber(v); }
+std::string escape(const std::string& t) { return svgEscape(t); }
 
 std::string hex(Rgba c) {
   auto byte = [](float v) { return int(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
@@ -35,19 +52,7 @@ std::string paint(const char* attr, Rgba c) {
   return s;
 }
 
-std::string escape(const std::string& t) {
-  std::string out;
-  for (char c : t) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+
 
 // A closed rounded-rectangle path (clockwise).
 std::string roundedRect(float x, float y, float w, float h, float r) {

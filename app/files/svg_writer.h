@@ -29,6 +29,10 @@ struct SvgParams {
   std::string title;  // <title>, for accessibility
 };
 
+// Numbers with at most two decimals and no trailing zeros; text with & < > " escaped.
+std::string svgNumber(float v);
+std::string svgEscape(const std::string& t);
+
 // `extra`: text outside the scene (the status line), in the same pixels.
 std::string sceneToSvg(const Scene& scene, const std::vector<TextItem>& extra, const SvgParams& p);
 

@@ -1,5 +1,7 @@
 #include "app/gl/diagram_image.h"
 
+#include "app/view/tile_tip.h"
+
 #include <backends/imgui_impl_opengl3.h>
 
 #include <algorithm>
@@ -354,7 +356,7 @@ std::string DiagramImage::renderTextSlideSvg(int width, int height, ThemeKind ki
   return sceneToSvg(Scene{}, texts, p);
 }
 
-std::string DiagramImage::renderSvg(const ExportView& v) {
+std::string DiagramImage::renderSvg(const ExportView& v, std::vector<HtmlTip>* tips, std::string* desc) {
   if (!ctx_) return "";
   ContextScope scope(ctx_);
   ensureFonts(fontScaleOf(v), v.glyphs);
@@ -362,8 +364,12 @@ std::string DiagramImage::renderSvg(const ExportView& v) {
   const FigureText figure = figureText(v, theme);
   const float status_h = figure.height();
   const DiagramInputs in = inputs(v, theme, status_h);
-  const Scene scene = layoutScene(in, fonts_);
+  DiagramModel model;
+  const Scene scene = layoutScene(in, fonts_, &model);
   checkFit(v, scene, in.size.y);
+  if (tips)
+    for (const HitBox& hit : scene.hits) tips->push_back({hit.rect, tileTipText(tileTip(model, hit))});
+  if (desc) *desc = figureDesc(model);
   SvgParams p;
   p.width = v.width;
   p.height = v.height;

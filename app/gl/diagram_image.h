@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "app/files/html_writer.h"
 #include "app/files/image_file.h"
 #include "app/files/pdf_writer.h"
 #include "app/gl/diagram_view.h"
@@ -62,7 +63,8 @@ class DiagramImage {
   // draw every frame); drawn again only when `v` differs from the last
   // call. Null on failure. Needs init(true).
   const Offscreen* cached(const ExportView& v);
-  std::string renderSvg(const ExportView& v);
+  // With `tips`: each block's hover text and place; with `desc`: the figure in words.
+  std::string renderSvg(const ExportView& v, std::vector<HtmlTip>* tips = nullptr, std::string* desc = nullptr);
   // A slide of text only (a deck's title slide), drawn with the same fonts.
   Result<Image> renderTextSlide(int width, int height, ThemeKind theme, const std::vector<TextItem>& texts,
                                 const std::string& glyphs);

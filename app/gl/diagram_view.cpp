@@ -1,4 +1,6 @@
 #include "app/gl/diagram_view.h"
+
+#include "app/view/tile_tip.h"
 #include "app/gl/wrapped_text.h"
 #include "app/lang/lang.h"
 
@@ -198,55 +200,26 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
 void DiagramView::drawTooltip(int hit_index, const Fonts& fonts, float local_x) const {
   const HitBox& hit = scene_.hits[hit_index];
   const ColumnModel& column = model_.columns[hit.column];
-  const BlockLabel& l = column.rows[hit.row].labels[hit.block];
-  const OpSpec& spec = model_.spec;
+  const TileTip tip = tileTip(model_, hit);
   ImGui::BeginTooltip();
   ImGui::PushFont(fonts.bold);
-  std::string head = "R" + std::to_string(hit.row) + " · " + column.title + " " +
-                     trf("block {0}", {std::to_string(hit.block)}) + ":  " + l.text(spec.redop);
-  ImGui::TextUnformatted(fonts.display(head).c_str());
+  ImGui::TextUnformatted(fonts.display(tip.head).c_str());
   ImGui::PopFont();
-  std::string who;
-  for (int r = 0; r < 32; ++r)
-    if (l.contributors & (1u << r)) who += (who.empty() ? "R" : ", R") + std::to_string(r);
-  ImGui::Text("%s", trf("contributors: {0}", {who.empty() ? tr("none") : who}).c_str());
-  if (column.expected) {
-    ImGui::TextDisabled("%s", fonts.display(tr("expected shape (oracle) — not yet run")).c_str());
-  } else {
-    ImGui::TextDisabled("%s", tr(l.decoded ? "label decoded from the returned bytes"
-                                           : "label from the oracle (values beyond the provenance pattern)"));
-    if (l.bad > 0)
-      ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s",
-                         trf("{0} element(s) failed verification", {std::to_string(l.bad)}).c_str());
-    if (const BufferView* b = model_.buffer(hit.column, hit.row)) {
-      // Values of this block: E elements starting at block * E.
-      std::string vals;
-      int64_t e = spec.elems;
-      int64_t shown = std::min<int64_t>(e, 16);
-      for (int64_t i = 0; i < shown; ++i) {
-        size_t idx = size_t(hit.block * e + i);
-        if (!b->holds(idx, spec.dtype)) break;
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%s%g", i ? ", " : "", b->value(idx, spec.dtype));
-        vals += buf;
-      }
-      if (shown < e) vals += ", … (" + trf("{0} elements", {std::to_string(e)}) + ")";
-      WrappedText(fonts.display(trf("values ({0}): {1}", {std::string(name(spec.dtype)), vals})),
-                  ImGui::GetFontSize() * 30);
-      if (hit.block < int(b->overview.size())) {
-        drawBinTooltip(b->overview[hit.block], hit, local_x);
-        // The exact values where the mouse is (finer as the view zooms in),
-        // from the snapshot or the ranks' memory.
-        if (values_ && hit.rect.w > 0) {
-          const int64_t at = elementAt(e, (local_x - hit.rect.x) / hit.rect.w);
-          const std::string exact = values_->line(model_, hit.column, hit.row, hit.block, at, 8);
-          if (!exact.empty()) {
-            WrappedText(fonts.display(exact), ImGui::GetFontSize() * 30);
-          }
-        }
+  ImGui::Text("%s", tip.who.c_str());
+  ImGui::TextDisabled("%s", fonts.display(tip.source).c_str());
+  if (!tip.bad.empty()) ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s", tip.bad.c_str());
+  if (!tip.values.empty()) WrappedText(fonts.display(tip.values), ImGui::GetFontSize() * 30);
+  if (!column.expected)
+    if (const BufferView* b = model_.buffer(hit.column, hit.row); b && hit.block < int(b->overview.size())) {
+      drawBinTooltip(b->overview[hit.block], hit, local_x);
+      // The exact values where the mouse is (finer as the view zooms in),
+      // from the snapshot or the ranks' memory.
+      if (values_ && hit.rect.w > 0) {
+        const int64_t at = elementAt(model_.spec.elems, (local_x - hit.rect.x) / hit.rect.w);
+        const std::string exact = values_->line(model_, hit.column, hit.row, hit.block, at, 8);
+        if (!exact.empty()) WrappedText(fonts.display(exact), ImGui::GetFontSize() * 30);
       }
     }
-  }
   ImGui::EndTooltip();
 }
 

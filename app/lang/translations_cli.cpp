@@ -7,6 +7,24 @@ namespace collviz {
 
 std::span<const Translation> tableCli() {
   static constexpr Translation kTable[] = {
+      // collviz export --format html: the page's controls and words.
+      {"trace direction", "追踪方向"},
+      {"step {0}/{1}", "第 {0}/{1} 步"},
+      {"previous step", "上一步"},
+      {"next step", "下一步"},
+      {"png, svg, both, pdf, html", "png、svg、both、pdf、html"},
+      {"--lang both applies to --format html (a page with a switch); allowed: en, zh", "--lang both 只用于 --format html（带切换的网页）；可用：en、zh"},
+      {"png, svg, html, gif (with --algo)", "png、svg、html、gif（配 --algo）"},
+      {"wrote {0} ({1} bytes)", "已写入 {0}（{1} 字节）"},
+      {"previous round", "上一轮"},
+      {"next round", "下一轮"},
+      {"play", "播放"},
+      {"pause", "暂停"},
+      {"the decomposition's three states (scrolls sideways)", "分解的三个状态（可横向滚动）"},
+      {"Notes for Collective Operations, drawn from real runs", "集合通信笔记：由真实运行绘制"},
+      {"Drawn by `collviz export --all --format html` from real runs: {0}.", "由 `collviz export --all --format html` 根据真实运行绘制：{0}。"},
+      {"Hover or focus a block for its label, contributors and values.", "将鼠标悬停在数据块上或用 Tab 选中它，可查看其标签、贡献者和数值。"},
+      {"--format html: a page with every state of the figure; the output name must end in .html", "--format html：包含图形每个状态的网页；输出文件名必须以 .html 结尾"},
       {"in :", "输入："},
       {"{0} wrong elements", "{0} 个元素错误"},
       // Parsing what the user typed (app/cli/cli_input.cpp, cli.cpp, cli_common.cpp).
