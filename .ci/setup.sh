@@ -28,7 +28,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       fonts-dejavu-core fonts-noto-cjk xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps
       libegl-dev libegl-mesa0 patchelf dpkg-dev desktop-file-utils lintian librsvg2-bin
       libcairo2-dev poppler-utils python3
-      openmpi-bin libopenmpi-dev zlib1g-dev)
+      openmpi-bin libopenmpi-dev zlib1g-dev libssl-dev iproute2 util-linux)
 # The test set only: a real browser for the HTML export's tests.
 [ "$mode" = test ] && pkgs+=(chromium chromium-driver python3-selenium)
 missing=()

@@ -268,6 +268,11 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
       published_seq_ = s->seq;
     }
     next_held_.clear();
+    // Across hosts: where each rank ran (its host and pid there).
+    if (group_ && !opts_.hosts.empty()) {
+      const auto places = group_->places();
+      for (std::size_t r = 0; r < places.size(); ++r) s->places.push_back({int(r), places[r].host, places[r].pid});
+    }
     latest_ = std::move(s);
     pids_ = group_ ? group_->pids() : std::vector<pid_t>{};
   }
@@ -293,7 +298,11 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
       same_route)
     return {};
   dropGroup();
+  if (!opts_.hosts.empty() && backend != BackendKind::mpi)
+    return Error{say("ranks on several hosts run on MPI for now; allowed with --hosts: --backend mpi or auto ({0} across hosts is not built yet)",
+                     name(backend))};
   GroupConfig cfg;
+  cfg.hosts = opts_.hosts;
   cfg.worker_path = opts_.worker_path;
   cfg.ranks = ranks;
   cfg.backend = backend;
@@ -320,7 +329,7 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
                            ncclVersionString(kNcclMultiRankGpuVersion), ncclVersionString(version));
     *notice = notice->empty() ? route : joined({text_detail::arg(*notice), route});
   }
-  cfg.isolate = backend == BackendKind::gloo;  // NCCL ranks need the host's network and GPUs
+  cfg.isolate = backend == BackendKind::gloo && opts_.hosts.empty();  // NCCL ranks need the host's network and GPUs
   auto g = RankGroup::start(cfg);
   // On the shared loopback another process may have taken a pair's
   // connection: one more try before failing.

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "engine/group/devices.h"
+#include "engine/group/hosts.h"
 #include "engine/verify/held_values.h"
 #include "engine/group/placement.h"
 #include "engine/snapshot.h"
@@ -50,6 +51,9 @@ struct EngineOptions {
   // into a folder of the engine's, read back with engine/algo/nccl_log
   // (ncclLogDir). Off for the bench, whose times it would change.
   bool nccl_log = true;
+  // Ranks on these hosts (engine/group/hosts.h, issue 33), launched by
+  // mpirun; `auto` then means MPI. Empty: one machine, as always.
+  HostSpec hosts;
 };
 
 struct Request {

@@ -142,6 +142,13 @@ struct BackendInfo {
   Said notes;             // how ops the backend lacks are done, fallbacks
 };
 
+// Where a rank ran, across hosts (issue 33): its host's name and its pid there.
+struct RankPlace {
+  int rank = 0;
+  std::string host;
+  long pid = -1;
+};
+
 struct Snapshot {
   uint64_t seq = 0;      // publication order, starts at 1
   uint64_t request = 0;  // the request this answers
@@ -178,6 +185,8 @@ struct Snapshot {
   // (reduce-scatter 3/3): 2 slots differ from the reference", or the output
   // against the native op. Empty when everything checked out.
   Said problem;
+  // Ranks on several hosts: one per rank, in rank order; empty on one host.
+  std::vector<RankPlace> places;
 };
 
 }  // namespace collviz

@@ -184,7 +184,7 @@ void printAlgos(int ranks, bool as_json) {
 }  // namespace
 
 int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
-                     int deadline_ms, const PlacementOptions& placement) {
+                     int deadline_ms, const PlacementOptions& placement, const HostSpec& hosts) {
   if (p.program != Program::single)
     return fail("run",
                 Error{say("--algo {0} runs one op; all_reduce_decomposed is two ops of the backend "
@@ -196,6 +196,7 @@ int runWithAlgorithm(const ParsedSpec& p, const std::string& algo, bool as_json,
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(deadline_ms);
   eo.placement = placement;
+  eo.hosts = hosts;
   Engine engine(eo);
   Request r;
   r.spec = p.spec;

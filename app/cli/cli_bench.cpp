@@ -35,6 +35,7 @@ struct BenchArgs {
   std::string gpu_sharing = "host-id";
   bool json = false;
   std::string algo = "native";
+  HostArgs hosts;  // ranks on several hosts (issue 33)
 };
 
 // A size as given: well formed but too big is "out of range", not "not a size".
@@ -213,8 +214,13 @@ int runBench(const BenchArgs& a) {
   const BenchConfig& c = *cfg;
   auto placement = parseGpuSharing(a.gpu_sharing);
   if (!placement) return fail("bench", placement.error(), kExitUsage);
+  auto hosts = parseHosts(a.hosts);
+  if (!hosts) return fail("bench", hosts.error(), kExitUsage);
+  if (!hosts->empty())
+    if (auto fits = placeOnHosts(*hosts, c.ranks); !fits) return fail("bench", fits.error(), kExitUsage);
   noteRounding(c);
   EngineOptions eo;
+  eo.hosts = *hosts;
   eo.nccl_log = false;  // NCCL_DEBUG=INFO would change the times measured
   eo.placement = *placement;
   eo.deadline = a.deadline_ms ? std::chrono::milliseconds(a.deadline_ms) : benchDeadline(c);
@@ -303,6 +309,7 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--redop", a->redop, "Reduce op: " + allowedRedOps())->capture_default_str();
   addWholeOption(cmd, "--root", a->root, "Root rank (broadcast, scatter, gather, reduce)");
   cmd->add_option("--backend", a->backend, "auto, gloo, nccl or mpi")->capture_default_str();
+  addHostOptions(cmd, a->hosts);
   addDeadlineOption(cmd, a->deadline_ms);
   addGpuSharingOption(cmd, a->gpu_sharing);
   cmd->add_flag("--json", a->json, "Print one JSON document with every column on stdout");

@@ -2,6 +2,9 @@
 
 #include "app/cli/cli_input.h"
 
+#include <fstream>
+#include <iterator>
+
 namespace collviz {
 
 void addSpecOptions(CLI::App* cmd, SpecArgs& a, bool allow_program) {
@@ -38,6 +41,28 @@ Result<PlacementOptions> parseGpuSharing(const std::string& value) {
   else if (value == "multi-rank") p.sharing = GpuSharing::multi_rank_gpu;
   else return Error{say("--gpu-sharing {0} is not a GPU sharing route; allowed: host-id, multi-rank", value)};
   return p;
+}
+
+void addHostOptions(CLI::App* cmd, HostArgs& a) {
+  cmd->add_option("--hosts", a.hosts,
+                  "Run the ranks on these hosts through mpirun: host:slots,... (as mpirun -H), e.g. a:4,b:4");
+  cmd->add_option("--hostfile", a.hostfile, "The hosts from a file in Open MPI's syntax (HOST slots=N a line)");
+  cmd->add_option("--map-by", a.map_by, "With hosts: slot (fill each host in turn) or node (round-robin)")
+      ->capture_default_str();
+  cmd->add_option("--iface", a.iface,
+                  "With hosts: the network interface they share (default: the one that reaches the first host)");
+  cmd->add_option("--launcher-agent", a.agent,
+                  "With hosts: the command mpirun reaches them with instead of ssh (its plm_rsh_agent)");
+}
+
+Result<HostSpec> parseHosts(const HostArgs& a) {
+  std::string text;
+  if (!a.hostfile.empty() && a.hosts.empty()) {
+    std::ifstream f(a.hostfile);
+    if (!f) return Error{say("--hostfile {0} cannot be read; allowed: a readable file, HOST slots=N a line", a.hostfile)};
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  return parseHostArgs(a, text);
 }
 
 Result<ParsedSpec> parseSpec(const SpecArgs& a, bool allow_program) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/engine.h"
+#include "engine/group/hosts.h"
 #include "engine/spec.h"
 
 namespace collviz {
@@ -48,6 +49,12 @@ CLI::Option* addDeadlineOption(CLI::App* cmd, int& value);
 void addGpuSharingOption(CLI::App* cmd, std::string& value);
 // Names the bad value and the allowed ones.
 Result<PlacementOptions> parseGpuSharing(const std::string& value);
+
+// --hosts, --hostfile, --map-by, --iface, --launcher-agent (run; issue 33):
+// ranks on several hosts through mpirun.
+void addHostOptions(CLI::App* cmd, HostArgs& a);
+// Reads --hostfile; names the bad value and what is allowed.
+Result<HostSpec> parseHosts(const HostArgs& a);
 
 // Ctrl-C and SIGTERM (interrupt.cpp): g_interrupted is set by the handler
 // that installInterruptHandler() installs; a command that has not ended

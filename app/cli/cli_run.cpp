@@ -100,6 +100,8 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
               sp.ranks, static_cast<long long>(sp.elems), std::string(name(sp.dtype)).c_str(),
               redopField(s.program, sp).c_str(), sp.root);
   std::printf("%s\n", backendLine(s.backend).text().c_str());  // as the window's status line
+  for (const RankPlace& p : s.places)  // across hosts: where each rank ran
+    std::printf("  %s\n", trf("rank {0} on {1} (pid {2})", {std::to_string(p.rank), p.host, std::to_string(p.pid)}).c_str());
   if (!s.notice.empty()) std::printf("%s\n", render(say("notice: {0}", s.notice)).c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];
@@ -157,8 +159,10 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto algo = std::make_shared<std::string>("native");
   auto sharing = std::make_shared<std::string>("host-id");
   auto values = std::make_shared<std::string>("1000");
+  auto host_args = std::make_shared<HostArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
+  addHostOptions(cmd, *host_args);
   cmd->add_option("--algo", *algo,
                   "native (the backend's own call), or an algorithm run round by round on "
                   "point-to-point calls (`collviz algos` lists them)")
@@ -171,7 +175,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
                   "all, none, or N: buffers of more than N values print the first and last "
                   "few of each block (labels, contributors and counts stay complete)")
       ->capture_default_str();
-  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values] {
+  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values, host_args] {
     if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, *args);
       if (!name) {
@@ -181,16 +185,20 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       }
       *algo = *name;
     }
-    action = [args, json_out, algo, sharing, values]() -> int {
+    action = [args, json_out, algo, sharing, values, host_args]() -> int {
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
       if (!parsed) return fail("run", parsed.error(), kExitUsage);
       if (!placement) return fail("run", placement.error(), kExitUsage);
+      auto hosts = parseHosts(*host_args);
+      if (!hosts) return fail("run", hosts.error(), kExitUsage);
+      if (!hosts->empty())
+        if (auto fits = placeOnHosts(*hosts, parsed->spec.ranks); !fits) return fail("run", fits.error(), kExitUsage);
       std::string values_error;
       const auto limit = parseValueLimit(*values, &values_error);
       if (!limit) return fail("run", values_error, kExitUsage);
       if (*algo != "native")
-        return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms, *placement);
+        return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms, *placement, *hosts);
       // The engine checks the run itself (after the backend's limits); the
       // JSON report is this command's.
       const int steps = parsed->program == Program::all_reduce_decomposed ? 3 : 1;
@@ -203,6 +211,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
+      eo.hosts = *hosts;
       Engine engine(eo);
       Request req;
       req.spec = parsed->spec;

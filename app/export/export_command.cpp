@@ -42,6 +42,7 @@ constexpr double kMaxPixels = 256.0 * 1024 * 1024;
 
 struct ExportArgs {
   SpecArgs spec;
+  HostArgs hosts;  // ranks on several hosts (issue 33)
   std::string gpu_sharing = "host-id";
   int step = -1;  // -1: not given
   bool step_given = false;  // --step -1 is refused, not taken for "not given"
@@ -312,6 +313,9 @@ int runExport(const ExportArgs& a) {
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(a.spec.deadline_ms);
   eo.placement = *placement;
+  auto hosts = parseHosts(a.hosts);
+  if (!hosts) return usage(hosts.error());
+  eo.hosts = *hosts;
   Engine engine(eo);
   struct Ran {
     Program program;
@@ -422,6 +426,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   CLI::App* cmd = app.add_subcommand(
       "export", "Run an op and write the window's view of it as PNG or SVG, without a window");
   addSpecOptions(cmd, a->spec);
+  addHostOptions(cmd, a->hosts);
   addGpuSharingOption(cmd, a->gpu_sharing);
   addWholeOption(cmd, "--step", a->step,
                  "The state shown: with --op all_reduce_decomposed 0 input, 1 after reduce-scatter, "

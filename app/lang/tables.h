@@ -15,5 +15,6 @@ std::span<const Translation> tableChecks();  // translations_checks.cpp: verific
 std::span<const Translation> tableWorker();  // translations_worker.cpp: engine/worker/ messages
 std::span<const Translation> tableAlgo();    // translations_algo.cpp: engine/algo/ messages, formulas
 std::span<const Translation> tableCli();     // translations_cli.cpp: collviz run/algos/bench/devices
+std::span<const Translation> tableHosts();   // translations_hosts.cpp: ranks on several hosts (issue 33)
 
 }  // namespace collviz

@@ -33,11 +33,11 @@ Result<std::pair<Channel, Channel>> Channel::pair() {
   return std::pair<Channel, Channel>(Channel(sv[0]), Channel(sv[1]));
 }
 
-Status Channel::send(const std::string& body, int pass_fd) {
+Status Channel::send(const char* body, std::size_t size, int pass_fd) {
   if (fd_ < 0) return Error{say("closed")};
-  const uint32_t len = static_cast<uint32_t>(body.size());
+  const uint32_t len = static_cast<uint32_t>(size);
   iovec iov[2] = {{const_cast<uint32_t*>(&len), sizeof(len)},
-                  {const_cast<char*>(body.data()), body.size()}};
+                  {const_cast<char*>(body), size}};
   msghdr msg{};
   msg.msg_iov = iov;
   msg.msg_iovlen = 2;
@@ -51,7 +51,7 @@ Status Channel::send(const std::string& body, int pass_fd) {
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
   }
-  std::size_t total = sizeof(len) + body.size(), sent = 0;
+  std::size_t total = sizeof(len) + size, sent = 0;
   while (sent < total) {
     ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
     if (n < 0) {
@@ -105,7 +105,26 @@ Status Channel::readExact(char* p, size_t n, int* fd_out) {
   return {};
 }
 
-Result<Message> Channel::recv(std::chrono::milliseconds timeout) {
+Result<Message> Channel::recv(std::chrono::milliseconds timeout) { return recv(timeout, 64u << 20); }
+
+Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chrono::milliseconds timeout) {
+  if (fd_ < 0) return Error{say("closed")};
+  pollfd pfd{fd_, POLLIN, 0};
+  for (;;) {
+    int pr = ::poll(&pfd, 1, timeout.count() < 0 ? -1 : int(timeout.count()));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr < 0) return Error{say("{0}: {1}", "poll", std::strerror(errno))};
+    if (pr == 0) return Error{say("timeout")};
+    break;
+  }
+  uint32_t len = 0;
+  if (Status st = readExact(reinterpret_cast<char*>(&len), sizeof(len), nullptr); !st) return st.error();
+  if (len > max_bytes) return Error{say("message too large")};
+  if (Status st = readExact(dst, len, nullptr); !st) return st.error();
+  return std::size_t(len);
+}
+
+Result<Message> Channel::recv(std::chrono::milliseconds timeout, std::size_t max_bytes) {
   if (fd_ < 0) return Error{say("closed")};
   pollfd pfd{fd_, POLLIN, 0};
   for (;;) {
@@ -121,7 +140,7 @@ Result<Message> Channel::recv(std::chrono::milliseconds timeout) {
     if (m.fd >= 0) ::close(m.fd);
     return st.error();
   }
-  if (len > (64u << 20)) return Error{say("message too large")};
+  if (len > max_bytes) return Error{say("message too large")};
   m.body.resize(len);
   if (Status st = readExact(m.body.data(), len, &m.fd); !st) {
     if (m.fd >= 0) ::close(m.fd);

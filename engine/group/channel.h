@@ -29,10 +29,16 @@ class Channel {
   bool open() const { return fd_ >= 0; }
   void close();
 
-  Status send(const std::string& body, int pass_fd = -1);
+  Status send(const std::string& body, int pass_fd = -1) { return send(body.data(), body.size(), pass_fd); }
+  Status send(const char* body, std::size_t n, int pass_fd = -1);
   // Wait up to `timeout` (negative: forever) for one message.
   // Errors: "closed" when the peer has gone, "timeout" when none came.
   Result<Message> recv(std::chrono::milliseconds timeout);
+  // The same, refusing (and leaving unread) a message longer than
+  // `max_bytes`: "message too large".
+  Result<Message> recv(std::chrono::milliseconds timeout, std::size_t max_bytes);
+  // One message read straight into `dst` (at most `max_bytes`): its length.
+  Result<std::size_t> recvInto(char* dst, std::size_t max_bytes, std::chrono::milliseconds timeout);
 
   // A connected pair; the second end is meant for the child.
   static Result<std::pair<Channel, Channel>> pair();

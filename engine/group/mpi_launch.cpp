@@ -69,6 +69,24 @@ std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
   return a;
 }
 
+std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks, const HostSpec& hosts,
+                                    const std::vector<std::string>& pass_env,
+                                    const std::vector<std::string>& worker_argv) {
+  std::vector<std::string> a = {mpirun, "--bind-to", "none", "--mca", "btl", "self,vader,tcp", "--stdin", "none",
+                                "-np", std::to_string(ranks), "-H", hosts.hostList(), "--map-by",
+                                hosts.map_by == MapBy::node ? "node" : "slot"};
+  if (!hosts.iface.empty())
+    for (const char* k : {"btl_tcp_if_include", "oob_tcp_if_include"}) a.insert(a.end(), {"--mca", k, hosts.iface});
+  if (!hosts.agent.empty()) a.insert(a.end(), {"--mca", "plm_rsh_agent", hosts.agent});
+  // A host lost mid-run (its link down) ends its daemon within seconds, and
+  // the daemon its ranks: nothing is left waiting there.
+  a.insert(a.end(), {"--mca", "oob_tcp_keepalive_time", "2", "--mca", "oob_tcp_keepalive_intvl", "1", "--mca",
+                     "oob_tcp_keepalive_probes", "3"});
+  for (const auto& v : pass_env) a.insert(a.end(), {"-x", v});
+  a.insert(a.end(), worker_argv.begin(), worker_argv.end());
+  return a;
+}
+
 std::vector<std::string> mpirunEnv(bool root) {
   if (!root) return {};
   return {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/group/channel.h"
+#include "engine/group/hosts.h"
 #include "engine/text.h"
 
 namespace collviz {
@@ -33,6 +34,14 @@ Result<std::string> findMpirun();
 // host, more ranks than cores allowed (--oversubscribe), no binding (ranks
 // share 2 cores), shared memory between ranks (btl self,vader), no stdin.
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
+                                    const std::vector<std::string>& worker_argv);
+// The same across `hosts` (issue 33): -H with their slots, --map-by, shared
+// memory inside a host and TCP across (btl self,vader,tcp), the interface
+// for Open MPI's own traffic and its TCP btl, the launcher agent, and the
+// variables the remote ranks need passed on with -x (their values stay in
+// the environment: never on a command line).
+std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks, const HostSpec& hosts,
+                                    const std::vector<std::string>& pass_env,
                                     const std::vector<std::string>& worker_argv);
 
 // What collviz adds to mpirun's environment: Open MPI refuses root unless

@@ -95,6 +95,14 @@ std::vector<pid_t> RankGroup::pids() const {
   return out;
 }
 
+std::vector<RankHost> RankGroup::places() const {
+  char me[256] = "";
+  ::gethostname(me, sizeof me - 1);
+  std::vector<RankHost> out;
+  for (const auto& w : workers_) out.push_back(w.remote ? RankHost{w.host, w.remote_pid} : RankHost{me, long(w.pid)});
+  return out;
+}
+
 Status RankGroup::spawn(int rank) {
   auto pair = Channel::pair();
   if (!pair) return pair.error();
@@ -241,7 +249,8 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   if (w.shm.data() && w.shm.size() >= bytes) return {};
   auto shm = SharedMemory::create(bytes, "collviz-rank");
   if (!shm) return shm.error();
-  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), shm->fd()); !st) {
+  // A rank on another host maps memory of its own; ours is its copy.
+  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), w.remote ? -1 : shm->fd()); !st) {
     healthy_ = false;  // the rank is gone: the next request must start a fresh group
     return Error{describeExit(rank)};
   }
@@ -300,7 +309,17 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
                      {"iters", opts.iters},
                      {"timeout_ms", opDeadline(s, cfg_.deadline).count()}};
   if (fault_) base["fault"] = *fault_;
+  // Ranks on other hosts: their inputs and poisoned outputs travel first.
+  std::vector<Span> in_spans, out_spans;
+  for (int r = 0; r < n; ++r) {
+    if (!workers_[r].remote) continue;
+    if (inputBytes(s, r)) in_spans.push_back({r, at.in[r], inputBytes(s, r)});
+    if (outputBytes(s, r)) out_spans.push_back({r, at.out[r], outputBytes(s, r)});
+  }
+  std::vector<Span> both = in_spans;
+  both.insert(both.end(), out_spans.begin(), out_spans.end());
   const auto sent = Clock::now();
+  if (Status st = pushSpans(both); !st) return Error{say("{0}: {1}", name(s.op), st.text())};
   for (int r = 0; r < n; ++r) {
     json m = base;
     m["in_offset"] = at.in[r];
@@ -311,6 +330,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
     }
   }
   if (Status st = awaitRanks(step, opts); !st) return st;
+  if (Status st = pullSpans(out_spans); !st) return Error{say("{0}: {1}", name(s.op), st.text())};
   step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
   step.time_us = 0;
   for (int r = 0; r < n; ++r) {
@@ -325,6 +345,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
 
 Text RankGroup::describeExit(int rank) {
   Worker& w = workers_[rank];
+  if (w.remote) return describeMpiExit(rank);
   if (w.pid <= 0) return say("rank {0} (pid {1}) is not running", rank, w.pid);
   if (!w.child) return describeMpiExit(rank);  // an MPI rank: mpirun's child
   int status = 0;

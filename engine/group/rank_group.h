@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/group/channel.h"
+#include "engine/group/hosts.h"
 #include "engine/group/mpi_launch.h"
 #include "engine/group/netns.h"
 #include "engine/group/placement.h"
@@ -53,6 +54,16 @@ struct GroupConfig {
   std::chrono::milliseconds deadline{5000};
   const std::atomic<bool>* cancel = nullptr;  // set: give up waiting at once
   bool isolate = false;  // a private network namespace for the group (engine/group/netns.h)
+  // Ranks on these hosts (issue 33): launched by mpirun, joined over TCP
+  // (engine/group/remote_link.h), their buffers sent on that connection.
+  // Empty: every rank a child of this process, shared memory.
+  HostSpec hosts;
+};
+
+// Where a rank runs: its host's name (as the host says it) and its pid there.
+struct RankHost {
+  std::string host;
+  long pid = -1;
 };
 
 class RankGroup {
@@ -67,7 +78,13 @@ class RankGroup {
   // run: unset leaves the workers with their environment's, "" means none.
   void setFault(std::optional<std::string> f) { fault_ = std::move(f); }
   const BackendInfo& info() const { return info_; }
+  // The local processes of the ranks (-1 for a rank on another host: its
+  // pid means nothing here, so it is never read nor signalled).
   std::vector<pid_t> pids() const;
+  // Every rank's host and pid there (this host's name for local ranks).
+  std::vector<RankHost> places() const;
+  // Connections refused while the ranks joined (issue 33's log).
+  int refused() const { return refused_; }
   // False after a crash or a missed deadline: the group must be replaced.
   bool healthy() const { return healthy_; }
   // Asked to isolate, but the system refused: the ranks share the host's loopback.
@@ -105,11 +122,30 @@ class RankGroup {
     Channel ch;
     SharedMemory shm;
     bool child = true;  // ours to reap; an MPI rank is mpirun's child
+    bool remote = false;  // joined over TCP: its memory is a copy, sent and fetched
+    std::string host;
+    long remote_pid = -1;
   };
   explicit RankGroup(GroupConfig cfg) : cfg_(std::move(cfg)) {}
   Status spawn(int rank);
   // MPI: start mpirun and accept every rank's connection (rank_group_mpi.cpp).
   Status launchMpi();
+  // Start mpirun with `args` and `added` in its environment (its log on a pipe).
+  Status forkMpirun(const std::string& path, const std::vector<std::string>& args,
+                    const std::vector<std::string>& added);
+  // MPI across cfg_.hosts (rank_group_hosts.cpp): mpirun -H ..., every rank
+  // authenticated over TCP.
+  Status launchMpiHosts();
+  // Remote ranks' buffers (rank_group_hosts.cpp): send [off, off+n) of each
+  // listed rank's copy to it, or fetch it back, all ranks at once.
+  struct Span {
+    int rank;
+    std::size_t off, n;
+  };
+  Status pushSpans(const std::vector<Span>& spans);
+  Status pullSpans(const std::vector<Span>& spans);
+  Status moveSpans(const std::vector<Span>& spans, bool push);
+  std::chrono::milliseconds transferTimeout(std::size_t bytes) const;
   void stopMpi();
   Text describeMpiExit(int rank);
   Status rendezvous(std::vector<bool> hello);
@@ -147,6 +183,7 @@ class RankGroup {
   int mpirun_status_ = 0;  // its wait status once reaped
   MpiLog mpi_log_;     // what mpirun printed
   Text exposed_why_;  // why there is no private network
+  int refused_ = 0;
 };
 
 }  // namespace collviz

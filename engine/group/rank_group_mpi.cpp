@@ -41,17 +41,9 @@ Text exitText(int status) {
 
 }  // namespace
 
-Status RankGroup::launchMpi() {
-  const int n = cfg_.ranks;
-  auto mpirun = findMpirun();
-  if (!mpirun) return Error{say("starting mpi: {0}", mpirun.error().text)};
-  auto listener = MpiListener::open();
-  if (!listener) return Error{say("starting mpi: {0}", listener.error().text)};
-  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect",
-                                           listener->name(), "--size", std::to_string(n),
-                                           "--timeout-ms", std::to_string(initTimeout().count())};
-  std::vector<std::string> args = mpirunArgs(*mpirun, n, worker);
-  const std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
+Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::string>& given,
+                             const std::vector<std::string>& added) {
+  std::vector<std::string> args = given;
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     bool overridden = false;
@@ -65,7 +57,6 @@ Status RankGroup::launchMpi() {
   argv.push_back(nullptr);
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  const std::string path = *mpirun;
   int log[2];
   if (::pipe2(log, O_CLOEXEC) != 0) return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
 
@@ -90,6 +81,20 @@ Status RankGroup::launchMpi() {
   registerChild(pid);
   mpirun_ = pid;
   mpi_log_.start(log[0]);
+  return {};
+}
+
+Status RankGroup::launchMpi() {
+  if (!cfg_.hosts.empty()) return launchMpiHosts();
+  const int n = cfg_.ranks;
+  auto mpirun = findMpirun();
+  if (!mpirun) return Error{say("starting mpi: {0}", mpirun.error().text)};
+  auto listener = MpiListener::open();
+  if (!listener) return Error{say("starting mpi: {0}", listener.error().text)};
+  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect",
+                                           listener->name(), "--size", std::to_string(n),
+                                           "--timeout-ms", std::to_string(initTimeout().count())};
+  if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, worker), mpirunEnv(::geteuid() == 0)); !st) return st;
 
   // Every rank connects and says hello; mpirun failing ends the wait.
   const auto deadline = Clock::now() + joinTimeout();
@@ -206,9 +211,19 @@ Text RankGroup::describeMpiExit(int rank) {
     pid_t pid = death->pid;
     if (death->rank >= 0 && death->rank < cfg_.ranks && workers_[death->rank].pid > 0)
       pid = workers_[death->rank].pid;
+    if (death->rank >= 0 && death->rank < cfg_.ranks && workers_[death->rank].remote) {
+      const Worker& d = workers_[death->rank];
+      return say("rank {0} on host {1} (pid {2}) {3}; {4}", death->rank, d.host, d.remote_pid, how, ended);
+    }
     return say("rank {0} (pid {1}) {2}; {3}", death->rank, pid, how, ended);  // `how`: Open MPI's words
   }
   const Worker& w = workers_[rank];
+  if (w.remote) {
+    if (mpirun_ < 0)
+      return say("rank {0} on host {1} (pid {2}) ended: its connection closed and mpirun {3}; {4}", rank, w.host,
+                 w.remote_pid, exitText(mpirun_status_), ended);
+    return say("rank {0} on host {1} (pid {2}) ended: its connection closed; {3}", rank, w.host, w.remote_pid, ended);
+  }
   if (mpirun_ < 0)
     return say("rank {0} (pid {1}) ended: its channel closed and mpirun {2}; {3}", rank, w.pid,
                exitText(mpirun_status_), ended);

@@ -31,6 +31,13 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
   if (from == 0) inputs_held_.reset();  // offset 0 now holds `inputs`, whatever they are
+  std::vector<Span> in_spans, work_spans;
+  for (int r = 0; r < n; ++r) {
+    if (!workers_[std::size_t(r)].remote) continue;
+    if (from == 0 && inputBytes(sp, r)) in_spans.push_back({r, 0, inputBytes(sp, r)});
+    work_spans.push_back({r, work_off[std::size_t(r)], s.workBytes()});
+  }
+  if (Status st = pushSpans(in_spans); !st) return Error{say("{0}: {1}", what, st.text())};
   // The rounds' deadline scales with their bytes as a native op's does: each
   // round reads and writes at most the working buffer on every rank.
   const std::chrono::milliseconds per_call =
@@ -62,6 +69,8 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
   }
   std::vector<std::string> done;
   if (Status st = awaitReplies(what, per_call, opts.warmup + opts.iters, done); !st) return st;
+  if (work)
+    if (Status st = pullSpans(work_spans); !st) return Error{say("{0}: {1}", what, st.text())};
   replies.assign(std::size_t(n), {});
   for (int r = 0; r < n; ++r) {
     const json j = json::parse(done[std::size_t(r)], nullptr, false);

@@ -43,10 +43,22 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
   ProgressWindow watch(pids(), window);
   const bool polling = cfg_.backend == BackendKind::mpi;
   // The silent ranks that made no progress in the last window (or stopped).
+  // A rank on another host has no process here to watch: it counts as
+  // working until the step's scaled deadline (then slow), or its connection
+  // closes (a crash), or it reports an error.
+  auto remote = [&](int r) { return workers_[std::size_t(r)].remote; };
   auto idle = [&](const std::vector<int>& ranks) {
     std::vector<int> out;
     for (int r : ranks)
-      if (!watch.progressed(r) || watch.stopped(r)) out.push_back(r);
+      if (!remote(r) && (!watch.progressed(r) || watch.stopped(r))) out.push_back(r);
+    return out;
+  };
+  // "2, 3", and across hosts "2 (node2), 3 (node2)": the host named with its ranks.
+  auto named = [&](const std::vector<int>& ranks) {
+    std::string out;
+    for (int r : ranks)
+      out += (out.empty() ? "" : ", ") + std::to_string(r) +
+             (remote(r) ? " (" + workers_[std::size_t(r)].host + ")" : std::string());
     return out;
   };
   std::optional<Clock::time_point> grace_end;
@@ -83,8 +95,8 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
       if (watch.full(now)) {
         bool working = false, stopped = false;
         for (int r : silent()) {
-          working = working || watch.progressed(r);
-          stopped = stopped || watch.stopped(r);
+          working = working || remote(r) || watch.progressed(r);
+          stopped = stopped || (!remote(r) && watch.stopped(r));
         }
         // MPI: a peer polling flat out is no sign of progress; one idle
         // silent rank is the hang.
@@ -131,19 +143,19 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
     if (polling && stopped.empty() && why == Why::hung) stopped = idle(quiet);
     if (why == Why::slow) {
       silence = say("rank(s) {0} still working after {1} ms (slow, not hung: {2} ms allowed per op); allow more with --deadline-ms {3}",
-                    rankList(quiet), msSince(t0), per_op.count(),
+                    named(quiet), msSince(t0), per_op.count(),
                     suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
     } else {
-      const std::vector<int>& named = stopped.empty() ? quiet : stopped;
+      const std::vector<int>& blamed = stopped.empty() ? quiet : stopped;
       const bool any_stopped =
           std::any_of(stopped.begin(), stopped.end(), [&](int r) { return watch.stopped(r); });
       silence = stopped.empty()
-                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung)", rankList(named), window.count())
+                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung)", named(blamed), window.count())
                 : any_stopped
                     ? say("rank(s) {0} did not finish: no progress for {1} ms (hung, process stopped)",
-                          rankList(named), window.count())
+                          named(blamed), window.count())
                     : say("rank(s) {0} did not finish: no progress for {1} ms (hung, no CPU time while its peers waited)",
-                          rankList(named), window.count());
+                          named(blamed), window.count());
     }
   }
   const Text restart = say("the group will be restarted");

@@ -153,8 +153,11 @@ void Engine::handle(const Request& r) {
   // An algorithm's rounds run where the request says: `auto` keeps them on
   // Gloo (the CPU), `nccl` runs them on the GPUs.
   const bool rounds = r.kind == Request::Kind::run && r.algo != "native";
+  // Across hosts `auto` is MPI, the backend that runs there (issue 33).
   auto backend = devices().choose(
-      rounds && r.backend == BackendKind::automatic ? BackendKind::gloo : r.backend,
+      r.backend == BackendKind::automatic && !opts_.hosts.empty() ? BackendKind::mpi
+      : rounds && r.backend == BackendKind::automatic             ? BackendKind::gloo
+                                                                  : r.backend,
       &snap->notice);
   if (!backend) {
     snap->error = backend.error().text;

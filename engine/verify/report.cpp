@@ -132,6 +132,11 @@ json toJson(const Snapshot& s, const ValueLimit& limit) {
   j["redop"] = name(s.spec.redop);
   j["root"] = s.spec.root;
   j["backend"] = toJson(s.backend);
+  if (!s.places.empty()) {  // ranks on several hosts: where each ran
+    json hosts = json::array();
+    for (const RankPlace& p : s.places) hosts.push_back({{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}});
+    j["hosts"] = hosts;
+  }
   j["steps"] = json::array();
   for (const auto& st : s.steps) {
     json step = {{"name", st.name.empty() ? std::string(name(st.spec.op)) : std::string(st.name)},

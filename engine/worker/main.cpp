@@ -1,5 +1,6 @@
 // collviz-rank: hosts one rank of a real communicator. Started by the engine
 // with one end of a socketpair; talks engine/group/protocol.h over it.
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "engine/group/protocol.h"
 #include "engine/group/channel.h"
@@ -20,6 +22,8 @@
 #include "engine/worker/rounds_message.h"
 #include "engine/group/said_json.h"
 #include "engine/group/mpi_launch.h"
+#include "engine/group/remote_link.h"
+#include "engine/version.h"
 #ifdef COLLVIZ_HAVE_NCCL
 #include "engine/worker/nccl/loader.h"
 #endif
@@ -97,6 +101,7 @@ struct Args {
   int rank = -1, size = 0, fd = -1, gpu = -1, timeout_ms = 5000;
   std::string backend = "gloo";
   std::string connect;  // MPI: the engine's socket; rank from mpirun's environment
+  std::string connect_tcp;  // MPI on several hosts: the engine's ADDRESS:PORT
 };
 
 int envInt(const char* name) {
@@ -114,9 +119,10 @@ bool parse(int argc, char** argv, Args& a) {
     else if (k == "--timeout-ms") a.timeout_ms = std::atoi(v.c_str());
     else if (k == "--backend") a.backend = v;
     else if (k == "--connect") a.connect = v;
+    else if (k == "--connect-tcp") a.connect_tcp = v;
     else return false;
   }
-  if (!a.connect.empty()) {  // started by mpirun: it says which rank this is
+  if (!a.connect.empty() || !a.connect_tcp.empty()) {  // started by mpirun: it says which rank this is
     a.rank = envInt("OMPI_COMM_WORLD_RANK");
     if (a.size != envInt("OMPI_COMM_WORLD_SIZE")) return false;
     return a.rank >= 0 && a.rank < a.size;
@@ -146,16 +152,52 @@ std::unique_ptr<Communicator> makeCommunicator(const Args& a, Error* why) {
   return nullptr;
 }
 
+// On another host than the engine: a TCP connection proved with the run's
+// secret (engine/group/remote_link.h), which is taken out of the environment.
+Result<Channel> connectTcp(const Args& a, std::string* host) {
+  const char* secret_env = std::getenv(kSecretEnv);
+  const std::string secret = secret_env ? secret_env : "";
+  ::unsetenv(kSecretEnv);
+  if (secret.size() != 2 * kSecretBytes)
+    return Error{say("{0} is not set to the run's secret (collviz passes it through mpirun -x)", kSecretEnv)};
+  char name[256] = "";
+  ::gethostname(name, sizeof name - 1);
+  *host = name;
+  return connectRemote(a.connect_tcp, secret, a.rank, name, collvizVersion(),
+                       std::chrono::milliseconds(std::max(1000, a.timeout_ms)));
+}
+
 int serve(const Args& a) {
   Channel ch(a.fd);
-  if (!a.connect.empty()) {
-    auto back = connectBack(a.connect);
+  std::string host;
+  const bool remote = !a.connect_tcp.empty();
+  if (!a.connect.empty() || remote) {
+    auto back = remote ? connectTcp(a, &host) : connectBack(a.connect);
     if (!back) {
       std::fprintf(stderr, "collviz-rank %d: %s\n", a.rank, back.error().message.c_str());
       return 1;
     }
     ch = std::move(*back);
   }
+  if (remote) {
+    // The engine gone (closed, or its host unreachable: the connection's
+    // keepalive fails) ends this rank even while it waits inside MPI for a
+    // peer that will never come.
+    const int fd = ch.fd();
+    std::thread([fd] {
+      for (;;) {
+        pollfd p{fd, POLLRDHUP, 0};
+        if (::poll(&p, 1, -1) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));  // an orderly exit goes first
+          std::fflush(stderr);
+          ::_exit(1);
+        }
+      }
+    }).detach();
+  }
+  auto wire = parseWireFault(std::getenv(kWireFaultEnv), a.size);
+  const bool corrupt_wire = wire && (*wire == -1 || *wire == a.rank);
+  Error wire_error;  // a buffer that arrived corrupt: the next run's answer
   Error why;
   auto comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
@@ -188,9 +230,29 @@ int serve(const Args& a) {
     const json j = json::parse(m->body, nullptr, false);
     const std::string type = j.is_discarded() ? "" : j.value("type", "");
     if (type == "exit") return 0;
+    if (remote && type == "put") {  // part of our memory, sent by the engine
+      if (Status st = recvBufferAfter(ch, m->body, "put", shm.data(), shm.size(), std::chrono::milliseconds(60000));
+          !st) {
+        if (st.error().message.find("arrived corrupt") == std::string::npos) return 1;  // the link is gone
+        wire_error = Error{say("rank {0} on host {1}: {2}", a.rank, host, st.text())};
+      }
+      continue;
+    }
+    if (remote && type == "get") {
+      const std::size_t off = j.value("offset", std::size_t(0)), n = j.value("bytes", std::size_t(0));
+      if (!shm.data() || off > shm.size() || n > shm.size() - off) return 1;
+      if (!sendBuffer(ch, "buffer", off, shm.data() + off, n, corrupt_wire)) return 1;
+      continue;
+    }
+    if (!wire_error.message.empty() && (type == "run" || type == "rounds")) {
+      ch.send(protocol::errorMessage(wire_error).dump());
+      wire_error = Error{};
+      continue;
+    }
     if (type == "map") {
       shm.reset();
-      auto mapped = SharedMemory::attach(m->fd, j.value("bytes", std::size_t(0)));
+      auto mapped = remote ? SharedMemory::create(j.value("bytes", std::size_t(0)), "collviz-rank")
+                           : SharedMemory::attach(m->fd, j.value("bytes", std::size_t(0)));
       if (!mapped) {
         ch.send(protocol::errorMessage(mapped.error()).dump());
         continue;
@@ -248,7 +310,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "collviz-rank: started by collviz with --rank R --size N --fd FD "
                  "[--backend gloo|nccl] [--gpu G] [--timeout-ms T], by mpirun with "
-                 "--backend mpi --connect NAME --size N, or --probe\n");
+                 "--backend mpi --connect NAME|--connect-tcp ADDRESS:PORT --size N, or --probe\n");
     return 2;
   }
   // End with the engine even if it is killed outright.

@@ -1,0 +1,53 @@
+// The engine with ranks on emulated hosts (issue 33): run inside
+// tests/hosts/emulated_hosts.sh (COLLVIZ_TEST_HOSTS, _AGENT, _IFACE set),
+// else skipped. Every op and the decomposition on MPI, each rank where
+// --map-by slot puts it, every output verified after its trip over TCP.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "engine/engine.h"
+
+namespace collviz {
+namespace {
+
+TEST(HostsEngine, EveryOpAcrossHostsVerifies) {
+  const char* names = std::getenv("COLLVIZ_TEST_HOSTS");
+  if (!names) GTEST_SKIP() << "not inside tests/hosts/emulated_hosts.sh (COLLVIZ_TEST_HOSTS unset)";
+  EngineOptions eo;
+  std::vector<std::string> hosts;
+  std::stringstream in(names);
+  for (std::string h; std::getline(in, h, ',');) hosts.push_back(h);
+  for (const auto& h : hosts) eo.hosts.hosts.push_back({h, 2});
+  eo.hosts.iface = std::getenv("COLLVIZ_TEST_IFACE");
+  eo.hosts.agent = std::getenv("COLLVIZ_TEST_AGENT");
+  eo.deadline = std::chrono::milliseconds(10000);
+  Engine e(eo);
+  const int n = int(hosts.size()) * 2;
+  for (int k = 0; k <= int(kOpCount); ++k) {
+    Request r;
+    r.backend = BackendKind::mpi;
+    r.spec.ranks = n;
+    r.spec.elems = 3;
+    r.spec.root = n - 1;
+    if (k == int(kOpCount)) {
+      r.program = Program::all_reduce_decomposed;
+      r.spec.op = Op::all_reduce;
+    } else {
+      r.spec.op = Op(k);
+    }
+    auto s = e.waitFor(e.submit(r), std::chrono::milliseconds(60000));
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->error.empty()) << s->error.c_str();
+    EXPECT_TRUE(s->verified) << name(r.spec.op);
+    ASSERT_EQ(int(s->places.size()), n);
+    for (int rank = 0; rank < n; ++rank) {
+      EXPECT_EQ(s->places[std::size_t(rank)].host, hosts[std::size_t(rank / 2)]);
+      EXPECT_GT(s->places[std::size_t(rank)].pid, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collviz

@@ -1,0 +1,102 @@
+// Host specs (engine/group/hosts.h): Open MPI's -H and hostfile syntax,
+// the mapping of ranks to hosts, and every refusal naming what is allowed.
+#include "engine/group/hosts.h"
+
+#include <gtest/gtest.h>
+
+namespace collviz {
+namespace {
+
+template <class T>
+std::string err(const Result<T>& r) { return r ? "" : r.error().message; }
+
+TEST(Hosts, ListWithSlotsAndBareNames) {
+  auto h = parseHostList("a:4,node-2.lab:2,c");
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_EQ(h->size(), 3u);
+  EXPECT_EQ((*h)[0].name, "a");
+  EXPECT_EQ((*h)[0].slots, 4);
+  EXPECT_EQ((*h)[1].name, "node-2.lab");
+  EXPECT_EQ((*h)[1].slots, 2);
+  EXPECT_EQ((*h)[2].slots, 1);  // as mpirun -H: a bare name is one slot
+}
+
+TEST(Hosts, BadNamesSlotsAndDuplicatesAreRefusedWithWhatIsAllowed) {
+  EXPECT_NE(err(parseHostList("")).find("allowed: host:slots"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a:4,")).find("empty"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a b:2")).find("host name 'a b' is not allowed; allowed: letters"), std::string::npos);
+  EXPECT_NE(err(parseHostList("-a:2")).find("'-a'"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a;rm:2")).find("not allowed"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a:0")).find("slots '0' is not allowed; allowed: a whole number from 1 to 1024"),
+            std::string::npos);
+  EXPECT_NE(err(parseHostList("a:x")).find("slots 'x'"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a:99999")).find("slots '99999'"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a:")).find("slots ''"), std::string::npos);
+  EXPECT_NE(err(parseHostList("a:2,b:2,a:1")).find("host a is named twice"), std::string::npos);
+}
+
+TEST(Hosts, HostfileAsOpenMpiWritesIt) {
+  auto h = parseHostfile("# lab\nnode1 slots=4\n\n  node2 slots=2 max_slots=8  # two GPUs\nnode3\n", "hf");
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_EQ(h->size(), 3u);
+  EXPECT_EQ((*h)[0].slots, 4);
+  EXPECT_EQ((*h)[1].name, "node2");
+  EXPECT_EQ((*h)[1].slots, 2);
+  EXPECT_EQ((*h)[2].slots, 1);
+  EXPECT_NE(err(parseHostfile("a slots=0\n", "hf")).find("hf line 1: host a: slots '0'"), std::string::npos);
+  EXPECT_NE(err(parseHostfile("a\nb cpus=2\n", "hf")).find("hf line 2: 'cpus=2' is not understood; allowed: HOST [slots=N]"),
+            std::string::npos);
+  EXPECT_NE(err(parseHostfile("# nothing\n\n", "hf")).find("hf names no host"), std::string::npos);
+  EXPECT_NE(err(parseHostfile("a\na slots=2\n", "hf")).find("hf: host a is named twice"), std::string::npos);
+}
+
+TEST(Hosts, RanksBySlotThenByNode) {
+  HostSpec s;
+  s.hosts = {{"a", 4}, {"b", 4}};
+  auto slot = placeOnHosts(s, 8);
+  ASSERT_TRUE(slot);
+  EXPECT_EQ(*slot, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(*placeOnHosts(s, 5), (std::vector<int>{0, 0, 0, 0, 1}));
+  s.map_by = MapBy::node;
+  EXPECT_EQ(*placeOnHosts(s, 8), (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1}));
+  s.hosts = {{"a", 1}, {"b", 3}};
+  EXPECT_EQ(*placeOnHosts(s, 4), (std::vector<int>{0, 1, 1, 1}));  // a full: the rest on b
+  EXPECT_NE(err(placeOnHosts(s, 5)).find("5 ranks do not fit in the hosts' 4 slots (a:1,b:3); allowed: at most 4 ranks"),
+            std::string::npos);
+}
+
+TEST(Hosts, ArgsTogether) {
+  HostArgs a;
+  auto none = parseHostArgs(a, "");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());  // without hosts nothing changes
+  a.iface = "eth0";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("need --hosts or --hostfile"), std::string::npos);
+  a.hosts = "a:2,b:2";
+  a.map_by = "node";
+  a.agent = "ssh -p 2222";
+  auto s = parseHostArgs(a, "");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->hostList(), "a:2,b:2");
+  EXPECT_EQ(s->map_by, MapBy::node);
+  EXPECT_EQ(s->iface, "eth0");
+  EXPECT_EQ(s->agent, "ssh -p 2222");
+  a.hostfile = "hf";
+  EXPECT_NE(err(parseHostArgs(a, "a\n")).find("--hosts and --hostfile both given"), std::string::npos);
+  a.hostfile.clear();
+  a.map_by = "core";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("--map-by core is not a mapping; allowed: slot, node"), std::string::npos);
+  a.map_by = "slot";
+  a.iface = "a/b";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("--iface 'a/b' is not an interface name"), std::string::npos);
+  a.iface = "averyveryverylongname";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("1 to 15 characters"), std::string::npos);
+  a.iface = "cv0";
+  a.agent = "ssh\nrm";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("--launcher-agent must be one line"), std::string::npos);
+  a.agent = "  ";
+  EXPECT_NE(err(parseHostArgs(a, "")).find("--launcher-agent is empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collviz

@@ -1,0 +1,189 @@
+// The engine's TCP link to remote ranks (engine/group/remote_link.h), on
+// 127.0.0.1: a rank with the secret joins; a peer without it, with a wrong
+// HMAC, replaying a recorded hello, sending an oversized first frame or no
+// hello is refused; a fake engine is refused by the rank; a buffer's frames
+// arrive whole and a byte flipped on the wire is caught.
+#include "engine/group/remote_link.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace collviz {
+namespace {
+
+using json = nlohmann::json;
+using std::chrono::milliseconds;
+
+Channel dial(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  return Channel(fd);
+}
+
+// Accept one connection on `l` (waiting for it).
+Result<RemotePeer> acceptOne(TcpListener& l, const std::string& secret) {
+  pollfd p{l.fd(), POLLIN, 0};
+  ::poll(&p, 1, 5000);
+  return l.accept(secret, 4, milliseconds(1000));
+}
+
+std::string challengeOf(Channel& c) {
+  auto m = c.recv(milliseconds(2000));
+  EXPECT_TRUE(m);
+  return m ? json::parse(m->body).value("challenge", "") : "";
+}
+
+TEST(RemoteLink, SecretHmacAndCrc) {
+  auto s = makeSecret();
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->size(), 64u);
+  EXPECT_NE(*s, *makeSecret());
+  // RFC 4231 test case 2: key "Jefe".
+  EXPECT_EQ(hmacHex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_TRUE(sameMac("ab", "ab"));
+  EXPECT_FALSE(sameMac("ab", "ac"));
+  EXPECT_FALSE(sameMac("", ""));
+  EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);  // the CRC32C check value
+  std::vector<char> big(1000003);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = char(i * 7);
+  EXPECT_EQ(crc32c(big.data(), big.size()), crc32c(big.data() + 5, big.size() - 5, crc32c(big.data(), 5)));
+}
+
+TEST(RemoteLink, ARankWithTheSecretJoinsAndBothSidesProveIt) {
+  auto l = TcpListener::open("127.0.0.1");
+  ASSERT_TRUE(l) << l.error().message;
+  const std::string secret = *makeSecret();
+  Result<Channel> rank = Error{say("closed")};
+  std::thread t([&] {
+    rank = connectRemote("127.0.0.1:" + std::to_string(l->port()), secret, 2, "node7", "0.1.0", milliseconds(3000));
+  });
+  auto p = acceptOne(*l, secret);
+  t.join();
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(rank) << rank.error().message;
+  EXPECT_EQ(p->rank, 2);
+  EXPECT_EQ(p->host, "node7");
+  EXPECT_EQ(p->version, "0.1.0");
+  EXPECT_EQ(p->pid, long(::getpid()));
+}
+
+TEST(RemoteLink, PeersWithoutTheSecretAreRefused) {
+  auto l = TcpListener::open("127.0.0.1");
+  ASSERT_TRUE(l);
+  const std::string secret = *makeSecret();
+  auto refused = [&](const std::function<void(Channel&)>& speak) {
+    Channel c = dial(l->port());
+    std::thread t([&] { speak(c); });
+    auto p = acceptOne(*l, secret);
+    t.join();
+    return p ? std::string("ACCEPTED") : p.error().message;
+  };
+  auto hello = [](const std::string& key, const std::string& challenge, int rank) {
+    return json{{"type", "hello"}, {"rank", rank}, {"pid", 1}, {"host", "x"}, {"challenge", "c"},
+                {"mac", hmacHex(key, helloData(challenge, rank, 1, "x", "c"))}};
+  };
+  // No secret at all: a hello with a made-up MAC.
+  EXPECT_NE(refused([&](Channel& c) {
+              challengeOf(c);
+              c.send(json{{"type", "hello"}, {"rank", 0}, {"pid", 1}, {"host", "x"}, {"challenge", "c"}, {"mac", "00"}}.dump());
+            }).find("wrong HMAC"),
+            std::string::npos);
+  // The wrong secret.
+  EXPECT_NE(refused([&](Channel& c) { c.send(hello(*makeSecret(), challengeOf(c), 0).dump()); }).find("wrong HMAC"),
+            std::string::npos);
+  // Replay: a hello that was right for another connection's challenge.
+  std::string recorded;
+  EXPECT_EQ(refused([&](Channel& c) {
+              recorded = hello(secret, challengeOf(c), 1).dump();
+              c.send(recorded);
+              c.recv(milliseconds(2000));
+            }),
+            "ACCEPTED");
+  EXPECT_NE(refused([&](Channel& c) {
+              challengeOf(c);
+              c.send(recorded);
+            }).find("wrong HMAC"),
+            std::string::npos);
+  // An oversized first frame: refused before it is read.
+  EXPECT_NE(refused([&](Channel& c) {
+              challengeOf(c);
+              c.send(std::string(kMaxHelloBytes + 1, 'x'));
+            }).find("message too large"),
+            std::string::npos);
+  // Not a hello; a rank outside the job; silence.
+  EXPECT_NE(refused([&](Channel& c) { challengeOf(c); c.send("{\"type\":\"ready\"}"); }).find("not a hello"),
+            std::string::npos);
+  EXPECT_NE(refused([&](Channel& c) { c.send(hello(secret, challengeOf(c), 9).dump()); }).find("rank 9 is not one of"),
+            std::string::npos);
+  EXPECT_NE(refused([&](Channel& c) { challengeOf(c); }).find("timeout"), std::string::npos);
+  // Closed: nobody connects any more.
+  const int port = l->port();
+  l->close();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ::close(fd);
+}
+
+TEST(RemoteLink, ARankRefusesAnEngineWithoutTheSecret) {
+  auto l = TcpListener::open("127.0.0.1");
+  ASSERT_TRUE(l);
+  Result<Channel> rank = Error{say("closed")};
+  std::thread t([&] {
+    rank = connectRemote("127.0.0.1:" + std::to_string(l->port()), *makeSecret(), 0, "x", "v", milliseconds(3000));
+  });
+  auto p = acceptOne(*l, *makeSecret());  // another secret: the rank's hello fails here too
+  t.join();
+  EXPECT_FALSE(p);
+  ASSERT_FALSE(rank);
+}
+
+TEST(RemoteLink, BuffersArriveWholeAndACorruptByteIsCaught) {
+  auto pair = Channel::pair();
+  ASSERT_TRUE(pair);
+  std::vector<char> src(kFrameBytes * 2 + 12345), dst(src.size() + 4096, 0);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = char(i * 31 + 7);
+  std::thread t([&] { ASSERT_TRUE(sendBuffer(pair->first, "put", 4096, src.data(), src.size())); });
+  auto st = recvBuffer(pair->second, "put", dst.data(), dst.size(), milliseconds(5000));
+  t.join();
+  ASSERT_TRUE(st) << st.error().message;
+  EXPECT_EQ(std::memcmp(dst.data() + 4096, src.data(), src.size()), 0);
+  std::thread u([&] { sendBuffer(pair->first, "buffer", 0, src.data(), 1000, true); });
+  st = recvBuffer(pair->second, "buffer", dst.data(), dst.size(), milliseconds(5000));
+  u.join();
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("a buffer of 1000 bytes at offset 0 arrived corrupt"), std::string::npos);
+  // A header that claims more than the memory holds is refused before any frame.
+  pair->first.send(json{{"type", "buffer"}, {"offset", 10}, {"bytes", dst.size()}, {"crc", 0}}.dump());
+  st = recvBuffer(pair->second, "buffer", dst.data(), dst.size(), milliseconds(1000));
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("does not fit"), std::string::npos);
+}
+
+TEST(RemoteLink, WireFaultValues) {
+  EXPECT_EQ(*parseWireFault(nullptr, 4), -2);
+  EXPECT_EQ(*parseWireFault("corrupt", 4), -1);
+  EXPECT_EQ(*parseWireFault("corrupt:3", 4), 3);
+  EXPECT_FALSE(parseWireFault("corrupt:4", 4));
+  EXPECT_NE(parseWireFault("flip", 4).error().message.find("allowed: corrupt, or corrupt:R"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collviz

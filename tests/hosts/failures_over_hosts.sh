@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Failures across emulated hosts (issue 33), run by emulated_hosts.sh 2: a
+# remote rank SIGKILLed, a remote rank SIGSTOPped, node2's link set down
+# mid-run, the engine SIGKILLed. Each is named with the host within the
+# deadline (the engine's cases), and afterwards nothing runs in any host's
+# namespace (no collviz-rank, orted or mpirun).
+set -u
+cv=$1
+ns=$COLLVIZ_TEST_NS
+common=(--backend mpi --hosts node1:2,node2:2 --iface "$COLLVIZ_TEST_IFACE"
+        --launcher-agent "$COLLVIZ_TEST_AGENT" -N 4 --op all_reduce --deadline-ms 3000)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# A rank of node2, once the group runs (rank 3's reply is held back 8 s).
+rank_on_node2() {
+  for _ in $(seq 200); do
+    for p in $(ip netns pids "$ns-node2"); do
+      [ "$(cat /proc/$p/comm 2>/dev/null)" = collviz-rank ] && { echo "$p"; return; }
+    done
+    sleep 0.05
+  done
+}
+nothing_left() {  # within 15 s
+  local left
+  for _ in $(seq 150); do
+    left=""
+    for h in node1 node2; do left="$left$(ip netns pids "$ns-$h" | tr '\n' ' ')"; done
+    # On the engine's host (where this script runs too): collviz's own.
+    for p in $(ip netns pids "$ns-login"); do
+      case "$(cat /proc/$p/comm 2>/dev/null)" in mpirun|orterun|orted|collviz-rank|collviz) left="$left $p" ;; esac
+    done
+    [ -z "${left// /}" ] && return 0
+    sleep 0.1
+  done
+  bad "$1: left running: $(ps -o pid=,comm= -p $(echo $left | tr ' ' ,) | tr '\n' ';')"
+}
+start() {
+  COLLVIZ_FAULT=rank:3,delay_ms:8000 timeout 60 "$cv" run "${common[@]}" >"$dir/out" 2>"$dir/err" &
+  pid=$!
+  victim=$(rank_on_node2)
+  [ -n "$victim" ] || bad "no rank appeared on node2"
+  sleep 1  # joined, inside the op
+}
+finish() {  # case, pattern the error must match, seconds allowed
+  local t0=$SECONDS
+  wait $pid
+  local rc=$? took=$((SECONDS - t0))
+  [ $rc = 1 ] || bad "$1: exit $rc, want 1"
+  grep -Eq "$2" "$dir/err" || bad "$1: not named as /$2/: $(grep -v '^\[' "$dir/err" | tail -4)"
+  [ $took -le "$3" ] || bad "$1: took $took s, allowed $3"
+  echo "$1 ($took s): $(grep -E "$2" "$dir/err" | head -1)"
+  nothing_left "$1"
+}
+
+start
+ip netns exec "$ns-node2" kill -KILL "$victim"
+finish "rank SIGKILLed" "rank [23] on host node2 .*(signal 9|connection closed)" 12
+
+start
+ip netns exec "$ns-node2" kill -STOP "$victim"
+finish "rank SIGSTOPped" "rank\(s\) [0-9, ()a-z]*node2" 30
+
+start
+ip -n "$ns-br" link set v2 down
+finish "node2's link down" "on host node2|\(node2\)" 30
+ip -n "$ns-br" link set v2 up
+
+COLLVIZ_FAULT=rank:3,delay_ms:8000 "$cv" run "${common[@]}" >"$dir/out" 2>"$dir/err" &
+pid=$!
+[ -n "$(rank_on_node2)" ] && sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+echo "engine SIGKILLed"
+nothing_left "engine SIGKILLed"
+echo "$fails failed"
+[ $fails = 0 ]

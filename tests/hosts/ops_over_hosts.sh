@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Every op, the decomposition and every algorithm's rounds across emulated
+# hosts (issue 33), run by tests/hosts/emulated_hosts.sh:
+#   emulated_hosts.sh 2|3 ops_over_hosts.sh COLLVIZ BACKEND RANKS
+# Each run must verify; the ranks must sit where --map-by slot puts them
+# (the JSON's "hosts"); dtypes and reduce ops vary from op to op.
+set -u
+cv=$1 backend=$2 n=$3
+IFS=, read -r -a names <<<"$COLLVIZ_TEST_HOSTS"
+h=${#names[@]}
+per=$((n / h))
+hosts=$(for x in "${names[@]}"; do printf '%s:%s,' "$x" "$per"; done)
+hosts=${hosts%,}
+common=(--backend "$backend" --hosts "$hosts" --iface "$COLLVIZ_TEST_IFACE"
+        --launcher-agent "$COLLVIZ_TEST_AGENT" -N "$n" --deadline-ms 10000)
+fails=0
+check() {  # what, then the command's arguments
+  local what=$1; shift
+  local out err rc
+  out=$(mktemp) err=$(mktemp)
+  timeout 60 "$cv" run "${common[@]}" "$@" --json >"$out" 2>"$err"
+  rc=$?
+  if [ $rc != 0 ] || ! python3 - "$out" "$n" "$per" "${names[@]}" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); n = int(sys.argv[2]); per = int(sys.argv[3]); names = sys.argv[4:]
+assert j["verified"] is True, "not verified"
+hosts = [p["host"] for p in j["hosts"]]
+want = [names[r // per] for r in range(n)]
+assert hosts == want, f"ranks on {hosts}, want {want}"
+assert all(p["pid"] > 0 for p in j["hosts"])
+PY
+  then
+    echo "FAIL: $what (exit $rc)"; tail -5 "$err"; fails=$((fails + 1))
+  else
+    echo "ok: $what"
+  fi
+  rm -f "$out" "$err"
+}
+dtypes=(f32 i32 f64 i64 f32 f64 i32 f32)
+redops=(sum max min sum prod sum max avg)
+k=0
+for op in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
+  dt=${dtypes[$k]} ro=${redops[$k]}
+  [ "$ro" = avg ] && [ "$dt" != f32 ] && ro=sum
+  check "$op $dt $ro" --op "$op" --dtype "$dt" --redop "$ro" --elems 5 --root $((n - 1))
+  k=$((k + 1))
+done
+check "all_reduce_decomposed f64 sum" --op all_reduce_decomposed --dtype f64 --elems 3
+for pair in ring:all_reduce tree:reduce recursive_doubling:all_gather halving_doubling:reduce_scatter \
+            direct:scatter pairwise:all_to_all bruck:all_to_all; do
+  check "--algo ${pair%%:*} ${pair#*:}" --op "${pair#*:}" --algo "${pair%%:*}" --elems 2
+done
+echo "$fails failed"
+[ $fails = 0 ]
