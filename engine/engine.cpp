@@ -298,8 +298,8 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
       same_route)
     return {};
   dropGroup();
-  if (!opts_.hosts.empty() && backend != BackendKind::mpi)
-    return Error{say("ranks on several hosts run on MPI for now; allowed with --hosts: --backend mpi or auto ({0} across hosts is not built yet)",
+  if (!opts_.hosts.empty() && backend == BackendKind::nccl)
+    return Error{say("ranks on several hosts run on MPI and Gloo for now; allowed with --hosts: --backend mpi, gloo or auto ({0} across hosts is not built yet)",
                      name(backend))};
   GroupConfig cfg;
   cfg.hosts = opts_.hosts;

@@ -76,7 +76,7 @@ Result<std::unique_ptr<RankGroup>> RankGroup::start(const GroupConfig& cfg) {
     if (auto net = PrivateNetwork::create()) g->net_ = std::move(*net);
     else g->exposed_why_ = net.error().text;
   }
-  if (cfg.backend == BackendKind::mpi) {
+  if (cfg.backend == BackendKind::mpi || !cfg.hosts.empty()) {  // across hosts mpirun starts every backend
     if (Status st = g->launchMpi(); !st) return st.error();
     if (Status st = g->rendezvous(std::vector<bool>(cfg.ranks, true)); !st) return st.error();
     return g;
@@ -365,7 +365,7 @@ Text RankGroup::describeExit(int rank) {
 }
 
 void RankGroup::stop() {
-  if (cfg_.backend == BackendKind::mpi) return stopMpi();
+  if (cfg_.backend == BackendKind::mpi || !cfg_.hosts.empty()) return stopMpi();
   for (auto& w : workers_)
     if (w.pid > 0) w.ch.send(json{{"type", "exit"}}.dump());
   const auto deadline = Clock::now() + std::chrono::milliseconds(healthy_ ? 1000 : 0);

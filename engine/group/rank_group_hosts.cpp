@@ -58,7 +58,7 @@ Status RankGroup::launchMpiHosts() {
   auto secret = makeSecret();
   if (!secret) return secret.error();
   const std::string at = listener->address() + ":" + std::to_string(listener->port());
-  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect-tcp", at,
+  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", std::string(name(cfg_.backend)), "--connect-tcp", at,
                                            "--size", std::to_string(n), "--timeout-ms",
                                            std::to_string(initTimeout().count())};
   // The secret only in the environment, passed on by name (-x).
@@ -90,13 +90,13 @@ Status RankGroup::launchMpiHosts() {
       mpirun_ = -1;
       mpi_log_.stop();
       healthy_ = false;
-      return Error{say("starting mpi on {0}: mpirun {1} before rank(s) {2} connected (Open MPI's message is on stderr)",
-                       hosts.hostList(), ended(status), rankList(missing()))};
+      return Error{say("starting {0} on {1}: mpirun {2} before rank(s) {3} connected (Open MPI's message is on stderr)",
+                       name(cfg_.backend), hosts.hostList(), ended(status), rankList(missing()))};
     }
     if (Clock::now() >= deadline) {
       healthy_ = false;
-      return Error{say("starting mpi on {0}: rank(s) {1} never said hello within {2} ms", hosts.hostList(),
-                       rankList(missing()), joinTimeout().count())};
+      return Error{say("starting {0} on {1}: rank(s) {2} never said hello within {3} ms", name(cfg_.backend),
+                       hosts.hostList(), rankList(missing()), joinTimeout().count())};
     }
     pollfd p{listener->fd(), POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
@@ -111,8 +111,8 @@ Status RankGroup::launchMpiHosts() {
     }
     if (peer->version != collvizVersion()) {
       healthy_ = false;
-      return Error{say("starting mpi: host {0} runs collviz-rank {1} and this collviz is {2}; install the same version on every host",
-                       peer->host, peer->version.empty() ? std::string("(unknown)") : peer->version, collvizVersion())};
+      return Error{say("starting {0}: host {1} runs collviz-rank {2} and this collviz is {3}; install the same version on every host",
+                       name(cfg_.backend), peer->host, peer->version.empty() ? std::string("(unknown)") : peer->version, collvizVersion())};
     }
     Worker& w = workers_[std::size_t(peer->rank)];
     joined[std::size_t(peer->rank)] = true;

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -60,6 +61,9 @@ Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::str
   int log[2];
   if (::pipe2(log, O_CLOEXEC) != 0) return Error{say("{0}: {1}", "pipe", std::strerror(errno))};
 
+  // Across hosts mpirun ends with the engine by SIGTERM: it then ends the
+  // remote daemons and removes its session directory (SIGKILL leaves it).
+  const int death = cfg_.hosts.empty() ? SIGKILL : SIGTERM;
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log[0]);
@@ -67,7 +71,10 @@ Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::str
     return Error{say("{0}: {1}", "fork", std::strerror(errno))};
   }
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::prctl(PR_SET_PDEATHSIG, death);
+    // Its log's reader may be gone (the engine killed): a write must not
+    // end it before it has cleaned up.
+    if (death == SIGTERM) ::signal(SIGPIPE, SIG_IGN);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
     // stdout belongs to the app (JSON): Open MPI's messages and the ranks'
@@ -145,7 +152,7 @@ Status RankGroup::launchMpi() {
 
 void RankGroup::stopMpi() {
   for (auto& w : workers_)
-    if (w.pid > 0 && w.ch.open()) w.ch.send(json{{"type", "exit"}}.dump());
+    if ((w.pid > 0 || w.remote) && w.ch.open()) w.ch.send(json{{"type", "exit"}}.dump());
   if (mpirun_ > 0) {
     // Healthy: the ranks finalize and mpirun exits by itself. Otherwise the
     // ranks are killed (only while still mpirun's: a pid is never reused
@@ -157,15 +164,25 @@ void RankGroup::stopMpi() {
       while ((got = ::waitpid(mpirun_, &status, WNOHANG)) == 0 && Clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     };
-    wait(healthy_ ? 3000 : 0);
+    // Across hosts a rank ends when its connection closes (worker/main.cpp),
+    // and Open MPI then ends the job and cleans up after itself.
+    const bool remote = !cfg_.hosts.empty();
+    if (remote && !healthy_)
+      for (auto& w : workers_) w.ch.close();
+    wait(healthy_ || remote ? 3000 : 0);
     if (got == 0) {
       for (auto& w : workers_)
         if (w.pid > 0 && parentAndState(w.pid).first == mpirun_) ::kill(w.pid, SIGKILL);
       wait(1000);
     }
+    if (got == 0 && remote) {  // mpirun ends the remote daemons itself on SIGTERM
+      ::kill(mpirun_, SIGTERM);
+      wait(2000);
+    }
     if (got == 0) {
       ::kill(mpirun_, SIGKILL);
       while (::waitpid(mpirun_, &status, 0) < 0 && errno == EINTR) {}
+      removeMpiSessionDir(mpirun_);  // killed: it could not remove its own
     }
     forgetChild(mpirun_);
     mpirun_ = -1;
@@ -218,6 +235,13 @@ Text RankGroup::describeMpiExit(int rank) {
     return say("rank {0} (pid {1}) {2}; {3}", death->rank, pid, how, ended);  // `how`: Open MPI's words
   }
   const Worker& w = workers_[rank];
+  // Open MPI lost a host's daemon (its link down, the host gone): name that host.
+  static const std::regex lost(R"(lost\s+communication\s+with\s+a\s+remote\s+daemon[\s\S]*?Remote\s+daemon:\s*\S+\s+on\s+node\s+(\S+))");
+  std::smatch m;
+  const std::string log = mpi_log_.tail();
+  if (w.remote && std::regex_search(log, m, lost))
+    return say("host {0} was lost: Open MPI lost contact with its daemon (a link down or the host gone); {1}",
+               m[1].str(), ended);
   if (w.remote) {
     if (mpirun_ < 0)
       return say("rank {0} on host {1} (pid {2}) ended: its connection closed and mpirun {3}; {4}", rank, w.host,

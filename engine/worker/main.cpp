@@ -1,6 +1,9 @@
 // collviz-rank: hosts one rank of a real communicator. Started by the engine
 // with one end of a socketpair; talks engine/group/protocol.h over it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -178,6 +181,15 @@ int serve(const Args& a) {
       return 1;
     }
     ch = std::move(*back);
+  }
+  if (remote && a.backend == "gloo") {
+    // Gloo's pairs on the interface this host reaches the engine from.
+    sockaddr_in me{};
+    socklen_t len = sizeof me;
+    char ip[INET_ADDRSTRLEN] = "";
+    if (::getsockname(ch.fd(), reinterpret_cast<sockaddr*>(&me), &len) == 0 &&
+        ::inet_ntop(AF_INET, &me.sin_addr, ip, sizeof ip))
+      ::setenv("COLLVIZ_GLOO_ADDRESS", ip, 1);
   }
   if (remote) {
     // The engine gone (closed, or its host unreachable: the connection's

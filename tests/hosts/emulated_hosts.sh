@@ -53,6 +53,15 @@ cleanup() {
     fi
   done
   sleep 0.2
+  # Open MPI's session directories of these hosts (their names are the
+  # hostnames): whatever the run left in the shared /tmp.
+  for h in login node1 node2 node3; do
+    if [ -e "/tmp/ompi.$h.0" ] && ! grep -qx "$h" "$dir/had_session" 2>/dev/null; then
+      echo "emulated_hosts: LEFT: /tmp/ompi.$h.0 ($(ls "/tmp/ompi.$h.0" | tr '\n' ' '))" >&2
+      rm -rf "/tmp/ompi.$h.0"
+      [ "$rc" = 0 ] && rc=1
+    fi
+  done
   for ns in "${made[@]}"; do ip netns del "$ns" 2>/dev/null; done
   rm -rf "$dir"
   exit $rc
@@ -60,6 +69,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
+for h in login node1 node2 node3; do [ -e "/tmp/ompi.$h.0" ] && echo "$h" >>"$dir/had_session"; done
 mkns() { ip netns add "$1" 2>"$dir/err" || skip "ip netns add: $(cat "$dir/err")"; made+=("$1"); }
 br=$p-br
 mkns "$br"

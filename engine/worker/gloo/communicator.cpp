@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -74,7 +76,11 @@ class GlooCommunicator : public Communicator {
     size_ = size;
     timeout_ = std::chrono::milliseconds(timeout_ms);
     try {
-      gloo::transport::tcp::attr attr("127.0.0.1");
+      // Across hosts (issue 33): the address this rank reaches the engine
+      // from, set by collviz-rank (COLLVIZ_GLOO_ADDRESS); else loopback.
+      const char* across = std::getenv("COLLVIZ_GLOO_ADDRESS");
+      address_ = across && *across ? across : "127.0.0.1";
+      gloo::transport::tcp::attr attr(address_.c_str());
       device_ = gloo::transport::tcp::CreateDevice(attr);
       auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
       ctx->setTimeout(timeout_);
@@ -124,13 +130,17 @@ class GlooCommunicator : public Communicator {
     b.version = std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) +
                 "." + std::to_string(GLOO_VERSION_PATCH);
     b.devices = say("CPU ({0} cores), one process per rank", std::thread::hardware_concurrency());
-    b.transport = say("tcp on 127.0.0.1 (loopback), full mesh");
+    b.transport = address_ == "127.0.0.1" ? say("tcp on 127.0.0.1 (loopback), full mesh")
+                                          : say("tcp across hosts (rank 0 on {0}), full mesh", address_);
     b.notes = joined({say("reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input"),
                       say("avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call"),
                       say("bf16: not supported by Gloo")});
     return b;
   }
 
+  std::string address_ = "127.0.0.1";
+
+ public:
   BackendCaps caps() const override {
     BackendCaps c;
     c.name = "gloo";

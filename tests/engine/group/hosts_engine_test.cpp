@@ -1,6 +1,7 @@
 // The engine with ranks on emulated hosts (issue 33): run inside
 // tests/hosts/emulated_hosts.sh (COLLVIZ_TEST_HOSTS, _AGENT, _IFACE set),
-// else skipped. Every op and the decomposition on MPI, each rank where
+// else skipped. Every op and the decomposition on MPI and on Gloo (both
+// launched by mpirun), each rank where
 // --map-by slot puts it, every output verified after its trip over TCP.
 #include <gtest/gtest.h>
 
@@ -25,9 +26,10 @@ TEST(HostsEngine, EveryOpAcrossHostsVerifies) {
   eo.deadline = std::chrono::milliseconds(10000);
   Engine e(eo);
   const int n = int(hosts.size()) * 2;
+  for (BackendKind backend : {BackendKind::mpi, BackendKind::gloo})
   for (int k = 0; k <= int(kOpCount); ++k) {
     Request r;
-    r.backend = BackendKind::mpi;
+    r.backend = backend;
     r.spec.ranks = n;
     r.spec.elems = 3;
     r.spec.root = n - 1;
@@ -40,7 +42,8 @@ TEST(HostsEngine, EveryOpAcrossHostsVerifies) {
     auto s = e.waitFor(e.submit(r), std::chrono::milliseconds(60000));
     ASSERT_TRUE(s);
     EXPECT_TRUE(s->error.empty()) << s->error.c_str();
-    EXPECT_TRUE(s->verified) << name(r.spec.op);
+    EXPECT_TRUE(s->verified) << name(backend) << " " << name(r.spec.op);
+    EXPECT_EQ(s->backend.name, name(backend));
     ASSERT_EQ(int(s->places.size()), n);
     for (int rank = 0; rank < n; ++rank) {
       EXPECT_EQ(s->places[std::size_t(rank)].host, hosts[std::size_t(rank / 2)]);
