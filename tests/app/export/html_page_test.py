@@ -231,6 +231,11 @@ def tab_reaches_controls(d, page):
 run("export", "--op", "all_to_all", "--format", "html", "-o", "a2a.html", env=env)
 run("export", "--op", "all_to_all", "--format", "html", "-o", "a2a_again.html", env=env)
 run("export", "--op", "all_reduce", "--algo", "ring", "--format", "html", "-o", "ring.html", env=env)
+# The caption names the figure, not the round shown first (the slider does).
+with open("ring.html", encoding="utf-8") as f:
+    caps = re.findall(r"<figcaption>([^<]*)", f.read())
+if not caps or any(re.search(r"round \d+/\d+", c) for c in caps) or "6 rounds" not in caps[0]:
+    fail(f"ring.html: its caption names one round, or not its rounds: {caps}")
 run("export", "--op", "all_reduce_decomposed", "--format", "html", "-o", "dec.html", env=env)
 run("export", "--all", "--format", "html", "-o", "article.html", env=env)
 run("export", "--all", "--format", "html", "--lang", "both", "-o", "article_both.html", env=env)
