@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/algo/algorithms.h"
+#include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/group/memory_budget.h"
 #include "engine/group/nccl_debug_env.h"
 #include "engine/group/netns.h"
@@ -258,6 +259,8 @@ void Engine::outOfMemory(const Request& r) {
 }
 
 void Engine::publish(std::shared_ptr<Snapshot> s) {
+  if (s->error.empty() && s->algo == "native" && s->program == Program::single && s->backend.name == "nccl")
+    if (auto choice = nccl_log::lastChoice(ncclLogDir(), s->spec.op)) s->nccl_choice = nccl_log::choiceText(*choice);
   {
     std::lock_guard<std::mutex> lock(mu_);
     s->seq = next_seq_++;

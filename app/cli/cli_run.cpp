@@ -20,31 +20,6 @@
 namespace collviz {
 namespace {
 
-// NCCL's own choice for the op this run made, from the ranks' NCCL log
-// (engine/algo/nccl_log): the last TUNING line of the op's NCCL name.
-std::optional<nccl_log::Choice> ncclChoice(const Engine& e, Op op) {
-  const std::string dir = e.ncclLogDir();
-  if (dir.empty()) return std::nullopt;
-  static const std::pair<Op, const char*> kNames[] = {{Op::all_reduce, "AllReduce"}, {Op::all_gather, "AllGather"},
-                                                      {Op::reduce_scatter, "ReduceScatter"}, {Op::broadcast, "Broadcast"},
-                                                      {Op::reduce, "Reduce"}};
-  const char* want = nullptr;
-  for (const auto& [o, n] : kNames)
-    if (o == op) want = n;
-  if (!want) return std::nullopt;
-  auto log = nccl_log::read({dir});
-  if (!log.ok()) return std::nullopt;
-  std::optional<nccl_log::Choice> got;
-  for (const nccl_log::Choice& c : log->choices)
-    if (c.op == want) got = c;
-  return got;
-}
-
-Text choiceText(const nccl_log::Choice& c) {
-  return say("NCCL: {0} · {1} · channels {2}", c.algo, c.proto.empty() ? std::string("—") : c.proto,
-             c.chLo >= 0 ? std::to_string(c.chLo) + "–" + std::to_string(c.chHi) : std::string("?"));
-}
-
 std::string oneDecimal(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
@@ -220,7 +195,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->error.empty())
         return failWithReport("run", toJson(*snap, *limit), errorOf(snap->error),
                               snap->rejected ? kExitUsage : kExitFailed);
-      const auto choice = ncclChoice(engine, sp.op);
+      const auto choice = nccl_log::lastChoice(engine.ncclLogDir(), sp.op);
       if (*json_out) {
         auto j = toJson(*snap, *limit);
         if (choice)
@@ -229,7 +204,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
         std::cout << j.dump(2) << "\n";
       } else {
         printTable(*snap, *limit);
-        if (choice) std::printf("%s\n", render(choiceText(*choice)).c_str());
+        if (choice) std::printf("%s\n", render(nccl_log::choiceText(*choice)).c_str());
       }
       if (!snap->verified)
         std::fprintf(stderr, "collviz run: %s\n",
