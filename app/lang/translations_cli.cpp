@@ -60,6 +60,8 @@ std::span<const Translation> tableCli() {
       {"--deadline-ms {0} is out of range; allowed: {1} to {2}", "--deadline-ms {0} 超出范围；可选：{1} 到 {2}"},
       {"interrupted", "已中断"},
       {"--algo and --algo-file both name an algorithm; give one", "--algo 和 --algo-file 都指定了算法；只给一个"},
+      {"algo = \"{0}\" and algo_file both name an algorithm; give one", "algo = \"{0}\" 和 algo_file 都指定了算法；只给一个"},
+      {"--root = {0} is out of range; allowed: 0 to {1} (the file's ngpus = {2})", "--root = {0} 超出范围；可选：0 到 {1}（文件的 ngpus = {2}）"},
       {"{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op",
        "{0}：文件是 {1}（coll=\"{2}\"），不是 --op {3}；可选：--op {1} 或不给 --op"},
       {"--elems {0} does not split into {1}'s {2} chunks per block; allowed: a multiple of {2}",
