@@ -158,6 +158,20 @@ TEST(MscclHostileCli, ARootOutOfRangeIsBlamedOnRoot) {
   }
 }
 
+// Issue 38 (minor): a figure wider than the largest image (32768 pixels)
+// was told to use a larger --size; only a smaller --scale can help there.
+TEST(MscclHostileCli, AFigureBeyondTheLargestImageIsNotToldToGrow) {
+  Dir d;
+  const std::string f = d.write("ring2x2500.xml", ringFile(2, 2500));
+  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--backend", "gloo", "-o", (d.dir / "r.svg").string()}, 120s,
+        kLimit);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.err.find("pixels (--size x --scale) is refused: use a smaller --scale with a larger --size"),
+            std::string::npos)
+      << c.err;
+  EXPECT_EQ(c.err.find("use a larger --size or"), std::string::npos) << c.err;
+}
+
 // Issue 38 items 11-12: big files the reader accepts run. The ranks get
 // their part of the lowered schedule, not the file: RING with a 40 MiB
 // comment of quotes (JSON doubles them: the escaped file outgrew the 64 MiB
