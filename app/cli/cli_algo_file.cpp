@@ -18,6 +18,9 @@ Result<std::string> useAlgoFile(const std::string& path, CLI::App* cmd, SpecArgs
   if (given("--algo") && cmd->get_option("--algo")->as<std::string>() != "native")
     return Error{say("--algo and --algo-file both name an algorithm; give one")};
   auto file = algo::readMscclFile(path, given("--ranks") ? a.ranks : 0, a.root, mscclChunkBudget());
+  if (!file && file.error().text.id == algo::kMscclRootOutOfRange && file.error().text.args.size() == 3)
+    return Error{say("--root = {0} is out of range; allowed: 0 to {1} (the file's ngpus = {2})",
+                     file.error().text.args[0], file.error().text.args[1], file.error().text.args[2])};
   if (!file) return file.error();
   const std::string op(name(file->op));
   if (given("--op") && a.op != op)

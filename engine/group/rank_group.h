@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/group/channel.h"
+#include "engine/group/mpi_job_dir.h"
 #include "engine/group/mpi_launch.h"
 #include "engine/group/netns.h"
 #include "engine/group/placement.h"
@@ -110,6 +111,8 @@ class RankGroup {
   Status spawn(int rank);
   // MPI: start mpirun and accept every rank's connection (rank_group_mpi.cpp).
   Status launchMpi();
+  // An MSCCL file's schedule: each rank's part, sent before its round 1.
+  Status sendParts(const algo::Schedule& s, const Text& what, std::chrono::milliseconds per_call);
   void stopMpi();
   Text describeMpiExit(int rank);
   Status rendezvous(std::vector<bool> hello);
@@ -146,6 +149,7 @@ class RankGroup {
   pid_t mpirun_ = -1;  // the MPI group's launcher, our child
   int mpirun_status_ = 0;  // its wait status once reaped
   MpiLog mpi_log_;     // what mpirun printed
+  MpiJobFiles mpi_files_;  // Open MPI's files, removed when the job has ended
   Text exposed_why_;  // why there is no private network
 };
 

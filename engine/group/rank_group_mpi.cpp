@@ -51,7 +51,13 @@ Status RankGroup::launchMpi() {
                                            listener->name(), "--size", std::to_string(n),
                                            "--timeout-ms", std::to_string(initTimeout().count())};
   std::vector<std::string> args = mpirunArgs(*mpirun, n, worker);
-  const std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
+  // Open MPI's files in folders of the job's own (mpi_job_dir.h), after the
+  // folders of jobs whose collviz died are swept.
+  auto files = makeMpiJobFiles();
+  if (!files) return Error{say("starting mpi: {0}", files.error().text)};
+  mpi_files_ = std::move(*files);
+  std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
+  for (const std::string& e : mpi_files_.env()) added.push_back(e);
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     bool overridden = false;
@@ -178,6 +184,7 @@ void RankGroup::stopMpi() {
     w.ch.close();
     w.shm.reset();
   }
+  mpi_files_ = MpiJobFiles{};  // the job has ended: its files go
 }
 
 // A rank's channel closed: Open MPI ends the whole job when a rank dies, so

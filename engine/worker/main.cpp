@@ -208,6 +208,10 @@ int serve(const Args& a) {
       }
       injector.setFault(*f);
     }
+    if (type == "schedule") {
+      if (auto reply = handleSchedulePart(a.rank, j)) ch.send(reply->dump());
+      continue;
+    }
     if (type == "rounds") {
       ch.send(handleRounds(*comm, a.rank, j, shm).dump());
       continue;
