@@ -115,13 +115,13 @@ class MpiCommunicator : public Communicator {
         poisonBytes(out, outputBytes(s, rank_), s.dtype);
         if (bcast_root) std::memcpy(out, in, n * e * es);
       }
-      // The ranks start the timed calls together, as a plain loop after its
-      // barrier does: a rank still poisoning (or arriving late from the
-      // engine's message) is not counted in its peers' op time.
-      if (it == o.warmup || (it == last && it > 0)) {
-        if (int err = MPI_Barrier(comm_); err != MPI_SUCCESS)
-          return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
-      }
+      // The ranks start each call together (an untimed barrier, as a plain
+      // loop's before its timed calls): a rank still poisoning, or reached
+      // late by the engine's message, is not counted in its peers' op
+      // time. Before every call, so that the sequence of MPI calls is the
+      // same however a run is split (the fault wrapper calls one at a time).
+      if (int err = MPI_Barrier(comm_); err != MPI_SUCCESS)
+        return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
       const auto t0 = std::chrono::steady_clock::now();
       const int err = callOnce(s, in, out, to, int(e), int(n));
       const auto t1 = std::chrono::steady_clock::now();
