@@ -107,6 +107,11 @@ Progress Engine::progress() const {
   return progress_;
 }
 
+PhaseTimes Engine::phases() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return phases_;
+}
+
 bool Engine::cancel(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool queued = std::any_of(queue_.begin(), queue_.end(),
@@ -126,8 +131,34 @@ bool Engine::cancelled() const {
 
 void Engine::setPhase(Progress::Phase phase, double fraction) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (phase != progress_.phase) {
+    const auto now = Clock::now();
+    phase_us_[std::size_t(progress_.phase)] +=
+        std::chrono::duration<double, std::micro>(now - phase_since_).count();
+    phase_since_ = now;
+  }
   progress_.phase = phase;
   progress_.fraction = fraction;
+}
+
+// The request's time by phase up to now; the op phase is split into the
+// ranks' calls (the waits) and what the engine did before sending them.
+PhaseTimes Engine::takePhases() {
+  setPhase(Progress::Phase::idle);  // closes the phase in progress
+  std::lock_guard<std::mutex> lock(mu_);
+  using P = Progress::Phase;
+  auto at = [&](P p) { return phase_us_[std::size_t(p)]; };
+  PhaseTimes t;
+  t.request = progress_.request;
+  t.start_us = at(P::starting);
+  t.inputs_us = at(P::inputs);
+  t.op_us = waited_us_ > 0 ? std::min(waited_us_, at(P::op)) : at(P::op);
+  t.poison_us = at(P::op) - t.op_us;
+  t.verify_us = at(P::verify);
+  t.copy_us = at(P::copy);
+  t.compare_us = at(P::compare);
+  t.other_us = at(P::idle);
+  return t;
 }
 
 FetchedValues Engine::fetchValues(uint64_t seq, int step, int rank, BufferSide side,
@@ -221,6 +252,9 @@ void Engine::loop() {
       progress_ = Progress{};
       progress_.request = r.id;
       progress_.since = Clock::now();
+      phase_us_ = {};
+      phase_since_ = progress_.since;
+      waited_us_ = 0;
     }
     // The memory the newest snapshot's values are read from is about to be
     // written: fetches answer "stale" from here on.

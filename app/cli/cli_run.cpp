@@ -11,6 +11,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "app/cli/cli_profile.h"
 #include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/verify/held_values.h"
 #include "engine/group/memory_budget.h"
@@ -132,6 +133,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto algo = std::make_shared<std::string>("native");
   auto sharing = std::make_shared<std::string>("host-id");
   auto values = std::make_shared<std::string>("1000");
+  auto profile = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
   cmd->add_option("--algo", *algo,
@@ -142,11 +144,14 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   addAlgoFileOption(cmd, *algo_file);
   addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
+  cmd->add_flag("--profile", *profile,
+                "Also print where the run's time went, by phase (start-up, inputs, op, verify, "
+                "copies, print, shut-down); with --json as \"profile\"");
   cmd->add_option("--values", *values,
                   "all, none, or N: buffers of more than N values print the first and last "
                   "few of each block (labels, contributors and counts stay complete)")
       ->capture_default_str();
-  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values] {
+  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values, profile] {
     if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, *args);
       if (!name) {
@@ -156,7 +161,12 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       }
       *algo = *name;
     }
-    action = [args, json_out, algo, sharing, values]() -> int {
+    action = [args, json_out, algo, sharing, values, profile]() -> int {
+      using Clock = std::chrono::steady_clock;
+      const auto started = Clock::now();
+      auto usSince = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+      };
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
       if (!parsed) return fail("run", parsed.error(), kExitUsage);
@@ -164,6 +174,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       std::string values_error;
       const auto limit = parseValueLimit(*values, &values_error);
       if (!limit) return fail("run", values_error, kExitUsage);
+      if (*algo != "native" && *profile)
+        return fail("run", Error{say("--profile times a backend's own call; with --algo {0} leave out --profile (allowed: --profile with --algo native)", *algo)},
+                    kExitUsage);
       if (*algo != "native")
         return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms, *placement);
       // The engine checks the run itself (after the backend's limits); the
@@ -178,13 +191,15 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       EngineOptions eo;
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
-      Engine engine(eo);
+      auto engine_owned = std::make_unique<Engine>(eo);
+      Engine& engine = *engine_owned;
       Request req;
       req.spec = parsed->spec;
       req.program = parsed->program;
       req.backend = parsed->backend;
       // The snapshot keeps every value of the buffers this printout shows whole.
       req.keep_values = limit->none ? 0 : limit->max;
+      const double before_us = usSince(started);
       const uint64_t id = engine.submit(req);
       auto snap = waitInterruptible(engine, id);
       if (!snap) return fail("run", say("interrupted"), interruptedExitCode());
@@ -196,15 +211,29 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
         return failWithReport("run", toJson(*snap, *limit), errorOf(snap->error),
                               snap->rejected ? kExitUsage : kExitFailed);
       const auto choice = nccl_log::lastChoice(engine.ncclLogDir(), sp.op);
+      const auto print_start = Clock::now();
+      // --profile: the ranks are ended before the profile is printed, so
+      // that it can say what ending them took.
+      const PhaseTimes phases = engine.phases();
+      auto profiled = [&](double print_us) {
+        const auto t = Clock::now();
+        engine_owned.reset();
+        return makeProfile(phases, before_us, print_us, usSince(t), usSince(started));
+      };
       if (*json_out) {
         auto j = toJson(*snap, *limit);
         if (choice)
           j["nccl_choice"] = {{"op", choice->op}, {"bytes", choice->bytes}, {"algo", choice->algo}, {"proto", choice->proto},
                               {"channel_lo", choice->chLo}, {"channel_hi", choice->chHi}};
+        if (*profile) j["profile"] = profileJson(profiled(usSince(print_start)));
         std::cout << j.dump(2) << "\n";
       } else {
         printTable(*snap, *limit);
         if (choice) std::printf("%s\n", render(nccl_log::choiceText(*choice)).c_str());
+        if (*profile) {
+          std::fflush(stdout);
+          printProfile(profiled(usSince(print_start)));
+        }
       }
       if (!snap->verified)
         std::fprintf(stderr, "collviz run: %s\n",

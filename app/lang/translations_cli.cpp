@@ -341,6 +341,22 @@ std::span<const Translation> tableCli() {
       {"{0} ranks: the figure draws at most 512", "{0} 个 rank：图最多画 512 个"},
       {"--window opens one file or folder", "--window 只打开一个文件或文件夹"},
       {"NCCL: {0} · {1} · channels {2}", "NCCL：{0} · {1} · 通道 {2}"},
+      // collviz run --profile (app/cli/cli_profile.cpp).
+      {"profile: where the run's time went (wall {0} ms)", "剖析：本次运行的时间花在哪里（总耗时 {0} ms）"},
+      {"start-up (engine, backends probed, ranks started)", "启动（引擎、探测后端、启动各 rank）"},
+      {"inputs written", "写入输入"},
+      {"outputs poisoned", "输出写入毒化值"},
+      {"op (the ranks' calls, warm-up included)", "操作（各 rank 的调用，含预热）"},
+      {"verify (decode, check, overviews)", "核对（解码、检查、概览）"},
+      {"copies out (values kept)", "拷出（保留的数值）"},
+      {"compare", "比较"},
+      {"print", "打印"},
+      {"shut-down (ranks ended)", "关闭（结束各 rank）"},
+      {"other", "其他"},
+      {"the engine's own work (inputs, poison, verify, copies, compare): {0} ms = {1} x the op",
+       "引擎自身的工作（输入、毒化值、核对、拷贝、比较）：{0} ms = 操作的 {1} 倍"},
+      {"--profile times a backend's own call; with --algo {0} leave out --profile (allowed: --profile with --algo native)",
+       "--profile 计时的是后端自己的调用；使用 --algo {0} 时请去掉 --profile（可用：--profile 配 --algo native）"},
   };
   return kTable;
 }

@@ -86,6 +86,7 @@ class FaultyCommunicator final : public Communicator {
                        const RunOptions& o) override;
   BackendInfo describe() const override;
   BackendCaps caps() const override { return inner_->caps(); }
+  void idle(bool waiting) override { inner_->idle(waiting); }
   // The round_* faults go to the round runner with the options; the others
   // act on collective calls only, and an algorithm's rounds run as they are.
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,

@@ -183,7 +183,9 @@ int serve(const Args& a) {
   ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
   SharedMemory shm;
   for (;;) {
+    comm->idle(true);  // nothing to do until the engine's next message
     auto m = ch.recv(std::chrono::milliseconds(-1));
+    comm->idle(false);
     if (!m) return 0;  // the engine has gone: nothing left to do
     const json j = json::parse(m->body, nullptr, false);
     const std::string type = j.is_discarded() ? "" : j.value("type", "");
