@@ -89,13 +89,11 @@ TEST(MscclCli, AlgosListsTheFile) {
   EXPECT_NE(c.out.find("2 channels, 2 chunks per block"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("6 rounds at N = 4"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("\n  ring "), std::string::npos) << "the built-ins beside it:\n" << c.out;
-  EXPECT_EQ(c.out.find("broadcast"), std::string::npos) << "only the file's op:\n" << c.out;
+  EXPECT_EQ(c.out.find("\nall_gather"), std::string::npos) << "only the file's op:\n" << c.out;
   Cli j("msccl_cli_", {"algos", "--algo-file", ring, "--json"});
   ASSERT_EQ(j.wait(), 0) << j.err;
-  bool found = false;
-  for (const auto& a : json::parse(j.out)["algorithms"])
-    if (a["algo"] == "msccl:ring_allreduce_4_2ch") found = true, EXPECT_EQ(a["rounds"], 6) << a.dump();
-  EXPECT_TRUE(found) << j.out;
+  EXPECT_NE(j.out.find("\"algo\": \"msccl:ring_allreduce_4_2ch\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"rounds\": 6"), std::string::npos) << j.out;
   Cli bad("msccl_cli_", {"algos", "--algo-file", ring, "--ranks", "8"});
   EXPECT_EQ(bad.wait(), 2);
   EXPECT_NE(bad.err.find("ngpus = 4 but --ranks is 8"), std::string::npos) << bad.err;

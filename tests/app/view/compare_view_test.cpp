@@ -12,6 +12,7 @@
 
 #include "app/view/compare_model.h"
 #include "app/view/compare_sweep.h"
+#include "app/lang/lang.h"
 #include "engine/algo/msccl/msccl.h"
 #include "engine/engine.h"
 #include "tests/engine/algo/msccl/msccl_fixtures.h"
