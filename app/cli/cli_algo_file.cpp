@@ -37,4 +37,16 @@ Result<std::string> useAlgoFile(const std::string& path, CLI::App* cmd, SpecArgs
   return algo_name;
 }
 
+Result<AlgoFileUse> registerAlgoFile(const std::string& path, const std::string& op, int ranks, int root) {
+  auto file = algo::readMscclFile(path, ranks, root, mscclChunkBudget());
+  if (!file) return file.error();
+  const std::string coll(name(file->op));
+  if (!op.empty() && op != "all" && op != coll)
+    return Error{say("{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op",
+                     algo::mscclShown(path), coll, file->coll, op)};
+  AlgoFileUse use{algo::mscclAlgoName(*file), file->op, file->ngpus, file->parts};
+  algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
+  return use;
+}
+
 }  // namespace collviz

@@ -9,6 +9,8 @@ std::span<const Translation> tableCli() {
   static constexpr Translation kTable[] = {
       // collviz export --format html: the page's controls and words.
       {"trace direction", "追踪方向"},
+      // collviz algos --algo-file: the file's line under its op.
+      {"MSCCL file {0}: {1} channels, {2} chunks per block, protocol {3}", "MSCCL 文件 {0}：{1} 个通道，每个数据块 {2} 个分块，协议 {3}"},
       {"step {0}/{1}", "第 {0}/{1} 步"},
       {"previous step", "上一步"},
       {"next step", "下一步"},

@@ -29,6 +29,7 @@ struct Move {
   // What an MSCCL file says of the message beyond its data (channel,
   // threadblocks, protocol, step types): shown, never acted on.
   std::string attrs;
+  int channel = -1;  // an MSCCL file's channel (its sender's threadblock); -1: none
 };
 
 // A local copy inside one rank (Bruck's rotations; an MSCCL file's cpy and

@@ -200,6 +200,7 @@ Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
     const MscclNode& sn = gr.nodes[std::size_t(m.send_node)];
     const MscclTb& stb = a.gpus[std::size_t(sn.gpu)].tbs[std::size_t(sn.tb)];
     const MscclTb& rtb = a.gpus[std::size_t(n.gpu)].tbs[std::size_t(n.tb)];
+    round.moves.back().channel = stb.chan;
     round.moves.back().attrs = "chan " + std::to_string(stb.chan) + " · tb " + std::to_string(stb.id) +
                                " " + typeName(x.type) + " → tb " + std::to_string(rtb.id) + " " +
                                typeName(st.type) + " · " + a.proto;
