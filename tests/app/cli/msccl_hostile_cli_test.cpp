@@ -162,8 +162,8 @@ TEST(MscclHostileCli, ARootOutOfRangeIsBlamedOnRoot) {
 // was told to use a larger --size; only a smaller --scale can help there.
 TEST(MscclHostileCli, AFigureBeyondTheLargestImageIsNotToldToGrow) {
   Dir d;
-  const std::string f = d.write("ring2x2500.xml", ringFile(2, 2500));
-  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--backend", "gloo", "-o", (d.dir / "r.svg").string()}, 120s,
+  const std::string f = d.write("ring2x3400.xml", ringFile(2, 3400));  // about 36000 px wide
+  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--backend", "gloo", "-o", (d.dir / "r.svg").string()}, 240s,
         kLimit);
   ASSERT_EQ(c.wait(), 0) << c.err;
   EXPECT_NE(c.err.find("pixels (--size x --scale) is refused: use a smaller --scale with a larger --size"),
