@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/algo/algorithms.h"
+#include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/group/memory_budget.h"
 #include "engine/group/nccl_debug_env.h"
 #include "engine/group/netns.h"
@@ -106,6 +107,11 @@ Progress Engine::progress() const {
   return progress_;
 }
 
+PhaseTimes Engine::phases() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return phases_;
+}
+
 bool Engine::cancel(uint64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool queued = std::any_of(queue_.begin(), queue_.end(),
@@ -125,8 +131,34 @@ bool Engine::cancelled() const {
 
 void Engine::setPhase(Progress::Phase phase, double fraction) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (phase != progress_.phase) {
+    const auto now = Clock::now();
+    phase_us_[std::size_t(progress_.phase)] +=
+        std::chrono::duration<double, std::micro>(now - phase_since_).count();
+    phase_since_ = now;
+  }
   progress_.phase = phase;
   progress_.fraction = fraction;
+}
+
+// The request's time by phase up to now; the op phase is split into the
+// ranks' calls (the waits) and what the engine did before sending them.
+PhaseTimes Engine::takePhases() {
+  setPhase(Progress::Phase::idle);  // closes the phase in progress
+  std::lock_guard<std::mutex> lock(mu_);
+  using P = Progress::Phase;
+  auto at = [&](P p) { return phase_us_[std::size_t(p)]; };
+  PhaseTimes t;
+  t.request = progress_.request;
+  t.start_us = at(P::starting);
+  t.inputs_us = at(P::inputs);
+  t.op_us = waited_us_ > 0 ? std::min(waited_us_, at(P::op)) : at(P::op);
+  t.poison_us = at(P::op) - t.op_us;
+  t.verify_us = at(P::verify);
+  t.copy_us = at(P::copy);
+  t.compare_us = at(P::compare);
+  t.other_us = at(P::idle);
+  return t;
 }
 
 FetchedValues Engine::fetchValues(uint64_t seq, int step, int rank, BufferSide side,
@@ -220,6 +252,9 @@ void Engine::loop() {
       progress_ = Progress{};
       progress_.request = r.id;
       progress_.since = Clock::now();
+      phase_us_ = {};
+      phase_since_ = progress_.since;
+      waited_us_ = 0;
     }
     // The memory the newest snapshot's values are read from is about to be
     // written: fetches answer "stale" from here on.
@@ -258,6 +293,8 @@ void Engine::outOfMemory(const Request& r) {
 }
 
 void Engine::publish(std::shared_ptr<Snapshot> s) {
+  if (s->error.empty() && s->algo == "native" && s->program == Program::single && s->backend.name == "nccl")
+    if (auto choice = nccl_log::lastChoice(ncclLogDir(), s->spec.op)) s->nccl_choice = nccl_log::choiceText(*choice);
   {
     std::lock_guard<std::mutex> lock(mu_);
     s->seq = next_seq_++;

@@ -2,6 +2,7 @@
 // without blocking the caller, and publishes immutable snapshots.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -103,6 +104,21 @@ struct Progress {
   std::chrono::steady_clock::time_point since{};  // the request's start
 };
 
+// Where a request's time went in the engine, by phase (microseconds of
+// wall time; `collviz run --profile`). The phases follow Progress::Phase:
+// start-up (probing the backends, starting the ranks), inputs (the
+// pattern written into shared memory), poison (the outputs poisoned before
+// each run and the run sent), op (from sending a run to the last rank's
+// reply: the ranks' warm-up and timed calls), verify (decoding, checking,
+// overviews), copies (the values the snapshot keeps), compare (the
+// decomposition's comparison) and other (checks before the run, the
+// snapshot built). Together they are the request's time in the engine.
+struct PhaseTimes {
+  uint64_t request = 0;  // the request they are of; 0: none
+  double start_us = 0, inputs_us = 0, poison_us = 0, op_us = 0, verify_us = 0, copy_us = 0,
+         compare_us = 0, other_us = 0;
+};
+
 class Engine {
  public:
   explicit Engine(EngineOptions opts = {});
@@ -130,6 +146,9 @@ class Engine {
   bool busy() const { return busy_.load(); }
   // The request in flight and its phase. Never waits on an op.
   Progress progress() const;
+  // The phases of the newest request answered (Snapshot::request), once
+  // its snapshot is out.
+  PhaseTimes phases() const;
   // End request `id`: a queued one is answered at once, a running one stops
   // waiting on its ranks (they are killed; the next run starts a fresh
   // group) or stops its checks. Its snapshot says "cancelled". False when
@@ -198,6 +217,13 @@ class Engine {
   uint64_t current_ = 0;     // under mu_: the request being handled
   std::vector<uint64_t> cancel_ids_;  // under mu_: requests asked to end, not yet answered
   Progress progress_;        // under mu_
+  // The current request's time by phase (under mu_): setPhase closes the
+  // phase left; waited_us_ the op waits in it (engine thread only).
+  std::array<double, 7> phase_us_{};
+  std::chrono::steady_clock::time_point phase_since_{};
+  double waited_us_ = 0;
+  PhaseTimes phases_;  // under mu_: the newest answered request's
+  PhaseTimes takePhases();
   std::vector<pid_t> pids_;
 
   std::mutex devices_mu_;

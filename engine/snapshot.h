@@ -169,6 +169,9 @@ struct Snapshot {
                          // (invalid spec, backend unavailable): a usage error
   bool cancelled = false;  // Engine::cancel ended it (error says so)
   Said notice;           // e.g. "NCCL unavailable (...); using Gloo"
+  // On the NCCL backend, a native op: what NCCL chose for it, from the
+  // ranks' own log ("NCCL: RING · LL128 · channels 0–23"); empty elsewhere.
+  Said nccl_choice;
   // An algorithm run round by round (algo != "native"): steps are its rounds.
   std::string algo = "native";
   std::vector<uint64_t> bytes_sent, bytes_received;  // per rank, counted by the workers

@@ -15,16 +15,17 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "see what collective communication really 
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "collviz runs the eight collectives (broadcast, scatter, gather, reduce,
 all-gather, reduce-scatter, all-reduce, all-to-all) for real, one process
 per rank: NCCL on the local GPUs when CUDA and NCCL are installed, Gloo on
-the CPU otherwise. It draws the rank by shard grid before and after each op
+the CPU otherwise, or Open MPI's own collectives when openmpi-bin is
+installed. It draws the rank by shard grid before and after each op
 from the bytes the communicator returned, decodes every block back to where
 its data came from and checks it against a reference. It offers a window
-for lectures, a command line, figure export (PNG, SVG, GIF) and a
-bandwidth benchmark.")
+for lectures, a command line, figure export (PNG, SVG, GIF, HTML), lecture
+decks (PNG, SVG, PDF, HTML) and a bandwidth benchmark.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-dejavu-core, fonts-noto-cjk")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "xvfb")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "xvfb, openmpi-bin")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)  # computed in package_depends.cmake instead
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)

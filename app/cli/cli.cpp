@@ -71,7 +71,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   // --lang anywhere on the line (before or after the subcommand).
   app.fallthrough();
   std::string lang;
-  app.add_option("--lang", lang,
+  CLI::Option* lang_given = app.add_option("--lang", lang,
                  "Language of what people read: en or zh (default: from LANG; JSON and table keys stay "
                  "English); export --format html also takes both (a page with a switch)");
   std::function<int()> action;
@@ -99,11 +99,11 @@ int runCli(int argc, char** argv, WindowRequest* window) {
     g_lang_both = true;
     lang = "en";
   }
-  if (!lang.empty()) {
+  if (lang_given->count() > 0) {  // --lang '' too: not a language
     auto l = parseLang(lang);
     if (!l)
       return fail(command,
-                  say("--lang {0} is not a language; allowed: {1}", shown(lang), kAllowedLangs),
+                  say("--lang {0} is not a language; allowed: {1}", lang.empty() ? std::string("''") : shown(lang), kAllowedLangs),
                   kExitUsage);
     setLanguage(*l);
   }

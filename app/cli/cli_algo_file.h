@@ -19,4 +19,16 @@ void addAlgoFileOption(CLI::App* cmd, std::string& path);
 // with FILE:LINE for what is wrong inside the file.
 Result<std::string> useAlgoFile(const std::string& path, CLI::App* cmd, SpecArgs& a);
 
+// The same for a command without the spec's options (algos, bench): the
+// file read and registered; `op` ("" or "all": none given) and `ranks` (0:
+// none given) must agree with the file. The file's op, ranks and chunks
+// per block come back.
+struct AlgoFileUse {
+  std::string algo;  // "msccl:NAME"
+  Op op = Op::all_reduce;
+  int ranks = 0;
+  int parts = 1;
+};
+Result<AlgoFileUse> registerAlgoFile(const std::string& path, const std::string& op, int ranks, int root);
+
 }  // namespace collviz

@@ -1,16 +1,19 @@
 #include "app/cli/cli_algos.h"
 
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "app/cli/cli_algo_file.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
 #include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "app/lang/line_break.h"
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl/msccl.h"
 #include "engine/verify/report.h"
 
 namespace collviz {
@@ -146,12 +149,15 @@ void printWrapped(const std::string& lead, const std::string& text, std::size_t 
   if (lines.empty()) std::printf("%s\n", first.c_str());
 }
 
-void printAlgos(int ranks, bool as_json) {
+// Every op's algorithms; with `only` (an algorithm file's op) that op's
+// alone, the file's algorithm after the built-in ones.
+void printAlgos(int ranks, bool as_json, std::optional<Op> only = std::nullopt) {
   nlohmann::json out = nlohmann::json::array();
   if (!as_json)
     std::printf("%s\n", trf("Algorithms (rounds at N = {0}; b = one block, S = the op's buffer)", {std::to_string(ranks)}).c_str());
   for (int k = 0; k < kOpCount; ++k) {
     const Op op = Op(k);
+    if (only && op != *only) continue;
     if (!as_json) std::printf("\n%s\n", std::string(name(op)).c_str());
     for (const algo::Algorithm& a : algo::algorithms()) {
       if (!algo::serves(a, op)) continue;
@@ -176,6 +182,27 @@ void printAlgos(int ranks, bool as_json) {
                      trf(f.rounds == 1 ? "{0} round at N = {1} · {2}" : "{0} rounds at N = {1} · {2}",
                          {std::to_string(f.rounds), std::to_string(ranks), render(f.text)}),
                      kIndent);
+    }
+    for (const auto& f : algo::mscclFiles()) {  // files read with --algo-file
+      if (f->op != op || f->ngpus != ranks) continue;
+      OpSpec s;
+      s.op = op;
+      s.ranks = ranks;
+      s.elems = f->parts;
+      s.root = f->root;
+      const algo::Figures fig = algo::figuresFor(algo::mscclAlgoName(*f), s);
+      const std::string summary =
+          trf("MSCCL file {0}: {1} channels, {2} chunks per block, protocol {3}",
+              {algo::mscclShown(f->path), std::to_string(f->nchannels), std::to_string(f->parts), algo::mscclShown(f->proto)});
+      if (as_json) {
+        out.push_back({{"op", name(op)}, {"algo", algo::mscclAlgoName(*f)}, {"summary", summary},
+                       {"formula", fig.text}, {"rounds", fig.rounds}, {"ranks", ranks}, {"file", algo::mscclShown(f->path)}});
+        continue;
+      }
+      printWrapped("  " + algo::mscclAlgoName(*f), summary, 22);
+      printWrapped("", trf(fig.rounds == 1 ? "{0} round at N = {1} · {2}" : "{0} rounds at N = {1} · {2}",
+                           {std::to_string(fig.rounds), std::to_string(ranks), render(fig.text)}),
+                   22);
     }
   }
   if (as_json) std::cout << nlohmann::json{{"algorithms", out}}.dump(2) << "\n";
@@ -223,13 +250,23 @@ void addAlgosCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--json", *as_json, "Print one JSON document on stdout");
   cmd->add_option("--ranks,-N", *ranks, "Rank count the round counts are given for")
       ->capture_default_str();
-  cmd->callback([&action, as_json, ranks] {
-    action = [as_json, ranks]() -> int {
+  auto algo_file = std::make_shared<std::string>();
+  cmd->add_option("--algo-file", *algo_file,
+                  "An MSCCL algorithm file: its op's algorithms with the file's beside them (rounds at the file's ranks)");
+  cmd->callback([&action, cmd, as_json, ranks, algo_file] {
+    action = [cmd, as_json, ranks, algo_file]() -> int {
+      std::optional<Op> only;
+      if (cmd->count("--algo-file") > 0) {
+        auto use = registerAlgoFile(*algo_file, "", cmd->count("--ranks") > 0 ? *ranks : 0, 0);
+        if (!use) return fail("algos", use.error(), kExitUsage);
+        only = use->op;
+        *ranks = use->ranks;
+      }
       if (*ranks < kMinRanks || *ranks > kMaxRanks)
         return fail("algos", "--ranks " + std::to_string(*ranks) + " is out of range; allowed: " +
                                  std::to_string(kMinRanks) + " to " + std::to_string(kMaxRanks),
                     kExitUsage);
-      printAlgos(*ranks, *as_json);
+      printAlgos(*ranks, *as_json, only);
       return kExitOk;
     };
   });

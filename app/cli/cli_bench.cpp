@@ -15,6 +15,7 @@
 #include "app/cli/cli_common.h"
 #include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
+#include "app/cli/cli_algo_file.h"
 #include "engine/algo/algorithms.h"
 #include "app/cli/cli_input.h"
 #include "engine/bench/sweep.h"
@@ -36,6 +37,8 @@ struct BenchArgs {
   bool json = false;
   std::string algo = "native";
   HostArgs hosts;  // ranks on several hosts (issue 33)
+  std::string algo_file;  // --algo-file: an MSCCL file (sets op, ranks, algo)
+  bool file_option_given = false, ranks_given = false, op_given = false;
 };
 
 // A size as given: well formed but too big is "out of range", not "not a size".
@@ -48,8 +51,18 @@ Result<std::size_t> sizeArg(const char* flag, const std::string& text) {
   return Error{say(help, notA(flag, text, "a size"))};
 }
 
-Result<BenchConfig> parseBench(const BenchArgs& a) {
+Result<BenchConfig> parseBench(const BenchArgs& given, bool file_given) {
+  BenchArgs a = given;
   BenchConfig c;
+  if (file_given) {  // the file names the op, the ranks and the algorithm
+    if (a.algo != "native") return Error{say("--algo and --algo-file both name an algorithm; give one")};
+    auto use = registerAlgoFile(a.algo_file, a.op_given ? a.op : "", a.ranks_given ? a.ranks : 0, a.root);
+    if (!use) return use.error();
+    a.op = std::string(name(use->op));
+    a.ranks = use->ranks;
+    a.algo = use->algo;
+    c.elems_multiple = use->parts;
+  }
   if (a.op == "all") {
     c.ops.clear();
     for (int k = 0; k < kOpCount; ++k) c.ops.push_back(Op(k));
@@ -92,6 +105,7 @@ Result<BenchConfig> parseBench(const BenchArgs& a) {
   for (Op op : c.ops) {
     OpSpec probe = p->spec;
     probe.op = op;
+    probe.elems = c.elems_multiple;
     if (Status st = algo::checkAlgorithm(a.algo, probe); !st) return Error{say("--{0}", st.text())};
   }
   return c;
@@ -107,7 +121,7 @@ void noteRounding(const BenchConfig& c) {
       s.op = op;
       s.ranks = c.ranks;
       s.dtype = c.dtype;
-      s.elems = elemsForSize(op, c.ranks, c.dtype, size);
+      s.elems = elemsForPoint(c, op, size);
       if (const std::size_t actual = sizeBytes(s); actual != size && n++ < 3) {
         const Text one = say(actual > size ? "{0} B rounded up to {1} B" : "{0} B rounded down to {1} B",
                              size, actual);
@@ -209,7 +223,7 @@ void printAverage(const std::vector<BenchRow>& rows, Op op) {
 }
 
 int runBench(const BenchArgs& a) {
-  auto cfg = parseBench(a);
+  auto cfg = parseBench(a, !a.algo_file.empty() || a.file_option_given);
   if (!cfg) return fail("bench", cfg.error(), kExitUsage);
   const BenchConfig& c = *cfg;
   auto placement = parseGpuSharing(a.gpu_sharing);
@@ -317,7 +331,14 @@ void addBenchCommand(CLI::App& app, std::function<int()>& action) {
                   "native (the backend's own call), or an algorithm's rounds on point-to-point "
                   "calls (`collviz algos`)")
       ->capture_default_str();
-  cmd->callback([&action, a] { action = [a] { return runBench(*a); }; });
+  cmd->add_option("--algo-file", a->algo_file,
+                  "An MSCCL algorithm file: its rounds back to back, like --algo; the op and ranks come from the file");
+  cmd->callback([&action, cmd, a] {
+    a->file_option_given = cmd->count("--algo-file") > 0;  // "" is refused by the reader
+    a->ranks_given = cmd->count("--ranks") > 0;
+    a->op_given = cmd->count("--op") > 0;
+    action = [a] { return runBench(*a); };
+  });
 }
 
 }  // namespace collviz

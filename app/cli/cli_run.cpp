@@ -11,6 +11,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
+#include "app/cli/cli_profile.h"
 #include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/verify/held_values.h"
 #include "engine/group/memory_budget.h"
@@ -19,31 +20,6 @@
 
 namespace collviz {
 namespace {
-
-// NCCL's own choice for the op this run made, from the ranks' NCCL log
-// (engine/algo/nccl_log): the last TUNING line of the op's NCCL name.
-std::optional<nccl_log::Choice> ncclChoice(const Engine& e, Op op) {
-  const std::string dir = e.ncclLogDir();
-  if (dir.empty()) return std::nullopt;
-  static const std::pair<Op, const char*> kNames[] = {{Op::all_reduce, "AllReduce"}, {Op::all_gather, "AllGather"},
-                                                      {Op::reduce_scatter, "ReduceScatter"}, {Op::broadcast, "Broadcast"},
-                                                      {Op::reduce, "Reduce"}};
-  const char* want = nullptr;
-  for (const auto& [o, n] : kNames)
-    if (o == op) want = n;
-  if (!want) return std::nullopt;
-  auto log = nccl_log::read({dir});
-  if (!log.ok()) return std::nullopt;
-  std::optional<nccl_log::Choice> got;
-  for (const nccl_log::Choice& c : log->choices)
-    if (c.op == want) got = c;
-  return got;
-}
-
-Text choiceText(const nccl_log::Choice& c) {
-  return say("NCCL: {0} · {1} · channels {2}", c.algo, c.proto.empty() ? std::string("—") : c.proto,
-             c.chLo >= 0 ? std::to_string(c.chLo) + "–" + std::to_string(c.chHi) : std::string("?"));
-}
 
 std::string oneDecimal(double v) {
   char buf[32];
@@ -160,6 +136,7 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   auto sharing = std::make_shared<std::string>("host-id");
   auto values = std::make_shared<std::string>("1000");
   auto host_args = std::make_shared<HostArgs>();
+  auto profile = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("run", "Run one collective for real and print the result");
   addSpecOptions(cmd, *args);
   addHostOptions(cmd, *host_args);
@@ -171,11 +148,14 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
   addAlgoFileOption(cmd, *algo_file);
   addGpuSharingOption(cmd, *sharing);
   cmd->add_flag("--json", *json_out, "Print one JSON document on stdout");
+  cmd->add_flag("--profile", *profile,
+                "Also print where the run's time went, by phase (start-up, inputs, op, verify, "
+                "copies, print, shut-down); with --json as \"profile\"");
   cmd->add_option("--values", *values,
                   "all, none, or N: buffers of more than N values print the first and last "
                   "few of each block (labels, contributors and counts stay complete)")
       ->capture_default_str();
-  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values, host_args] {
+  cmd->callback([&action, cmd, args, json_out, algo, algo_file, sharing, values, host_args, profile] {
     if (cmd->count("--algo-file") > 0) {  // the file sets the op and ranks: read it before the spec ("" is refused)
       auto name = useAlgoFile(*algo_file, cmd, *args);
       if (!name) {
@@ -185,7 +165,12 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       }
       *algo = *name;
     }
-    action = [args, json_out, algo, sharing, values, host_args]() -> int {
+    action = [args, json_out, algo, sharing, values, host_args, profile]() -> int {
+      using Clock = std::chrono::steady_clock;
+      const auto started = Clock::now();
+      auto usSince = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+      };
       auto parsed = parseSpec(*args);
       auto placement = parseGpuSharing(*sharing);
       if (!parsed) return fail("run", parsed.error(), kExitUsage);
@@ -197,6 +182,9 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       std::string values_error;
       const auto limit = parseValueLimit(*values, &values_error);
       if (!limit) return fail("run", values_error, kExitUsage);
+      if (*algo != "native" && *profile)
+        return fail("run", Error{say("--profile times a backend's own call; with --algo {0} leave out --profile (allowed: --profile with --algo native)", *algo)},
+                    kExitUsage);
       if (*algo != "native")
         return runWithAlgorithm(*parsed, *algo, *json_out, args->deadline_ms, *placement, *hosts);
       // The engine checks the run itself (after the backend's limits); the
@@ -212,13 +200,15 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       eo.deadline = std::chrono::milliseconds(args->deadline_ms);
       eo.placement = *placement;
       eo.hosts = *hosts;
-      Engine engine(eo);
+      auto engine_owned = std::make_unique<Engine>(eo);
+      Engine& engine = *engine_owned;
       Request req;
       req.spec = parsed->spec;
       req.program = parsed->program;
       req.backend = parsed->backend;
       // The snapshot keeps every value of the buffers this printout shows whole.
       req.keep_values = limit->none ? 0 : limit->max;
+      const double before_us = usSince(started);
       const uint64_t id = engine.submit(req);
       auto snap = waitInterruptible(engine, id);
       if (!snap) return fail("run", say("interrupted"), interruptedExitCode());
@@ -229,16 +219,30 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
       if (!snap->error.empty())
         return failWithReport("run", toJson(*snap, *limit), errorOf(snap->error),
                               snap->rejected ? kExitUsage : kExitFailed);
-      const auto choice = ncclChoice(engine, sp.op);
+      const auto choice = nccl_log::lastChoice(engine.ncclLogDir(), sp.op);
+      const auto print_start = Clock::now();
+      // --profile: the ranks are ended before the profile is printed, so
+      // that it can say what ending them took.
+      const PhaseTimes phases = engine.phases();
+      auto profiled = [&](double print_us) {
+        const auto t = Clock::now();
+        engine_owned.reset();
+        return makeProfile(phases, before_us, print_us, usSince(t), usSince(started));
+      };
       if (*json_out) {
         auto j = toJson(*snap, *limit);
         if (choice)
           j["nccl_choice"] = {{"op", choice->op}, {"bytes", choice->bytes}, {"algo", choice->algo}, {"proto", choice->proto},
                               {"channel_lo", choice->chLo}, {"channel_hi", choice->chHi}};
+        if (*profile) j["profile"] = profileJson(profiled(usSince(print_start)));
         std::cout << j.dump(2) << "\n";
       } else {
         printTable(*snap, *limit);
-        if (choice) std::printf("%s\n", render(choiceText(*choice)).c_str());
+        if (choice) std::printf("%s\n", render(nccl_log::choiceText(*choice)).c_str());
+        if (*profile) {
+          std::fflush(stdout);
+          printProfile(profiled(usSince(print_start)));
+        }
       }
       if (!snap->verified)
         std::fprintf(stderr, "collviz run: %s\n",

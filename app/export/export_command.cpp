@@ -465,12 +465,13 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--algo-file", *algo_file,
                   "An MSCCL algorithm file, shown like --algo (the op and ranks come from the file)");
   auto nccl = std::make_shared<NcclLogExportArgs>();
-  cmd->add_option("--nccl-log", nccl->logs, "NCCL's own log (files, folders, -): draw its ranks, rings, trees and transports (SVG)");
+  cmd->add_option("--nccl-log", nccl->logs, "NCCL's own log (files, folders, -): draw its ranks, rings, trees and transports (SVG, PNG, HTML)");
   cmd->add_option("--channel", nccl->channel, "With --nccl-log: one channel's ring and trees, or all (every ring overlaid)");
   cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
   cmd->callback([&action, a, cmd, algo_file, nccl] {
     if (!nccl->logs.empty()) {
       nccl->output = a->output, nccl->format = a->format, nccl->theme = a->theme;
+      nccl->scale = a->scale, nccl->theme_given = cmd->count("--theme") > 0;
       action = [nccl] { return runNcclLogExport(*nccl); };
       return;
     }

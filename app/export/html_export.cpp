@@ -21,6 +21,23 @@ HtmlSvg drawState(DiagramImage& image, ExportView v, bool follow_scheme, std::st
   return s;
 }
 
+// A figure's caption on the page names the figure, not the state shown
+// first: its controls choose the trace, the round or the stage.
+std::string pageCaption(const ExportView& v) {
+  ViewSettings view = v.view;
+  view.trace_rank = -1;
+  if (isRoundView(v.program, v.spec.op, view)) {
+    view.algo.clear();
+    return exportCaption(v.program, v.spec.op, v.spec.ranks, view) + " · " +
+           render(say("{0} rounds at N = {1} · {2}", algoRounds(v.view.algo, v.spec), v.spec.ranks, v.view.algo));
+  }
+  if (v.program == Program::all_reduce_decomposed) {
+    const Heading h = headingFor(v.program, v.spec.op);
+    return h.title + " — " + h.phrase;
+  }
+  return exportCaption(v.program, v.spec.op, v.spec.ranks, view);
+}
+
 }  // namespace
 
 HtmlFigure htmlFigure(DiagramImage& image, ExportView v, const std::string& id, const std::string& caption,
@@ -99,7 +116,7 @@ std::string htmlExportPage(DiagramImage& image, const std::vector<ExportView>& v
     for (std::size_t k = 0; k < views.size(); ++k) {
       ExportView v = views[k];
       v.glyphs = lang == Lang::zh ? uiChineseText() : std::string();
-      const std::string caption = exportCaption(v.program, v.spec.op, v.spec.ranks, v.view);
+      const std::string caption = pageCaption(v);
       const bool traced = !o.article || (v.program == Program::single && v.spec.op == Op::all_to_all);
       HtmlFigure f = htmlFigure(image, v, prefix + "f" + std::to_string(k + 1), caption, o.theme.empty(), traced);
       if (o.article) {

@@ -76,13 +76,17 @@ CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int c
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   CjkScale s;
   const GlyphHeights cap = glyphHeights(latin, 0, U'H');
-  const GlyphHeights ideo = cjk.empty() ? GlyphHeights{0, 0, 0, "no CJK font"} : glyphHeights(cjk, cjk_face, U'中');
-  if (!cap.why.empty() || !ideo.why.empty() || cap.line <= 0 || ideo.line <= 0) {
-    s.why = !cap.why.empty() ? cap.why : !ideo.why.empty() ? ideo.why : "a font has no line height";
+  // The CJK font's own Latin H: its designer's balance between its
+  // ideographs and Latin (中 then stands about 1.26 H tall in Noto Sans CJK).
+  const GlyphHeights own = cjk.empty() ? GlyphHeights{0, 0, 0, "no CJK font"} : glyphHeights(cjk, cjk_face, U'H');
+  if (!cap.why.empty() || !own.why.empty() || cap.line <= 0 || own.line <= 0) {
+    s.why = !cap.why.empty() ? cap.why : !own.why.empty() ? own.why : "a font has no line height";
   } else {
-    s.pixel = (cap.height / cap.line) / (ideo.height / ideo.line);
-    s.em = (cap.height / cap.units_per_em) / (ideo.height / ideo.units_per_em);
+    s.pixel = (cap.height / cap.line) / (own.height / own.line);
+    s.em = (cap.height / cap.units_per_em) / (own.height / own.units_per_em);
     s.measured = true;
+    const GlyphHeights ideo = glyphHeights(cjk, cjk_face, U'中');
+    if (ideo.why.empty() && own.height > 0) s.ideograph_over_h = ideo.height / own.height;
   }
   if (!cjk.empty()) s.family = fontFamily(cjk, cjk_face);
   cache[key] = s;

@@ -1,5 +1,7 @@
-// How large to set CJK glyphs beside Latin text: an ideograph (中) as tall
-// as the Latin font's capital H at the same text size. Both heights are read
+// How large to set CJK glyphs beside Latin text: the CJK font's own Latin
+// capital H as tall as the Latin font's H at the same text size, so its
+// ideographs keep the size its designer gave them beside Latin (中 about
+// 1.26 H in Noto Sans CJK; issue 37). Both heights are read
 // from the font files (stb_truetype: the glyphs' bounding boxes in font
 // units) when the fonts load, never guessed; the window's ImGui fonts, the
 // diagram's text, the SVG export and the PDF deck all take their factor
@@ -19,6 +21,9 @@ struct CjkScale {
   // is set at E * em.
   float em = 1.0f;
   bool measured = false;
+  // 中's height over H's in the CJK font (what a picture shows beside
+  // DejaVu's H once scaled); 0 when not measured.
+  float ideograph_over_h = 0;
   std::string why;     // when not measured: what was missing
   std::string family;  // the CJK font's family name (SVG, PDF); "" when unreadable
 };
@@ -36,7 +41,7 @@ GlyphHeights glyphHeights(const std::string& path, int face, char32_t glyph);
 // for it; "" when unreadable.
 std::string fontFamily(const std::string& path, int face);
 
-// H of `latin` against 中 of `cjk` (face `cjk_face`). Cached per file pair.
+// H of `latin` against H of `cjk` (face `cjk_face`). Cached per file pair.
 CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int cjk_face);
 
 }  // namespace collviz::ui

@@ -76,21 +76,29 @@ Result<OutputDir> OutputDir::open(const std::string& path, bool create) {
       next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+      // The link itself, held open (O_PATH): its owner and its text are
+      // read from the one inode checked, so a link swapped in after the
+      // check (a directory others can write into, without the sticky bit)
+      // is never followed; the text is then opened beside the link.
+      const int lfd = ::openat(d.fd_, c.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
       struct stat link {};
-      if (::fstatat(d.fd_, c.c_str(), &link, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(link.st_mode))
+      if (lfd < 0 || ::fstat(lfd, &link) != 0 || !S_ISLNK(link.st_mode)) {
+        if (lfd >= 0) ::close(lfd);
         return Error{say("cannot use {0} as a directory: it is not one", so_far)};
-      if (link.st_uid != me && link.st_uid != 0)
+      }
+      if (link.st_uid != me && link.st_uid != 0) {
+        ::close(lfd);
         return Error{say("refusing to write through {0}: it is a link owned by user {1}, not by you; allowed: a "
                          "directory, or a link you or root own",
                          so_far, ownerName(link.st_uid))};
-      next = ::openat(d.fd_, c.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      // The link must still be the one checked (its owner could not change it).
-      struct stat again {};
-      if (next >= 0 && (::fstatat(d.fd_, c.c_str(), &again, AT_SYMLINK_NOFOLLOW) != 0 ||
-                        again.st_ino != link.st_ino || again.st_uid != link.st_uid)) {
-        ::close(next);
-        return Error{say("refusing to write through {0}: the link changed while opened", so_far)};
       }
+      std::string to(4096, '\0');
+      const ssize_t n = ::readlinkat(lfd, "", to.data(), to.size());
+      ::close(lfd);
+      if (n <= 0 || std::size_t(n) >= to.size())
+        return Error{say("refusing to write through {0}: the link changed while opened", so_far)};
+      to.resize(std::size_t(n));
+      next = ::openat(d.fd_, to.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     }
     if (next < 0)
       return Error{errno == ENOENT ? say("directory {0} does not exist", so_far)

@@ -30,7 +30,7 @@ struct PdfParams {
   float em_per_size = 2048.0f / 2384.0f;
   std::string font = "DejaVu Sans";  // the family text is set in (fontconfig)
   // CJK runs (text.h): their family and em per TextStyle relative to the
-  // text around them, so that 中 is as tall as H (as SvgParams).
+  // text around them, so that the CJK font's H is as tall as DejaVu's (as SvgParams).
   std::string cjk_family = "Noto Sans CJK SC";
   float cjk_em[3] = {1.0f, 1.0f, 1.0f};
   std::string title;                 // the document's title

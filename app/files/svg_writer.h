@@ -22,7 +22,8 @@ struct SvgParams {
   // by its em. For DejaVu Sans: em 2048 units, ascent - descent 2384.
   float em_per_size = 2048.0f / 2384.0f;
   // CJK runs (text.h) are set in `cjk_family` at this many times the em of
-  // the text around them, per TextStyle, so that 中 is as tall as H
+  // the text around them, per TextStyle, so that the CJK font's own H is as
+  // tall as DejaVu's H
   // (Fonts::cjk_scale, measured from the font files).
   float cjk_em[3] = {1.0f, 1.0f, 1.0f};
   std::string cjk_family;

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "app/files/svg_writer.h"
+#include "app/lang/lang.h"
 #include "app/gl/style.h"
 #include "app/view/round_layout.h"
 
@@ -137,10 +138,19 @@ DiagramInputs DiagramImage::inputs(const ExportView& v, const Theme& theme, floa
 void DiagramImage::checkFit(const ExportView& v, const Scene& scene, float diagram_h) {
   warning_.clear();
   if (scene.width > v.width + 0.5f || scene.height > diagram_h + 0.5f) {
-    warning_ = "the diagram needs " + std::to_string(int(std::ceil(scene.width))) + "x" +
-               std::to_string(int(std::ceil(scene.height + (v.height - diagram_h)))) +
-               " pixels and is cut off at " + std::to_string(v.width) + "x" +
-               std::to_string(v.height) + "; use a larger --size or a smaller --scale";
+    const int need_w = int(std::ceil(scene.width));
+    const int need_h = int(std::ceil(scene.height + (v.height - diagram_h)));
+    // Beyond the largest --size (export_command.cpp's kMaxSide) a larger
+    // size cannot help: only a smaller scale can (issue 38: 34223 px wide
+    // was told to use a larger --size).
+    constexpr int kLargestSide = 32768;
+    warning_ = need_w > kLargestSide || need_h > kLargestSide
+                   ? render(say("the diagram needs {0}x{1} pixels and is cut off at {2}x{3}; an image beyond "
+                                "{4}x{4} pixels (--size x --scale) is refused: use a smaller --scale with a larger --size",
+                                need_w, need_h, v.width, v.height, kLargestSide))
+                   : render(say("the diagram needs {0}x{1} pixels and is cut off at {2}x{3}; use a larger --size or "
+                                "a smaller --scale",
+                                need_w, need_h, v.width, v.height));
   }
 }
 

@@ -40,6 +40,7 @@ namespace {
 // The inputs' models, built once; `at(u, view)` lays them out at scale u.
 struct Laid {
   bool rounds = false;
+  float cjk_em_per_px = 0;  // the fonts' (LayoutParams::cjk_em_per_px)
   RoundModel rm;
   DiagramModel model;
   TraceSets trace;
@@ -53,10 +54,17 @@ struct Laid {
     }
   }
   Scene at(const DiagramInputs& in, const MeasureText& measure, float u, const ViewSettings& view) const {
-    const LayoutParams p{in.size, u, measure};
+    const LayoutParams p{in.size, u, measure, in.scale, cjk_em_per_px};
     return rounds ? layoutRounds(rm, model, view, in.theme, p) : layoutDiagram(model, trace, view, in.theme, p);
   }
 };
+
+// A CJK glyph's em per pixel of text size: DejaVu's em per size (as the
+// SVG and PDF set it) times the CJK font's factor; 0 without a CJK font.
+float cjkEmPerPx(const Fonts& fonts) {
+  const CjkScale& c = fonts.cjk_scale[int(TextStyle::regular)];
+  return fonts.unicode && c.measured ? 2048.0f / 2384.0f * c.em : 0.0f;
+}
 
 MeasureText measureOf(const Fonts& fonts) {
   return [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
@@ -71,13 +79,15 @@ float fitOf(const Laid& laid, const DiagramInputs& in, const MeasureText& measur
 }  // namespace
 
 float fittedScale(const DiagramInputs& in, const Fonts& fonts) {
-  const Laid laid(in);
+  Laid laid(in);
+  laid.cjk_em_per_px = cjkEmPerPx(fonts);
   return fitOf(laid, in, measureOf(fonts));
 }
 
 Scene layoutScene(const DiagramInputs& in, const Fonts& fonts, DiagramModel* model_out) {
   const MeasureText measure = measureOf(fonts);
   Laid laid(in);
+  laid.cjk_em_per_px = cjkEmPerPx(fonts);
   float u = in.scale * in.view.zoom;
   if (in.fit) u = (in.fitted > 0 ? in.fitted : fitOf(laid, in, measure)) * in.view.zoom;
   Scene scene = laid.at(in, measure, u, in.view);

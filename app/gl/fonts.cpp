@@ -85,8 +85,8 @@ void cjkRanges(const std::string& text, ImVector<ImWchar>* out) {
   b.BuildRanges(out);
 }
 
-// Merge the CJK glyphs into the font just added, scaled so that 中 is as
-// tall as the Latin font's H (measured by load()).
+// Merge the CJK glyphs into the font just added, scaled so that the CJK
+// font's own H is as tall as the Latin font's H (measured by load()).
 void mergeCjk(ImGuiIO& io, float size, bool bold, const CjkScale& scale, const ImVector<ImWchar>& ranges) {
   int face = 0;
   const std::string path = findCjkFont(bold, &face);

@@ -28,7 +28,8 @@ struct Fonts {
   std::string glyph_text;     // the text whose CJK glyphs were asked for
   bool cjk_missing = false;   // CJK glyphs were asked for and no CJK font was found
   // Per TextStyle: how much larger CJK glyphs are set than the Latin font's
-  // size so that 中 is as tall as H (font_metrics.h); 1 without a CJK font.
+  // size so that the CJK font's own H is as tall as DejaVu's H (font_metrics.h);
+  // 1 without a CJK font.
   CjkScale cjk_scale[3];
   std::string cjk_family;     // the CJK font's family name, for SVG and PDF text
 

@@ -82,6 +82,7 @@ constexpr Translation kTable[] = {
     // Break it: faults injected on purpose, and how results report them.
     {"BREAK IT   (the next runs, on purpose)", "故意弄坏   （之后的运行）"},
     {"fault", "故障"},
+    {"Break it: every run of both injects {0}", "故意弄坏：两者的每次运行都注入 {0}"},
     {"on", "作用于"},
     {"every rank", "所有 rank"},
     {"delay ms", "延迟 ms"},

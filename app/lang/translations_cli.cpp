@@ -9,6 +9,8 @@ std::span<const Translation> tableCli() {
   static constexpr Translation kTable[] = {
       // collviz export --format html: the page's controls and words.
       {"trace direction", "追踪方向"},
+      // collviz algos --algo-file: the file's line under its op.
+      {"MSCCL file {0}: {1} channels, {2} chunks per block, protocol {3}", "MSCCL 文件 {0}：{1} 个通道，每个数据块 {2} 个分块，协议 {3}"},
       {"step {0}/{1}", "第 {0}/{1} 步"},
       {"previous step", "上一步"},
       {"next step", "下一步"},
@@ -60,6 +62,12 @@ std::span<const Translation> tableCli() {
       {"--deadline-ms {0} is out of range; allowed: {1} to {2}", "--deadline-ms {0} 超出范围；可选：{1} 到 {2}"},
       {"interrupted", "已中断"},
       {"--algo and --algo-file both name an algorithm; give one", "--algo 和 --algo-file 都指定了算法；只给一个"},
+      {"algo = \"{0}\" and algo_file both name an algorithm; give one", "algo = \"{0}\" 和 algo_file 都指定了算法；只给一个"},
+      {"the diagram needs {0}x{1} pixels and is cut off at {2}x{3}; an image beyond {4}x{4} pixels (--size x --scale) is refused: use a smaller --scale with a larger --size",
+       "图需要 {0}x{1} 像素，在 {2}x{3} 处被截断；超过 {4}x{4} 像素（--size x --scale）的图像会被拒绝：请用更小的 --scale 配合更大的 --size"},
+      {"the diagram needs {0}x{1} pixels and is cut off at {2}x{3}; use a larger --size or a smaller --scale",
+       "图需要 {0}x{1} 像素，在 {2}x{3} 处被截断；请用更大的 --size 或更小的 --scale"},
+      {"--root = {0} is out of range; allowed: 0 to {1} (the file's ngpus = {2})", "--root = {0} 超出范围；可选：0 到 {1}（文件的 ngpus = {2}）"},
       {"{0}: the file is {1} (coll=\"{2}\"), not --op {3}; allowed: --op {1} or no --op",
        "{0}：文件是 {1}（coll=\"{2}\"），不是 --op {3}；可选：--op {1} 或不给 --op"},
       {"--elems {0} does not split into {1}'s {2} chunks per block; allowed: a multiple of {2}",
@@ -314,7 +322,11 @@ std::span<const Translation> tableCli() {
       {"--channel {0}: allowed: all, or a channel number from 0", "--channel {0}：可用值：all，或从 0 起的通道号"},
       {"--comm {0}: allowed: a communicator number from 0", "--comm {0}：可用值：从 0 起的通信器编号"},
       {"--comm {0}: the log has communicators 0 to {1}", "--comm {0}：日志里的通信器编号为 0 到 {1}"},
-      {"--nccl-log writes SVG (-o FILE.svg); the figure of an NCCL log as {0} is not made yet", "--nccl-log 只写 SVG（-o FILE.svg）；NCCL 日志的图还不能导出为 {0}"},
+      {"--format {0} with --nccl-log: allowed: svg, png, html", "--nccl-log 的 --format {0}：可选 svg、png、html"},
+      {"this collviz was built without cairo (libcairo2-dev), so the figure of an NCCL log is SVG or HTML only",
+       "此 collviz 构建时没有 cairo（libcairo2-dev），NCCL 日志的图只能导出为 SVG 或 HTML"},
+      {"the figure would be {0}x{1} pixels; allowed: 1 to 32768 on a side", "图将有 {0}x{1} 像素；每边允许 1 到 32768"},
+      {"out of memory for a {0}x{1} image", "内存不足以容纳 {0}x{1} 的图像"},
       {"NCCL {0} · communicator {1}", "NCCL {0} · 通信器 {1}"},
       {"all {0} channels' rings: a link's number is the channels whose ring uses it", "全部 {0} 个通道的环：链路上的数字是其环经过该链路的通道数"},
       {"channel {0}: ring {1} (right), trees parent → child (left)", "通道 {0}：环 {1}（右侧），树 父 → 子（左侧）"},
@@ -331,6 +343,22 @@ std::span<const Translation> tableCli() {
       {"{0} ranks: the figure draws at most 512", "{0} 个 rank：图最多画 512 个"},
       {"--window opens one file or folder", "--window 只打开一个文件或文件夹"},
       {"NCCL: {0} · {1} · channels {2}", "NCCL：{0} · {1} · 通道 {2}"},
+      // collviz run --profile (app/cli/cli_profile.cpp).
+      {"profile: where the run's time went (wall {0} ms)", "剖析：本次运行的时间花在哪里（总耗时 {0} ms）"},
+      {"start-up (engine, backends probed, ranks started)", "启动（引擎、探测后端、启动各 rank）"},
+      {"inputs written", "写入输入"},
+      {"outputs poisoned", "输出写入毒化值"},
+      {"op (the ranks' calls, warm-up included)", "操作（各 rank 的调用，含预热）"},
+      {"verify (decode, check, overviews)", "核对（解码、检查、概览）"},
+      {"copies out (values kept)", "拷出（保留的数值）"},
+      {"compare", "比较"},
+      {"print", "打印"},
+      {"shut-down (ranks ended)", "关闭（结束各 rank）"},
+      {"other", "其他"},
+      {"the engine's own work (inputs, poison, verify, copies, compare): {0} ms = {1} x the op",
+       "引擎自身的工作（输入、毒化值、核对、拷贝、比较）：{0} ms = 操作的 {1} 倍"},
+      {"--profile times a backend's own call; with --algo {0} leave out --profile (allowed: --profile with --algo native)",
+       "--profile 计时的是后端自己的调用；使用 --algo {0} 时请去掉 --profile（可用：--profile 配 --algo native）"},
   };
   return kTable;
 }

@@ -78,6 +78,8 @@ Result<int64_t> readInt(const Where& w, const std::string& field, const toml::no
 // Which of the step's own fields were given (the rest carry over).
 struct Given {
   bool state = false, algo = false, round = false;
+  std::string algo_named;  // the step's own `algo` key, when it has one
+  bool algo_file = false;
 };
 
 Status readField(const Where& w, std::string_view key, const toml::node& v, Step& s, Given& given) {
@@ -156,14 +158,21 @@ Status readField(const Where& w, std::string_view key, const toml::node& v, Step
   } else if (key == "algo") {
     auto r = readString(w, f, v, say("native or an algorithm for the op"));
     if (!r) return r.error();
+    if (given.algo_file && *r != algo::kNative)
+      return w.fail(v, say("algo = \"{0}\" and algo_file both name an algorithm; give one", algo::mscclShown(*r)));
     s.algo = *r;
     given.algo = true;
+    given.algo_named = *r;
   } else if (key == "algo_file") {
     // An MSCCL algorithm file, relative to the script: the step shows its
     // rounds, on its op and ranks.
     auto r = readString(w, f, v, say("an MSCCL algorithm file, relative to this script"));
     if (!r) return r.error();
     if (r->empty()) return w.fail(v, say("algo_file is empty; allowed: an MSCCL algorithm file, relative to this script"));
+    if (!given.algo_named.empty() && given.algo_named != algo::kNative)
+      return w.fail(v, say("algo = \"{0}\" and algo_file both name an algorithm; give one",
+                           algo::mscclShown(given.algo_named)));
+    given.algo_file = true;
     std::filesystem::path p(*r);
     if (p.is_relative()) p = std::filesystem::path(w.path).parent_path() / p;
     auto file = algo::readMscclFile(p.string(), 0, s.spec.root, mscclChunkBudget());

@@ -31,7 +31,7 @@ void AlgoPanel::Draw(AppState& s, const std::string& bar, const Fonts& fonts) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("native: the library's own call; the others run round by round on send/recv"));
-  if (s.program() == Program::single && compareChoices(s.runSpec().op).size() >= 2 &&
+  if (s.program() == Program::single && compareChoices(s.runSpec().op, s.runSpec().ranks).size() >= 2 &&
       ImGui::Button(fonts.display(tr("Compare algorithms… (C)")).c_str()))
     s.show_compare = true;
   if (s.rounds <= 0) {

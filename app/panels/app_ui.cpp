@@ -315,7 +315,8 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   // the diagram does (1.0 at about 1400x850).
   lecture_panel_.caption_scale =
       hidden ? std::max(fonts_.scale, std::min(io.DisplaySize.x / 1400.0f, io.DisplaySize.y / 850.0f)) : fonts_.scale;
-  if (lecture_) status_h += lecture_panel_.CaptionHeight(caption, ImGui::GetContentRegionAvail().x, fonts_);
+  const std::string counter = lecture_ && hidden ? lecture::stepCounter(lecture_->index(), lecture_->count()) : "";
+  if (lecture_) status_h += lecture_panel_.CaptionHeight(caption, counter, ImGui::GetContentRegionAvail().x, fonts_);
 
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   ImGui::BeginChild("diagram", ImVec2(0, -status_h), true,
@@ -357,8 +358,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   ImGui::PopStyleVar();
   info.bad_blocks = scene.bad_blocks;
   if (lecture_)
-    lecture_panel_.DrawCaption(caption, hidden ? lecture::stepCounter(lecture_->index(), lecture_->count()) : "",
-                               fonts_, theme);
+    lecture_panel_.DrawCaption(caption, counter, fonts_, theme);
   if (!hidden) status_bar_.Draw(info, fonts_);
   if (!hidden && status_bar_.cancel_clicked) runs_.cancel(key);
   ImGui::EndChild();

@@ -40,8 +40,8 @@ void cell(const Fonts& fonts, const std::string& text) {
 }
 
 bool sameConfig(const CompareSweepConfig& c, const OpSpec& s, const std::string& a, const std::string& b,
-                BackendKind backend) {
-  return c.spec == s && c.a == a && c.b == b && c.backend == backend;
+                BackendKind backend, const std::string& fault) {
+  return c.spec == s && c.a == a && c.b == b && c.backend == backend && c.fault == fault;
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ bool sameConfig(const CompareSweepConfig& c, const OpSpec& s, const std::string&
 void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   waiting = false;
   const OpSpec spec = s.runSpec();
-  const std::vector<std::string> choices = compareChoices(spec.op);
+  const std::vector<std::string> choices = compareChoices(spec.op, spec.ranks);
   ImGui::SetNextWindowSize(ImVec2(820 * fonts.scale, 760 * fonts.scale), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin(tr("Compare###compare"), &s.show_compare, ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::End();
@@ -65,7 +65,7 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
     return std::find(choices.begin(), choices.end(), x) != choices.end();
   };
   if (op != spec.op || !known(a) || !known(b)) {
-    std::tie(a, b) = defaultComparePair(spec.op, s.view.algo);
+    std::tie(a, b) = defaultComparePair(spec.op, s.view.algo, spec.ranks);
     op = spec.op;
   }
   ImGui::PushItemWidth(160 * fonts.scale);
@@ -77,14 +77,18 @@ void ComparePanel::Draw(AppState& s, Runs&, const Fonts& fonts) {
   ImGui::PopItemWidth();
   ImGui::SameLine();
   ImGui::TextDisabled("%s N=%d", std::string(name(spec.op)).c_str(), spec.ranks);
+  if (!s.fault.empty())  // "Break it" reaches the sweep too: its runs fail on purpose
+    ImGui::TextColored(ImVec4(0.85f, 0.15f, 0.2f, 1), "%s",
+                       fonts.display(trf("Break it: every run of both injects {0}", {s.fault})).c_str());
 
   // The sweep for this pair and spec: started when the window opens or they change.
-  if (!sweep || !sameConfig(sweep->config(), spec, a, b, s.backend)) {
+  if (!sweep || !sameConfig(sweep->config(), spec, a, b, s.backend, s.fault)) {
     CompareSweepConfig c;
     c.spec = spec;
     c.a = a;
     c.b = b;
     c.backend = s.backend;
+    c.fault = s.fault;
     sweep = std::make_unique<CompareSweep>(c);
   }
   const CompareSweep::State st = sweep->state();

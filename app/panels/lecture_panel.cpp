@@ -80,34 +80,44 @@ void LecturePanel::DrawBar(lecture::Player& p, const Fonts& fonts) {
 }
 
 namespace {
-CaptionParams captionParams(const std::string& caption, float width, const Fonts& fonts, float scale) {
+constexpr float kCounterSize = 0.8f;  // of the caption's text size
+
+float counterWidth(const std::string& counter, const Fonts& fonts, float scale) {
+  return counter.empty() ? 0 : fonts.measure(counter, TextStyle::heading, kCounterSize * captionTextSize(scale));
+}
+
+CaptionParams captionParams(const std::string& caption, const std::string& counter, float width, const Fonts& fonts,
+                            float scale) {
   CaptionParams p;
   p.text = caption;
   p.scale = std::max(fonts.scale, scale);
-  p.width = width - 36 * p.scale;
+  const float counter_w = counterWidth(counter, fonts, p.scale);
+  p.width = width - 36 * p.scale - (counter_w > 0 ? counter_w + 18 * p.scale : 0);
   p.x = 18 * p.scale;
   p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
   return p;
 }
 }  // namespace
 
-float LecturePanel::CaptionHeight(const std::string& caption, float width, const Fonts& fonts) const {
-  const float h = captionHeight(captionParams(caption, width, fonts, caption_scale));
+float LecturePanel::CaptionHeight(const std::string& caption, const std::string& counter, float width,
+                                  const Fonts& fonts) const {
+  const float h = captionHeight(captionParams(caption, counter, width, fonts, caption_scale));
   return std::max(h, ImGui::GetTextLineHeightWithSpacing() * 1.5f);
 }
 
 void LecturePanel::DrawCaption(const std::string& caption, const std::string& counter, const Fonts& fonts,
                                const Theme& theme) {
   const float w = ImGui::GetContentRegionAvail().x;
-  const float h = CaptionHeight(caption, w, fonts);
+  const float h = CaptionHeight(caption, counter, w, fonts);
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  drawSceneTexts(ImGui::GetWindowDrawList(), o, captionTexts(captionParams(caption, w, fonts, caption_scale), theme),
-                 fonts);
-  if (!counter.empty()) {
-    const ImVec2 sz = ImGui::CalcTextSize(counter.c_str());
-    ImGui::GetWindowDrawList()->AddText(ImVec2(o.x + w - sz.x - 8, o.y + h - sz.y - 4),
-                                        ImGui::GetColorU32(ImGuiCol_TextDisabled), counter.c_str());
+  const CaptionParams p = captionParams(caption, counter, w, fonts, caption_scale);
+  std::vector<TextItem> texts = captionTexts(p, theme);
+  if (!counter.empty()) {  // at the right, on the caption's last line
+    const float size = kCounterSize * captionTextSize(p.scale);
+    const float y = texts.empty() ? (h - size) / 2 : texts.back().anchor.y + (texts.back().size - size) / 2;
+    texts.push_back({{w - 18 * p.scale, y}, 1.0f, 0, counter, theme.muted_text, size, TextStyle::heading});
   }
+  drawSceneTexts(ImGui::GetWindowDrawList(), o, texts, fonts);
   ImGui::Dummy(ImVec2(w, h));
 }
 

@@ -31,8 +31,11 @@ struct LecturePanel {
   void DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out);
   void DrawBar(lecture::Player& p, const Fonts& fonts);
   // The caption area under the diagram: its height, then drawing it at the
-  // cursor (with the step counter at the right when panels are hidden).
-  float CaptionHeight(const std::string& caption, float width, const Fonts& fonts) const;
+  // cursor (with the step counter at the right when panels are hidden, in
+  // the caption's bold face at 0.8 of its size, so it reads from the back
+  // of a room; the caption wraps short of it).
+  float CaptionHeight(const std::string& caption, const std::string& counter, float width,
+                      const Fonts& fonts) const;
   void DrawCaption(const std::string& caption, const std::string& counter, const Fonts& fonts,
                    const Theme& theme);
   void DrawOpenDialog(MenuActions& out);

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "app/lang/lang.h"
 #include "app/view/round_model.h"
 #include "engine/algo/algorithms.h"
+#include "engine/algo/msccl/msccl.h"
 
 namespace collviz::ui {
 
@@ -160,15 +162,27 @@ std::vector<ModelPoint> modelPoints(const std::vector<SweepSeries>& series) {
   return out;
 }
 
-std::vector<std::string> compareChoices(Op op) {
+std::vector<std::string> compareChoices(Op op, int ranks) {
   std::vector<std::string> out;
   for (const algo::Algorithm& a : algo::algorithms())
     if (isRoundAlgo(std::string(a.name), op)) out.emplace_back(a.name);
+  for (const auto& f : algo::mscclFiles())
+    if (f->op == op && (ranks == 0 || f->ngpus == ranks)) out.push_back(algo::mscclAlgoName(*f));
   return out;
 }
 
-std::pair<std::string, std::string> defaultComparePair(Op op, const std::string& current) {
-  const std::vector<std::string> c = compareChoices(op);
+std::vector<int64_t> splittable(std::vector<int64_t> elems, const std::vector<std::string>& algos) {
+  int64_t m = 1;
+  for (const std::string& a : algos)
+    if (auto f = algo::findMscclFile(a)) m = std::lcm(m, int64_t(std::max(1, f->parts)));
+  for (int64_t& e : elems) e = (e + m - 1) / m * m;
+  std::sort(elems.begin(), elems.end());
+  elems.erase(std::unique(elems.begin(), elems.end()), elems.end());
+  return elems;
+}
+
+std::pair<std::string, std::string> defaultComparePair(Op op, const std::string& current, int ranks) {
+  const std::vector<std::string> c = compareChoices(op, ranks);
   if (c.empty()) return {"", ""};
   const bool known = std::find(c.begin(), c.end(), current) != c.end();
   const std::string first = known ? current : c.front();

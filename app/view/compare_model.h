@@ -82,10 +82,14 @@ std::vector<int64_t> sweepElems(const OpSpec& spec);
 // Every measured (algorithm, size) of the series as fit points.
 std::vector<ModelPoint> modelPoints(const std::vector<SweepSeries>& series);
 
-// The engine algorithms that run `op` round by round (no native).
-std::vector<std::string> compareChoices(Op op);
+// The engine algorithms that run `op` round by round (no native), then the
+// algorithm files read in this process for `op` at `ranks` (0: any).
+std::vector<std::string> compareChoices(Op op, int ranks = 0);
 // The pair shown first: `current` when it is one of them (else the first),
 // and the next other one.
-std::pair<std::string, std::string> defaultComparePair(Op op, const std::string& current);
+std::pair<std::string, std::string> defaultComparePair(Op op, const std::string& current, int ranks = 0);
+// Sizes a pair can both run: `elems` up to a multiple of every algorithm
+// file's chunks per block (1 for the built-ins); sorted, without repeats.
+std::vector<int64_t> splittable(std::vector<int64_t> elems, const std::vector<std::string>& algos);
 
 }  // namespace collviz::ui

@@ -8,7 +8,7 @@
 namespace collviz::ui {
 
 CompareSweep::CompareSweep(CompareSweepConfig c, EngineOptions eo) : config_(std::move(c)) {
-  if (config_.elems.empty()) config_.elems = sweepElems(config_.spec);
+  if (config_.elems.empty()) config_.elems = splittable(sweepElems(config_.spec), {config_.a, config_.b});
   config_.reps = std::max(1, config_.reps);
   for (const std::string& algo : {config_.a, config_.b}) {
     SweepSeries s;
@@ -60,6 +60,7 @@ void CompareSweep::run(EngineOptions eo) {
         r.spec.elems = config_.elems[k];
         r.backend = config_.backend;
         r.algo = algo;
+        r.fault = config_.fault;
         r.every_round = false;
         std::vector<double> reps;
         std::string error;

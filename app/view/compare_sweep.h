@@ -23,7 +23,8 @@ struct CompareSweepConfig {
   std::string a, b;                 // the two algorithms
   BackendKind backend = BackendKind::automatic;
   int reps = 5;                     // repetitions per size (median)
-  std::vector<int64_t> elems;       // empty: sweepElems(spec)
+  std::vector<int64_t> elems;       // empty: sweepElems(spec), split as a file needs (splittable)
+  std::string fault;                // "Break it" (AppState::fault): every run injects it
 };
 
 class CompareSweep {

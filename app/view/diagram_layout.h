@@ -37,10 +37,23 @@ struct ViewSettings {
 
 using MeasureText = std::function<float(const std::string& text, TextStyle style, float size)>;
 
+// No text of a figure's side parts (the algorithm view's link view, bytes
+// and times) is drawn smaller than this many pixels at UI scale 1: they keep
+// this size when the figure shrinks, and take the room it needs. A text with
+// Chinese in it is set large enough that its CJK glyphs' em reaches it too
+// (LayoutParams::cjk_em_per_px): the thin strokes of 一 vanish below.
+inline constexpr float kMinTextPx = 11.0f;
+
 struct LayoutParams {
   Vec2 size;          // pixels available
   float scale = 1.0f; // UI scale times zoom: pixels per layout unit
   MeasureText measure;  // null: estimate 0.6 em per code point
+  float ui_scale = 1.0f;  // the UI scale alone: the text floor is kMinTextPx times it
+  // A CJK glyph's em per pixel of text size (the loaded fonts'; 0: no CJK font).
+  float cjk_em_per_px = 0;
+  // Keep the floor (layoutRounds drops it only when the figure cannot fit
+  // with it, as the last resort, like block labels under 11 px).
+  bool text_floor = true;
 };
 
 Scene layoutDiagram(const DiagramModel& m, const TraceSets& trace, const ViewSettings& view,

@@ -65,6 +65,7 @@ float fitScore(const Scene& s, Vec2 size, const MeasureText& measure) {
   const float side = std::sqrt(std::max(0.0f, s.tile_w * s.tile_h));
   float score = std::max(s.label_px_min, 0.01f) * std::max(side, 0.01f);
   if (s.label_px_min > 0 && s.label_px_min < kMinLabelPx) score *= 0.25f;  // below the floor: the last resort
+  if (s.side_px_min > 0 && s.side_px_min < kMinLabelPx - 0.01f) score *= 0.25f;
   // A scene that does not fit: the smaller its scale, the nearer it is to fitting.
   return sceneFits(s, size, measure) ? score : -1.0f - s.scale;
 }

@@ -23,11 +23,11 @@ bool overlaps(const Rect& a, const Rect& b, float slack = 0.5f);
 bool sceneFits(const Scene& s, Vec2 size, const MeasureText& measure);
 
 // No block label is drawn smaller than this when the view has room for it.
-inline constexpr float kMinLabelPx = 11.0f;
+inline constexpr float kMinLabelPx = kMinTextPx;
 
 // What reads best: the smallest block label times the tile's side, much
-// less when a label is under kMinLabelPx. A scene that does not fit scores
-// below every one that does.
+// less when a label or a side part's text (Scene::side_px_min) is under
+// kMinLabelPx. A scene that does not fit scores below every one that does.
 float fitScore(const Scene& s, Vec2 size, const MeasureText& measure);
 
 struct FitParams {

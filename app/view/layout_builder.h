@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/view/diagram_layout.h"
@@ -21,6 +22,22 @@ struct Builder {
   float u;  // pixels per layout unit
   Scene s;
 
+  // A side part's text size: `design` layout units, never under the floor
+  // (for `text` with Chinese in it: its CJK em never under it). The floor is
+  // kMinTextPx at 1x and grows with the UI scale as far as the figure does
+  // (a small view at 2x shrinks to fit, to the 1x floor at the least).
+  float px(float design, std::string_view text = {}) const {
+    if (!p.text_floor) return design * u;
+    const float scale = std::max(1.0f, std::min(u, p.ui_scale));
+    float floor = kMinTextPx * scale;
+    if (p.cjk_em_per_px > 0)
+      for (char32_t c : toCodePoints(text))
+        if (isCjk(c)) {
+          floor = std::max(floor, kMinTextPx * scale / p.cjk_em_per_px);
+          break;
+        }
+    return std::max(design * u, floor);
+  }
   float measure(const std::string& t, TextStyle st, float size) const {
     if (p.measure) return p.measure(t, st, size);
     return 0.6f * size * float(codePoints(t));

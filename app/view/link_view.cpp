@@ -44,11 +44,13 @@ std::vector<std::string> wrapWords(Builder& b, const std::string& text, float si
 }
 
 // One message on the circle: a curve bent to its right (so a→b and b→a
-// stay apart), from node edge to node edge, with its arrowhead.
-void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
+// stay apart), from node edge to node edge, with its arrowhead; an MSCCL
+// file's channel k > 0 bends further, so channels read apart.
+void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w, int channel) {
   const float dx = z.x - a.x, dy = z.y - a.y, len = std::max(1.0f, std::hypot(dx, dy));
   const Vec2 d{dx / len, dy / len}, n{-d.y, d.x};
-  const float bend = std::min(0.18f * len, 18 * b.u), head = 5 * b.u + w;
+  const float bend = std::min(0.18f * len, 18 * b.u) * (1.0f + 1.4f * float(std::max(0, channel)));
+  const float head = 5 * b.u + w;
   const Vec2 p0{a.x + d.x * node_r, a.y + d.y * node_r};
   const Vec2 tip{z.x - d.x * node_r, z.y - d.y * node_r};
   const Vec2 p3{tip.x - d.x * head, tip.y - d.y * head};
@@ -62,9 +64,13 @@ void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w) {
 float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
   const float u = b.u;
   const int n = rm.spec.ranks;
-  b.text({area.x, area.y}, tr("links this round (thickness = bytes)"), b.th.muted_text, 13.5f * u, TextStyle::bold);
-  const Vec2 centre{area.x + area.w / 2, area.y + 22 * u + size / 2};
-  const float node_r = std::clamp(size / (2.6f * std::max(n, 3)), 7 * u, 14 * u);
+  const std::string title = tr("links this round (thickness = bytes)"), local = tr("local step: no message");
+  const float head = b.px(13.5f, title), label = b.px(12);
+  b.text({area.x, area.y}, title, b.th.muted_text, head, TextStyle::bold);
+  const Vec2 centre{area.x + area.w / 2, area.y + head + 8.5f * u + size / 2};
+  // A node holds its name ("R15") at the text floor.
+  const float node_r = std::max(std::clamp(size / (2.6f * std::max(n, 3)), 7 * u, 14 * u),
+                                b.measure("R" + std::to_string(n - 1), TextStyle::regular, label) / 2 + 2 * u);
   const float radius = size / 2 - node_r;
   uint64_t most = 1;
   for (const RoundArrow& a : rm.arrows) most = std::max(most, a.bytes);
@@ -73,16 +79,20 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
     const float w = 1.2f * u + 3.5f * u * float(a.bytes) / float(most);
     const Rgba c = withAlpha(arrowColor(b.th, rm, a), roundArrowLit(rm, b.view, a) ? 0.9f : 0.12f);
     linkArrow(b, linkNodePosition(centre, radius, a.from, n), linkNodePosition(centre, radius, a.to, n),
-              node_r, c, w);
+              node_r, c, w, rm.channels > 1 ? a.channel : 0);
   }
-  if (rm.local)
-    b.text({centre.x, centre.y}, tr("local step: no message"), b.th.muted_text, 12 * u, TextStyle::regular, 0.5f, 0.5f);
+  float bottom = centre.y + size / 2 + 14 * u;
+  if (rm.local) {  // under the circle: its centre is no room for text at the floor
+    const float fl = b.px(12, local);
+    b.text({area.x, bottom - 6 * u}, local, b.th.muted_text, fl);
+    bottom += fl * 1.3f;
+  }
   for (int r = 0; r < n; ++r) {
     const Vec2 p = linkNodePosition(centre, radius, r, n);
     b.tile({p.x - node_r, p.y - node_r, 2 * node_r, 2 * node_r}, b.th.row_box, b.th.row_border, node_r, 1.2f * u);
-    b.text(p, "R" + std::to_string(r), b.th.text, std::min(12 * u, node_r * 0.95f), TextStyle::regular, 0.5f, 0.5f);
+    b.text(p, "R" + std::to_string(r), b.th.text, label, TextStyle::regular, 0.5f, 0.5f);
   }
-  return centre.y + size / 2 + 14 * u;
+  return bottom;
 }
 
 // Per rank: sent so far (filled) against the formula's bytes for the
@@ -90,22 +100,38 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
 float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   const float u = b.u;
   const int n = rm.spec.ranks;
-  b.text({area.x, y}, tr("bytes sent / received so far"), b.th.muted_text, 13.5f * u, TextStyle::bold);
-  y += 19 * u;
+  const std::string title = tr("bytes sent / received so far"), formula = trf("formula: {0}", {render(rm.formula.text)});
+  const std::string legend = trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
+                                 "what the formula says the busiest rank sends in the whole run.",
+                                 {nbsp(byteText(rm.formula.bytes))});
+  const float head = b.px(13.5f, title), fs = b.px(12), ff = b.px(12, formula), note = b.px(11.5f, legend);
+  b.text({area.x, y}, title, b.th.muted_text, head, TextStyle::bold);
+  y += head * 1.4f;
   // The textbook line at the panel's text size, wrapped to its width.
-  for (const std::string& line : wrapWords(b, trf("formula: {0}", {render(rm.formula.text)}), 12 * u, area.w)) {
-    b.text({area.x, y}, line, b.th.muted_text, 12 * u);
-    y += 16 * u;
+  for (const std::string& line : wrapWords(b, formula, ff, area.w)) {
+    b.text({area.x, y}, line, b.th.muted_text, ff);
+    y += ff * 1.33f;
   }
   y += 3 * u;
   double scale = std::max(1.0, rm.formula.bytes);
   for (uint64_t t : rm.sent_total) scale = std::max(scale, double(t));
   for (uint64_t t : rm.received) scale = std::max(scale, double(t));
-  const float line = std::clamp((area.y + area.h - y - 90 * u) / std::max(1, n), 9 * u, 17 * u);
-  const float label_w = 30 * u, text_w = 112 * u, bar_w = std::max(30 * u, area.w - label_w - text_w);
+  const float line = std::max(fs * 1.15f, std::clamp((area.y + area.h - y - 90 * u) / std::max(1, n), 9 * u, 17 * u));
+  auto amounts = [&](int r) {
+    return byteText(double(rm.sent[std::size_t(r)])) + " / " + byteText(double(rm.received[std::size_t(r)]));
+  };
+  // The names and the figures take what they measure; the bars the rest.
+  // (The widest the whole run reaches, so the bars keep their length from round to round.)
+  uint64_t most_sent = 0;
+  for (uint64_t t : rm.sent_total) most_sent = std::max(most_sent, t);
+  const std::string widest = byteText(double(most_sent)) + " / " + byteText(double(most_sent));
+  float text_w = b.measure(widest, TextStyle::regular, fs);
+  for (int r = 0; r < n; ++r) text_w = std::max(text_w, b.measure(amounts(r), TextStyle::regular, fs));
+  const float label_w = b.measure("R" + std::to_string(n - 1), TextStyle::regular, fs) + 8 * u;
+  text_w += 8 * u;
+  const float bar_w = std::max(30 * u, area.w - label_w - text_w);
   for (int r = 0; r < n; ++r) {
     const float ym = y + line / 2;
-    const float fs = std::min(12 * u, line * 0.85f);
     b.text({area.x, ym}, "R" + std::to_string(r), b.th.muted_text, fs, TextStyle::regular, 0, 0.5f);
     const float x = area.x + label_w, bh = std::max(3 * u, line * 0.45f);
     b.tile({x, ym - bh / 2, bar_w, bh}, b.th.row_box, b.th.row_border, 2 * u, 0.8f * u);
@@ -113,20 +139,14 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
     if (sent > 0.5f) b.tile({x, ym - bh / 2, sent, bh}, letterColor(r), letterColor(r), 2 * u, 0);
     const float recv = bar_w * float(rm.received[std::size_t(r)] / scale);
     if (recv > 0.5f) b.tile({x, ym + bh / 2 + 0.5f * u, recv, 1.6f * u}, b.th.muted_text, b.th.muted_text, 0.5f * u, 0);
-    b.text({x + bar_w + 6 * u, ym},
-           byteText(double(rm.sent[std::size_t(r)])) + " / " + byteText(double(rm.received[std::size_t(r)])),
-           b.th.text, fs, TextStyle::regular, 0, 0.5f);
+    b.text({x + bar_w + 6 * u, ym}, amounts(r), b.th.text, fs, TextStyle::regular, 0, 0.5f);
     y += line;
   }
   if (rm.formula.bytes > 0) {
     y += 4 * u;
-    for (const std::string& line :
-         wrapWords(b, trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
-                          "what the formula says the busiest rank sends in the whole run.",
-                          {nbsp(byteText(rm.formula.bytes))}),
-                   11.5f * u, area.w)) {
-      b.text({area.x, y}, line, b.th.muted_text, 11.5f * u);
-      y += 15 * u;
+    for (const std::string& line : wrapWords(b, legend, note, area.w)) {
+      b.text({area.x, y}, line, b.th.muted_text, note);
+      y += note * 1.3f;
     }
   }
   return y + 8 * u;
@@ -145,24 +165,26 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
   } else if (!rm.ran()) {
     head += " · " + std::string(tr("not yet run"));
   }
-  for (const std::string& line : wrapWords(b, head, 12.5f * u, area.w)) {
-    b.text({area.x, y}, line, b.th.muted_text, 12.5f * u, TextStyle::bold);
-    y += 17 * u;
+  const float hs = b.px(12.5f, head);
+  for (const std::string& line : wrapWords(b, head, hs, area.w)) {
+    b.text({area.x, y}, line, b.th.muted_text, hs, TextStyle::bold);
+    y += hs * 1.36f;
   }
   y += 4 * u;
   if (rm.round_us.empty()) return y;
   // A scale on the left (0 and the slowest round), a value over each bar
   // where they fit, else over this round's; the step's number under it.
-  const float scale_w = 52 * u, h = 44 * u, gap = 2 * u, vs = 10.5f * u;
+  const float h = 44 * u, gap = 2 * u, vs = b.px(10.5f);
   const int k = int(rm.round_us.size());
-  const float x0 = area.x + scale_w, bw = area.w - scale_w;
-  const float w = std::max(2 * u, (bw - gap * float(k - 1)) / float(k));
   const double most = std::max(1e-9, *std::max_element(rm.round_us.begin(), rm.round_us.end()));
   auto us = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, v >= 1000 ? "%.2f ms" : "%.0f µs", v >= 1000 ? v / 1000 : v);
     return std::string(buf);
   };
+  const float scale_w = std::max(52 * u, b.measure(us(most), TextStyle::regular, vs) + 10 * u);
+  const float x0 = area.x + scale_w, bw = area.w - scale_w;
+  const float w = std::max(2 * u, (bw - gap * float(k - 1)) / float(k));
   const float top = y + vs + 4 * u;
   b.tile({x0 - 3 * u, top, 1 * u, h}, b.th.muted_text, b.th.muted_text, 0, 0);
   b.text({x0 - 6 * u, top}, us(most), b.th.muted_text, vs, TextStyle::regular, 1.0f, 0.5f);
@@ -186,7 +208,18 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
 
 }  // namespace
 
+namespace {
+// The smallest text drawn since `from` (Scene::side_px_min, what the fit reads).
+void noteSideTexts(Builder& b, const Mark& from) {
+  for (std::size_t i = from.texts; i < b.s.texts.size(); ++i) {
+    const float px = b.s.texts[i].size;
+    b.s.side_px_min = b.s.side_px_min > 0 ? std::min(b.s.side_px_min, px) : px;
+  }
+}
+}  // namespace
+
 float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
+  const Mark start = mark(b);
   Mark at = mark(b);
   float y = linkView(b, rm, area, std::min(area.w, 210 * b.u));
   regionSince(b, "links", at);
@@ -196,6 +229,7 @@ float layoutSidePanel(Builder& b, const RoundModel& rm, Rect area) {
   at = mark(b);
   y = roundTimes(b, rm, area, y);
   regionSince(b, "times", at);
+  noteSideTexts(b, start);
   return y;
 }
 
@@ -203,6 +237,7 @@ float layoutPanelBelow(Builder& b, const RoundModel& rm, Rect area) {
   const float u = b.u, gap = 24 * u;
   const float links_w = std::min(250 * u, area.h), rest = area.w - links_w - 2 * gap;
   const float bytes_w = rest * 0.55f, times_w = rest - bytes_w;
+  const Mark start = mark(b);
   Mark at = mark(b);
   float bottom = linkView(b, rm, {area.x, area.y, links_w, area.h}, std::min(links_w, 210 * u));
   regionSince(b, "links", at);
@@ -214,6 +249,7 @@ float layoutPanelBelow(Builder& b, const RoundModel& rm, Rect area) {
   const Rect times{bytes.x + bytes_w + gap, area.y, times_w, area.h};
   bottom = std::max(bottom, roundTimes(b, rm, times, times.y));
   regionSince(b, "times", at);
+  noteSideTexts(b, start);
   return bottom;
 }
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "app/lang/lang.h"
 #include "app/view/fit.h"
@@ -75,9 +77,15 @@ struct RoundGeometry {
   float panel_x = 0, panel_w = 0;  // the side panel
   bool below = false;              // the panel's parts side by side under the grid
   float panel_h = 0;               // below: its height
+  int parts = 1;                   // slots per block: a block's chunks side by side in one tile
   Rect tile(int column, int rank, int slot) const {
-    return {g.cols[std::size_t(column)].x + g.pad + slot * (g.tile_w + g.tile_gap), g.rowY(rank) + g.pad,
-            g.tile_w, g.tile_h};
+    const int block = slot / parts, part = slot % parts;
+    return {g.cols[std::size_t(column)].x + g.pad + block * (parts * g.tile_w + g.tile_gap) + part * g.tile_w,
+            g.rowY(rank) + g.pad, g.tile_w, g.tile_h};
+  }
+  Rect block(int column, int rank, int block) const {
+    const Rect t = tile(column, rank, block * parts);
+    return {t.x, t.y, parts * g.tile_w, g.tile_h};
   }
 };
 
@@ -86,6 +94,8 @@ RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, boo
   const int ranks = rm.spec.ranks, slots = std::max(1, rm.slots);
   RoundGeometry rg;
   Geometry& g = rg.g;
+  rg.parts = std::max(1, rm.parts);
+  const int blocks = std::max(1, slots / rg.parts);
   rg.below = below;
   rg.panel_w = below ? 0 : std::clamp(b.p.size.x * 0.3f, 250 * u, 400 * u);
   rg.panel_x = below ? b.p.size.x - margin + 24 * u : b.p.size.x - margin - rg.panel_w;
@@ -99,10 +109,13 @@ RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, boo
   g.row_h = std::clamp((avail_h - (ranks - 1) * g.row_gap) / std::max(ranks, 1), 26 * u, 66 * u);
   g.tile_h = g.row_h - 2 * g.pad;
   const float grid_w = rg.panel_x - 24 * u - margin - label_w;
-  const float gap_min = 70 * u, fixed = 2 * (2 * g.pad + (slots - 1) * g.tile_gap);
-  g.tile_w = std::min(g.tile_h * 1.25f, (grid_w - gap_min - fixed) / (2 * slots));
+  const float gap_min = 70 * u, fixed = 2 * (2 * g.pad + (blocks - 1) * g.tile_gap);
+  // A block of chunks: each chunk a part of the block's tile, the block at
+  // most 1.6 tiles wide.
+  const float widest = rg.parts > 1 ? g.tile_h * 1.6f * 1.25f / float(rg.parts) : g.tile_h * 1.25f;
+  g.tile_w = std::min(widest, (grid_w - gap_min - fixed) / (2 * slots));
   g.tile_w = std::max(g.tile_w, 12 * u);
-  const float box_w = 2 * g.pad + slots * g.tile_w + (slots - 1) * g.tile_gap;
+  const float box_w = 2 * g.pad + slots * g.tile_w + (blocks - 1) * g.tile_gap;
   g.gap_w = std::clamp(grid_w - 2 * box_w, gap_min, 220 * u);
   const float x = margin + label_w + std::max(0.0f, (grid_w - 2 * box_w - g.gap_w) / 2);
   g.cols = {{x, box_w}, {x + box_w + g.gap_w, box_w}};
@@ -135,6 +148,42 @@ void slotTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, float 
   noteGridTile(b, g, blockTile(b, g, t, l, alpha));
 }
 
+bool sameLabel(const BlockLabel& a, const BlockLabel& z) {
+  return a.kind == z.kind && a.letter == z.letter && a.shard == z.shard && a.contributors == z.contributors &&
+         a.bad == z.bad && a.decoded == z.decoded && a.partial == z.partial && a.empty == z.empty;
+}
+
+// A block of an MSCCL file split in chunks: one tile with its label once
+// when every chunk holds the same, else each chunk its own part of the
+// tile; a thin line between the parts and each chunk's index in its corner.
+void blockOfParts(Builder& b, const RoundGeometry& rg, int c, int r, int block, const std::vector<BlockLabel>& shown,
+                  const std::vector<float>& alpha) {
+  const float u = b.u;
+  const int first = block * rg.parts;
+  bool same = true;
+  for (int k = first + 1; k < first + rg.parts; ++k)
+    same = same && sameLabel(shown[std::size_t(k)], shown[std::size_t(first)]) &&
+           alpha[std::size_t(k)] == alpha[std::size_t(first)];
+  if (same) {
+    Geometry whole = rg.g;
+    whole.tile_w = rg.parts * rg.g.tile_w;
+    slotTile(b, whole, rg.block(c, r, block), shown[std::size_t(first)], alpha[std::size_t(first)]);
+  } else {
+    for (int k = first; k < first + rg.parts; ++k)
+      slotTile(b, rg.g, rg.tile(c, r, k), shown[std::size_t(k)], alpha[std::size_t(k)]);
+  }
+  const float index_px = std::clamp(rg.g.tile_h * 0.22f, 7 * u, 11 * u);
+  for (int k = first; k < first + rg.parts; ++k) {
+    const Rect t = rg.tile(c, r, k);
+    const float a = alpha[std::size_t(k)];
+    if (k > first)
+      b.tile({t.x - 0.5f * u, t.y + 5 * u, 1 * u, t.h - 10 * u}, withAlpha(b.th.row_border, a),
+             withAlpha(b.th.row_border, a), 0, 0);
+    b.text({t.x + 3.5f * u, t.y + 2 * u}, std::to_string(k - first), withAlpha(b.th.muted_text, a), index_px,
+           TextStyle::regular, 0, 0);
+  }
+}
+
 void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const RoundGeometry& rg) {
   const Geometry& g = rg.g;
   const float u = b.u;
@@ -152,25 +201,33 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
     if (!col.subtitle.empty())
       b.text({hx, g.y_head + 21 * u}, col.subtitle, b.th.muted_text, 13.5f * u, TextStyle::regular, 0.5f, 0);
     const auto& state = c == 0 ? rm.before : rm.now;
-    // Slot numbers over the first row (a local step's badges name them);
-    // before a run the subtitle "not yet run" holds that place.
-    for (int k = 0; col.subtitle.empty() && k < rm.slots; ++k) {
-      const Rect t = rg.tile(c, 0, k);
+    // Slot numbers over the first row (a local step's badges name them),
+    // block numbers over a file's blocks of chunks; before a run the
+    // subtitle "not yet run" holds that place.
+    for (int k = 0; col.subtitle.empty() && k < rm.slots / rg.parts; ++k) {
+      const Rect t = rg.parts > 1 ? rg.block(c, 0, k) : rg.tile(c, 0, k);
       b.text({t.x + t.w / 2, g.rowY(0) - 2 * u}, std::to_string(k), withAlpha(b.th.muted_text, ca),
-             std::min(11 * u, g.tile_w * 0.6f), TextStyle::regular, 0.5f, 1.0f);
+             std::min(11 * u, t.w * 0.6f), TextStyle::regular, 0.5f, 1.0f);
     }
     for (int r = 0; r < rm.spec.ranks; ++r) {
       const Rect box{g.cols[std::size_t(c)].x, g.rowY(r), g.cols[std::size_t(c)].box_w, g.row_h};
       b.tile(box, withAlpha(b.th.row_box, ca), withAlpha(b.th.row_border, ca), 8 * u, 1 * u);
-      for (int k = 0; k < int(state[std::size_t(r)].size()); ++k) {
-        const float a = ca * (roundSlotLit(rm, state, b.view, r, k) ? 1.0f : b.th.faded);
+      const int slots = int(state[std::size_t(r)].size());
+      std::vector<BlockLabel> shown(static_cast<std::size_t>(slots));
+      std::vector<float> alpha(static_cast<std::size_t>(slots));
+      for (int k = 0; k < slots; ++k) {
+        alpha[std::size_t(k)] = ca * (roundSlotLit(rm, state, b.view, r, k) ? 1.0f : b.th.faded);
         // While its blocks travel, a written slot keeps its old value; it
         // changes when they arrive (the round's rest).
         const bool arriving = c == 1 && tween > 0 && tween < 1 &&
                               rm.marks[std::size_t(r)][std::size_t(k)] != SlotMark::none;
-        const auto& shown = arriving ? rm.before : state;
-        slotTile(b, g, rg.tile(c, r, k), shown[std::size_t(r)][std::size_t(k)], a);
+        shown[std::size_t(k)] = (arriving ? rm.before : state)[std::size_t(r)][std::size_t(k)];
         b.s.hits.push_back({rg.tile(c, r, k), c, r, k});
+      }
+      if (rg.parts > 1 && slots % rg.parts == 0) {
+        for (int blk = 0; blk < slots / rg.parts; ++blk) blockOfParts(b, rg, c, r, blk, shown, alpha);
+      } else {
+        for (int k = 0; k < slots; ++k) slotTile(b, g, rg.tile(c, r, k), shown[std::size_t(k)], alpha[std::size_t(k)]);
       }
     }
   }
@@ -211,6 +268,23 @@ void arrows(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
   for (const RoundArrow& a : rm.arrows) ++out_count[std::size_t(a.from)], ++in_count[std::size_t(a.to)];
   const float spread = std::min(5.0f * u, g.row_h * 0.7f / std::max(1, n));
   const float x0 = g.cols[0].x + g.cols[0].box_w + 3 * u, x1 = g.cols[1].x - 3 * u;
+  struct LocalBadge {
+    std::string from;  // the slots it came from, "5,6,7"
+    bool reduce = false;
+    Rgba colour;
+  };
+  std::map<std::pair<int, int>, LocalBadge> badges;  // (rank, written slot)
+  // Outlines are drawn last: a file's block whose chunks are all outlined
+  // alike gets one outline round the whole tile (one badge), not one per part.
+  struct Pending {
+    int column = 0, rank = 0, slot = 0;
+    Rgba colour;
+    std::string badge;
+  };
+  std::vector<Pending> pending;
+  auto mark = [&](int column, int rank, int slot, Rgba colour, std::string badge) {
+    pending.push_back({column, rank, slot, colour, std::move(badge)});
+  };
   for (const RoundArrow& a : rm.arrows) {
     const bool lit = roundArrowLit(rm, b.view, a);
     if (a.local) {  // within the rank's row: each moved slot, its source slot on the badge
@@ -220,20 +294,57 @@ void arrows(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
       for (std::size_t i = 0; i < a.src.size() && i < a.dst.size(); ++i) {
         const BlockLabel& l = rm.before[std::size_t(a.from)][std::size_t(a.src[i])];
         const Rgba sc = l.kind == BlockLabel::Kind::source && l.letter >= 0 ? letterColor(l.letter) : c;
-        outline(b, rg.tile(0, a.from, a.src[i]), sc, nullptr);
-        const std::string from = "←" + std::to_string(a.src[i]);
-        outline(b, rg.tile(1, a.to, a.dst[i]), sc, from.c_str());
+        mark(0, a.from, a.src[i], sc, "");
+        // One badge per written slot, naming every slot it took (a file's
+        // reduction of several scratch chunks into one: "+←5,6,7").
+        LocalBadge& badge = badges[{a.to, a.dst[i]}];
+        badge.from += (badge.from.empty() ? "" : ",") + std::to_string(a.src[i]);
+        badge.reduce = badge.reduce || a.reduce;
+        badge.colour = badge.from.find(',') == std::string::npos ? sc : c;
       }
       continue;
     }
     const Rgba c = withAlpha(arrowColor(b.th, rm, a), lit ? 0.9f : 0.1f);
-    const float oy = (out_i[std::size_t(a.from)]++ - (out_count[std::size_t(a.from)] - 1) / 2.0f) * spread;
-    const float iy = (in_i[std::size_t(a.to)]++ - (in_count[std::size_t(a.to)] - 1) / 2.0f) * spread;
+    // An MSCCL file's channels apart: each channel's arrows at a height of their own.
+    const float ch = rm.channels > 1 && a.channel >= 0
+                         ? (float(a.channel) - float(rm.channels - 1) / 2.0f) * std::min(g.row_h * 0.5f / float(rm.channels), 12 * u)
+                         : 0.0f;
+    const float oy = ch + (out_i[std::size_t(a.from)]++ - (out_count[std::size_t(a.from)] - 1) / 2.0f) * spread;
+    const float iy = ch + (in_i[std::size_t(a.to)]++ - (in_count[std::size_t(a.to)] - 1) / 2.0f) * spread;
     const float w = 1.6f * u + 2.4f * u * float(a.bytes) / float(most);
     b.flow({x0, g.rowMid(a.from) + oy}, {x1, g.rowMid(a.to) + iy}, c, w, true);
     if (!lit) continue;
-    for (int s : a.src) outline(b, rg.tile(0, a.from, s), c, nullptr);
-    for (int d : a.dst) outline(b, rg.tile(1, a.to, d), c, a.reduce ? "+" : "→");
+    for (int s : a.src) mark(0, a.from, s, c, "");
+    for (int d : a.dst) mark(1, a.to, d, c, a.reduce ? "+" : "→");
+  }
+  for (const auto& [at, badge] : badges) {
+    const std::string text = (badge.reduce ? "+←" : "←") + badge.from;
+    mark(1, at.first, at.second, badge.colour, text);
+  }
+  std::vector<bool> done(pending.size(), false);
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (done[i]) continue;
+    const Pending& p = pending[i];
+    const char* badge = p.badge.empty() ? nullptr : p.badge.c_str();
+    if (rg.parts > 1) {
+      std::vector<std::size_t> alike;
+      uint64_t slots = 0;  // the block's parts outlined alike (bit per part)
+      for (std::size_t j = i; j < pending.size(); ++j) {
+        const Pending& q = pending[j];
+        if (done[j] || q.column != p.column || q.rank != p.rank || q.slot / rg.parts != p.slot / rg.parts ||
+            !(q.colour == p.colour) || q.badge != p.badge)
+          continue;
+        alike.push_back(j);
+        slots |= uint64_t(1) << (q.slot % rg.parts % 64);
+      }
+      if (rg.parts <= 64 && slots == (rg.parts == 64 ? ~uint64_t(0) : (uint64_t(1) << rg.parts) - 1)) {
+        for (std::size_t j : alike) done[j] = true;
+        outline(b, rg.block(p.column, p.rank, p.slot / rg.parts), p.colour, badge);
+        continue;
+      }
+    }
+    done[i] = true;
+    outline(b, rg.tile(p.column, p.rank, p.slot), p.colour, badge);
   }
 }
 
@@ -338,7 +449,14 @@ Scene layoutRounds(const RoundModel& rm, const DiagramModel& dm, const ViewSetti
   Scene side = layoutRoundsAs(rm, dm, view, th, p, false);
   if (!rm.error.empty()) return side;
   Scene below = layoutRoundsAs(rm, dm, view, th, p, true);
-  return fitScore(below, p.size, p.measure) > fitScore(side, p.size, p.measure) ? below : side;
+  Scene best = fitScore(below, p.size, p.measure) > fitScore(side, p.size, p.measure) ? std::move(below) : std::move(side);
+  if (sceneFits(best, p.size, p.measure) || !p.text_floor) return best;
+  // Neither fits with the side parts' texts at their floor (16 ranks in a
+  // small window): the last resort, their texts shrink with the figure.
+  LayoutParams shrink = p;
+  shrink.text_floor = false;
+  Scene small = layoutRounds(rm, dm, view, th, shrink);
+  return fitScore(small, p.size, p.measure) > fitScore(best, p.size, p.measure) ? small : best;
 }
 
 }  // namespace collviz::ui

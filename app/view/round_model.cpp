@@ -116,6 +116,9 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
   m.rounds = int(s.rounds.size());
   m.round = std::clamp(round, 0, m.rounds);
   m.slots = s.slots;
+  m.parts = s.parts > 1 && s.slots % s.parts == 0 ? s.parts : 1;
+  for (const algo::Round& r : s.rounds)
+    for (const algo::Move& mv : r.moves) m.channels = std::max(m.channels, mv.channel + 1);
   m.formula = algo::figuresFor(algo_name, spec);
   if (snap && snap->error.empty() && snap->algo == algo_name && snap->spec == spec &&
       int(snap->steps.size()) == m.rounds)
@@ -146,13 +149,13 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
     m.local = r.local();
     for (const algo::Move& mv : r.moves) {
       const std::vector<int>& dst = mv.dst.empty() ? mv.src : mv.dst;
-      m.arrows.push_back({mv.from, mv.to, mv.src, dst, mv.reduce, false, mv.src.size() * s.slotBytes()});
+      m.arrows.push_back({mv.from, mv.to, mv.src, dst, mv.reduce, false, mv.src.size() * s.slotBytes(), mv.channel});
       for (int d : dst)
         m.marks[std::size_t(mv.to)][std::size_t(d)] = mv.reduce ? SlotMark::reduced : SlotMark::received;
     }
     for (const auto* list : {&r.before, &r.after})
       for (const algo::LocalCopy& c : *list) {
-        m.arrows.push_back({c.rank, c.rank, c.src, c.dst, false, true, 0});
+        m.arrows.push_back({c.rank, c.rank, c.src, c.dst, c.reduce, true, 0});
         for (int d : c.dst) m.marks[std::size_t(c.rank)][std::size_t(d)] = SlotMark::moved;
       }
     // "reduce-scatter 2/3"; one phase through every message round: its name

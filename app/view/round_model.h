@@ -26,6 +26,7 @@ struct RoundArrow {
   bool reduce = false;
   bool local = false;  // a copy inside one rank, no message (bytes = 0)
   uint64_t bytes = 0;
+  int channel = -1;  // an MSCCL file's channel; -1: none
 };
 
 // What a slot became in the shown round.
@@ -39,6 +40,10 @@ struct RoundModel {
   int rounds = 0;                            // rounds of the schedule
   int round = 0;                             // shown: 0 the start, k after round k
   int slots = 0;
+  // Slots per block: an MSCCL file whose chunks split each block in `parts`
+  // (slot k is chunk k % parts of block k / parts); 1 for the built-ins.
+  int parts = 1;
+  int channels = 1;  // an MSCCL file's channels (arrows apart per channel)
   std::vector<std::vector<BlockLabel>> now;     // [rank][slot] after `round`
   std::vector<std::vector<BlockLabel>> before;  // [rank][slot] before it
   std::vector<RoundArrow> arrows;               // round `round`'s messages (none at 0)

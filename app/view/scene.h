@@ -92,6 +92,7 @@ struct Scene {
   // What the fit scores (app/view/fit.h): the smallest block label drawn
   // (pixels; 0 when none), the grid's tile size, the scale laid out at.
   float label_px_min = 0;
+  float side_px_min = 0;  // the smallest text of the side parts (link view, bytes, times); 0: none
   float tile_w = 0, tile_h = 0;
   float scale = 0;
   // Drawn after everything else, texts included (blocks in flight over

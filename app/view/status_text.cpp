@@ -216,6 +216,7 @@ std::vector<Line> unwrappedLines(const StatusLineParams& p, const Theme& th) {
       const BackendLine b = backendLine(s->backend, !p.figure);  // as `collviz run` prints it
       std::string rest;
       for (const std::string& part : b.parts) rest += " · " + part;
+      if (!s->nccl_choice.empty() && !p.rounds) rest += " · " + render(s->nccl_choice);  // what NCCL chose for the op
       if (p.with_time) rest += " · " + trf("op {0}", {formatMicros(s->time_us)});
       Line l = {{b.head, th.text, TextStyle::bold}, {rest, th.muted_text}};
       if (!verdict.empty()) l.push_back({" · ", th.muted_text, TextStyle::regular, true});

@@ -29,6 +29,7 @@ struct Move {
   // What an MSCCL file says of the message beyond its data (channel,
   // threadblocks, protocol, step types): shown, never acted on.
   std::string attrs;
+  int channel = -1;  // an MSCCL file's channel (its sender's threadblock); -1: none
 };
 
 // A local copy inside one rank (Bruck's rotations; an MSCCL file's cpy and
@@ -72,9 +73,9 @@ struct Schedule {
   std::vector<std::vector<int>> output; // [rank]: output pieces' slots, in order
   bool average = false;                 // redop avg: output slots divided by N at the end
 
-  // An MSCCL file's text and path (empty for the built-in algorithms): the
-  // workers lower the same file with the same code.
-  std::string file, file_text;
+  // An MSCCL file's path (empty for the built-in algorithms): the engine
+  // lowered it and sends each rank its part (schedule_wire.h).
+  std::string file;
 
   int64_t slotElems() const { return spec.elems / parts; }
   std::size_t slotBytes() const { return std::size_t(slotElems()) * dtypeSize(spec.dtype); }

@@ -43,6 +43,11 @@ int64_t elemsForSize(Op op, int ranks, DType t, std::size_t size) {
   return std::max<int64_t>(1, int64_t(size / unit));
 }
 
+int64_t elemsForPoint(const BenchConfig& c, Op op, std::size_t size) {
+  const int64_t m = std::max(1, c.elems_multiple), e = elemsForSize(op, c.ranks, c.dtype, size);
+  return (e + m - 1) / m * m;
+}
+
 Result<std::size_t> parseSize(std::string_view text) {
   auto bad = [&] {
     return Error{say("size \"{0}\" is not a size; allowed: a whole number of bytes, optionally "
@@ -117,7 +122,7 @@ std::vector<BenchPoint> planSweep(const BenchConfig& c) {
       s.dtype = c.dtype;
       s.redop = c.redop;
       s.root = c.root;
-      s.elems = elemsForSize(op, c.ranks, c.dtype, size);
+      s.elems = elemsForPoint(c, op, size);
       const std::size_t actual = sizeBytes(s);
       if (actual != last) out.push_back({s, actual});
       last = actual;

@@ -75,10 +75,13 @@ struct BenchConfig {
   int warmup = 5;                             // -w: untimed iterations first
   int check = 1;                              // -c: iterations checked (see bench_sweep.h)
   std::string algo = "native";                // engine/algo/: a schedule run back to back
+  int elems_multiple = 1;  // an algorithm file's chunks per block: elems rounded up to a multiple
 };
 
 // Names the bad field and the allowed range (ops, sizes, factor, counts).
 Status validate(const BenchConfig& c);
+// The elems a sweep runs for `size`: elemsForSize, up to c.elems_multiple.
+int64_t elemsForPoint(const BenchConfig& c, Op op, std::size_t size);
 
 // One measurement to make.
 struct BenchPoint {

@@ -20,6 +20,14 @@ void forgetTempFile(const std::string& path);
 // where it is then empty.
 void registerTempDir(const std::string& path);
 void forgetTempDir(const std::string& path);
+// A folder removed with everything in it (an MPI job's files, made by the
+// job's processes, which cleanupNow() has killed first).
+void registerTempTree(const std::string& path);
+void forgetTempTree(const std::string& path);
+
+// Removes `path` and everything under it without following a link; true
+// when it is gone.
+bool removeTree(const std::string& path);
 
 // Kill (SIGKILL) and reap every registered child, unlink every registered
 // temporary file. Safe to call from any thread, concurrently with the owners.

@@ -136,16 +136,6 @@ Result<MpiPeer> MpiListener::accept() {
   return peer;
 }
 
-void removeMpiSessionDir(pid_t pid) {
-  const char* tmp = std::getenv("TMPDIR");
-  char host[256] = "";
-  if (pid <= 0 || ::gethostname(host, sizeof host - 1) != 0 || !*host) return;
-  const std::string top = std::string(tmp && *tmp ? tmp : "/tmp") + "/ompi." + host + "." + std::to_string(::getuid());
-  std::error_code ec;
-  std::filesystem::remove_all(top + "/pid." + std::to_string(pid), ec);
-  std::filesystem::remove(top, ec);  // only when empty
-}
-
 std::pair<pid_t, char> parentAndState(pid_t pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -79,10 +79,6 @@ class MpiListener {
   std::string name_;  // without the leading NUL
 };
 
-// Remove what an mpirun of pid `pid` killed outright leaves behind: its
-// session directory, $TMPDIR/ompi.HOSTNAME.UID/pid.PID (Open MPI 4).
-void removeMpiSessionDir(pid_t pid);
-
 // Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
 std::pair<pid_t, char> parentAndState(pid_t pid);
 

@@ -18,6 +18,11 @@
 //   engine -> worker  {"type":"rounds","algo","op","ranks","elems","dtype","redop","root",
 //                      "in_offset","work_offset","from","to","warmup","iters"}
 //                     (rounds [from, to) of the algorithm's schedule, engine/algo/)
+//   engine -> worker  {"type":"schedule","text":t,"last":bool}   (an MSCCL file's run, before
+//                     its round 1: the rank's part of the lowered schedule,
+//                     engine/algo/schedule_wire.h, as JSON text cut in frames of
+//                     at most 8 MiB; "rounds" then carries "from_file": true)
+//   worker -> engine  after the last frame: {"type":"done"} | {"type":"error",...}
 //   worker -> engine  {"type":"done","op_us","copy_us","sent","received"} | {"type":"error",...}
 //   engine -> worker  {"type":"exit"}
 //

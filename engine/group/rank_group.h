@@ -15,6 +15,7 @@
 
 #include "engine/group/channel.h"
 #include "engine/group/hosts.h"
+#include "engine/group/mpi_job_dir.h"
 #include "engine/group/mpi_launch.h"
 #include "engine/group/netns.h"
 #include "engine/group/placement.h"
@@ -146,6 +147,8 @@ class RankGroup {
   Status pullSpans(const std::vector<Span>& spans);
   Status moveSpans(const std::vector<Span>& spans, bool push);
   std::chrono::milliseconds transferTimeout(std::size_t bytes) const;
+  // An MSCCL file's schedule: each rank's part, sent before its round 1.
+  Status sendParts(const algo::Schedule& s, const Text& what, std::chrono::milliseconds per_call);
   void stopMpi();
   Text describeMpiExit(int rank);
   Status rendezvous(std::vector<bool> hello);
@@ -182,6 +185,7 @@ class RankGroup {
   pid_t mpirun_ = -1;  // the MPI group's launcher, our child
   int mpirun_status_ = 0;  // its wait status once reaped
   MpiLog mpi_log_;     // what mpirun printed
+  MpiJobFiles mpi_files_;  // Open MPI's files, removed when the job has ended
   Text exposed_why_;  // why there is no private network
   int refused_ = 0;
 };

@@ -43,8 +43,22 @@ Text exitText(int status) {
 }  // namespace
 
 Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::string>& given,
-                             const std::vector<std::string>& added) {
+                             const std::vector<std::string>& given_env) {
   std::vector<std::string> args = given;
+  // Open MPI's files in folders of the job's own (mpi_job_dir.h), after the
+  // folders of jobs whose collviz died are swept.
+  auto files = makeMpiJobFiles();
+  if (!files) return Error{say("starting mpi: {0}", files.error().text)};
+  mpi_files_ = std::move(*files);
+  std::vector<std::string> added = given_env;
+  if (cfg_.hosts.empty()) {
+    for (const std::string& e : mpi_files_.env()) added.push_back(e);
+  } else {
+    // Across hosts only mpirun's own session folder moves (TMPDIR is not
+    // passed on): the MCA settings would send the remote daemons to folders
+    // that exist only here.
+    added.push_back("TMPDIR=" + mpi_files_.session.path());
+  }
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     bool overridden = false;
@@ -182,7 +196,6 @@ void RankGroup::stopMpi() {
     if (got == 0) {
       ::kill(mpirun_, SIGKILL);
       while (::waitpid(mpirun_, &status, 0) < 0 && errno == EINTR) {}
-      removeMpiSessionDir(mpirun_);  // killed: it could not remove its own
     }
     forgetChild(mpirun_);
     mpirun_ = -1;
@@ -200,6 +213,7 @@ void RankGroup::stopMpi() {
     w.ch.close();
     w.shm.reset();
   }
+  mpi_files_ = MpiJobFiles{};  // the job has ended: its files go
 }
 
 // A rank's channel closed: Open MPI ends the whole job when a rank dies, so

@@ -7,12 +7,40 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/algo/schedule.h"
+#include "engine/algo/schedule_wire.h"
 #include "engine/group/deadline.h"
 #include "engine/group/rank_group.h"
 
 namespace collviz {
 
 using json = nlohmann::json;
+
+namespace {
+// A part's text goes in frames of at most this much (JSON-escaped, at most
+// twice as long: far under the channel's 64 MiB).
+constexpr std::size_t kPartFrame = std::size_t(8) << 20;
+}  // namespace
+
+// Every rank gets its part of the schedule (engine/algo/schedule_wire.h) and
+// says it is ready before round 1 is timed: the file was read, checked and
+// lowered once, here, and nothing of that counts in a round's time or
+// deadline.
+Status RankGroup::sendParts(const algo::Schedule& s, const Text& what, std::chrono::milliseconds per_call) {
+  const int n = cfg_.ranks;
+  for (int r = 0; r < n; ++r) {
+    const std::string text = algo::rankPart(s, r).dump();
+    for (std::size_t at = 0; at == 0 || at < text.size(); at += kPartFrame) {
+      const bool last = at + kPartFrame >= text.size();
+      const json m = {{"type", "schedule"}, {"text", text.substr(at, kPartFrame)}, {"last", last}};
+      if (!workers_[std::size_t(r)].ch.send(m.dump())) {
+        healthy_ = false;
+        return Error{say("{0}: {1}", what, describeExit(r))};
+      }
+    }
+  }
+  std::vector<std::string> ready;
+  return awaitReplies(say("{0}: each rank's part of the schedule", what), per_call, 1, ready);
+}
 
 Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, int from, int to,
                             const RunOptions& opts, std::vector<RoundsReply>& replies,
@@ -52,12 +80,10 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
                      {"iters", opts.iters}, {"timeout_ms", per_call.count()}};
   json with_file = base;
   if (fault_) with_file["fault"] = *fault_;
-  if (!s.file_text.empty()) {  // an MSCCL file: the workers lower the same text
+  if (!s.file.empty()) {  // an MSCCL file: each rank runs the part it was sent
     with_file["from_file"] = true;
-    if (from == 0) {
-      with_file["algo_file"] = s.file;
-      with_file["algo_file_text"] = s.file_text;
-    }
+    if (from == 0)
+      if (Status st = sendParts(s, what, per_call); !st) return st;
   }
   for (int r = 0; r < n; ++r) {
     json m = with_file;

@@ -1,5 +1,6 @@
 #include "engine/group/shared_memory.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -44,12 +45,17 @@ Result<SharedMemory> SharedMemory::create(std::size_t bytes, const char* name) {
     ::close(fd);
     return Error{say("shared memory of {0} bytes: {1}: {2}", bytes, "ftruncate", std::strerror(err))};
   }
+  // Every page is written (inputs, poison, outputs): allocate them at once
+  // rather than one fault per page in the middle of a run (where the
+  // system refuses, they come as they are touched, as before).
+  (void)::fallocate(fd, 0, 0, off_t(bytes));
   return attach(fd, bytes);
 }
 
 Result<SharedMemory> SharedMemory::attach(int fd, std::size_t bytes) {
   if (bytes == 0) bytes = 1;
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // MAP_POPULATE: the page tables filled now, not a fault per page later.
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (p == MAP_FAILED) {
     const int err = errno;
     ::close(fd);

@@ -82,6 +82,7 @@ Result<StepResult> Engine::runStep(const OpSpec& s, const Pattern& p, const Prov
     if (!group_->healthy()) dropGroup();  // the next request starts a fresh group
     return st.error();
   }
+  waited_us_ += step.wait_us;
   *bytes = group_->bytesAt(s, at);
   if (verify_) {
     // Decode, check and overview the bytes where the workers wrote them.
@@ -142,7 +143,12 @@ void Engine::handle(const Request& r) {
   bool faulted = false;  // the run reached the workers: its fault (if any) is noted
   auto finish = [&] {
     if (faulted && !snap->rejected) noteFault(r, snap->notice, snap->verified);
+    const PhaseTimes phases = takePhases();
     snap->engine_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      phases_ = phases;
+    }
     publish(snap);
   };
   if (cancelled()) {  // cancelled while queued
@@ -153,6 +159,12 @@ void Engine::handle(const Request& r) {
   // An algorithm's rounds run where the request says: `auto` keeps them on
   // Gloo (the CPU), `nccl` runs them on the GPUs.
   const bool rounds = r.kind == Request::Kind::run && r.algo != "native";
+  bool probed = false;  // the first request probes the backends: start-up
+  {
+    std::lock_guard<std::mutex> lock(devices_mu_);
+    probed = devices_ != nullptr;
+  }
+  if (!probed) setPhase(Progress::Phase::starting);
   // Across hosts `auto` is MPI, the backend that runs there (issue 33).
   auto backend = devices().choose(
       r.backend == BackendKind::automatic && !opts_.hosts.empty() ? BackendKind::mpi

@@ -203,7 +203,8 @@ void Engine::noteFault(const Request& r, Said& notice, bool verified) {
   const std::string f = r.fault ? *r.fault : env_fault ? env_fault : "";
   if (f.empty()) return;
   const auto parsed = parseFault(f, std::max(1, r.spec.ranks));
-  const bool late = parsed && (parsed->kind == Fault::Kind::delay || parsed->kind == Fault::Kind::busy);
+  const bool late = parsed && (parsed->kind == Fault::Kind::delay || parsed->kind == Fault::Kind::busy ||
+                                    parsed->kind == Fault::Kind::late);
   const Text note =
       late ? say("COLLVIZ_FAULT={0}: a fault injected on purpose, a rank replies late (its result is not changed)", f)
       : verified

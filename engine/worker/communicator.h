@@ -65,6 +65,10 @@ class Communicator {
   }
   virtual BackendInfo describe() const = 0;
   virtual BackendCaps caps() const = 0;
+  // The rank waits for the engine's next message (true) or has one
+  // (false): a backend may let its own threads sleep meanwhile, and must
+  // have them awake again before this returns with false.
+  virtual void idle(bool waiting) { (void)waiting; }
 };
 
 std::unique_ptr<Communicator> makeGlooCommunicator();

@@ -16,7 +16,7 @@ namespace collviz {
 namespace {
 
 Text allowed() {
-  return say("allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N (N = 1 to 600000), "
+  return say("allowed: skip, skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N, late_ms:N (N = 1 to 600000), "
              "round_skip_recv:K, round_skip_reduce:K, round_corrupt:K, round_swap:K (K = an algorithm's "
              "round, from 1), each optionally after rank:R, (e.g. rank:1,swap)");
 }
@@ -76,6 +76,11 @@ Result<Fault> parseFault(const std::string& text, int ranks) {
     if (!ms) return bad(say("delay '{0}' is not a whole number of ms in range", mode.substr(9)));
     f.kind = Fault::Kind::delay;
     f.delay_ms = *ms;
+  } else if (mode.rfind("late_ms:", 0) == 0) {
+    const auto ms = number(mode.substr(8), 1, 600000);
+    if (!ms) return bad(say("delay '{0}' is not a whole number of ms in range", mode.substr(8)));
+    f.kind = Fault::Kind::late;
+    f.delay_ms = *ms;
   } else if (mode.rfind("busy_ms:", 0) == 0) {
     const auto ms = number(mode.substr(8), 1, 600000);
     if (!ms) return bad(say("busy time '{0}' is not a whole number of ms in range", mode.substr(8)));
@@ -126,7 +131,7 @@ Status faultFits(const Fault& f, const algo::Schedule* s) {
     if (f.kind == Fault::Kind::round)
       return Error{say("COLLVIZ_FAULT={0}: a round fault acts on an algorithm's rounds (--algo, "
                        "--algo-file); this run is the backend's own call (allowed here: skip, "
-                       "skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N)",
+                       "skip_after_first, corrupt, swap, delay_ms:N, busy_ms:N, late_ms:N)",
                        f.text)};
     return {};
   }
@@ -192,6 +197,7 @@ Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* 
   const std::size_t out_bytes = out ? outputBytes(s, rank_) : 0;
   OpTiming t;
   bool wrote = false;
+  if (f_.kind == Fault::Kind::late) std::this_thread::sleep_for(std::chrono::milliseconds(f_.delay_ms));
   for (int c = 0; c < warmup + iters; ++c) {
     const bool skip =
         f_.kind == Fault::Kind::skip || (f_.kind == Fault::Kind::skip_after_first && calls_ > 0);
@@ -217,6 +223,7 @@ Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* 
 Result<RoundsTiming> FaultyCommunicator::runRounds(const algo::Schedule& s, int from, int to,
                                                    const void* in, void* work,
                                                    const RunOptions& o) {
+  if (f_.kind == Fault::Kind::late && hits()) std::this_thread::sleep_for(std::chrono::milliseconds(f_.delay_ms));
   if (f_.kind != Fault::Kind::round) return inner_->runRounds(s, from, to, in, work, o);
   // Every rank refuses alike (the fault text is the same for all), so no
   // peer is left waiting for one that refused.

@@ -16,6 +16,10 @@
 //                     the CPU all that time (a slow rank; beyond the step's
 //                     deadline the engine calls it slow, not hung, and
 //                     suggests a --deadline-ms)
+//   late_ms:N         sleep N ms before the collective (a rank that arrives
+//                     late, asleep, while its peers wait inside the call:
+//                     MPI's poll, so their CPU time grows while this rank's
+//                     does not; beyond the deadline it is the one named hung)
 //   round_skip_recv:K   inside round K of an algorithm (--algo, not native):
 //                       what the rank receives is dropped (the messages
 //                       still arrive, so no peer waits; the slots keep what
@@ -47,10 +51,10 @@
 namespace collviz {
 
 struct Fault {
-  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay, busy, round };
+  enum class Kind : uint8_t { none, skip, skip_after_first, corrupt, swap, delay, busy, late, round };
   Kind kind = Kind::none;
   int rank = -1;  // -1: every rank
-  int delay_ms = 0;  // delay and busy
+  int delay_ms = 0;  // delay, busy and late
   RoundFault round;  // kind round: which fault, in which round
   std::string text;  // as given
 };
@@ -82,6 +86,7 @@ class FaultyCommunicator final : public Communicator {
                        const RunOptions& o) override;
   BackendInfo describe() const override;
   BackendCaps caps() const override { return inner_->caps(); }
+  void idle(bool waiting) override { inner_->idle(waiting); }
   // The round_* faults go to the round runner with the options; the others
   // act on collective calls only, and an algorithm's rounds run as they are.
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,

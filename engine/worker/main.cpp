@@ -237,7 +237,9 @@ int serve(const Args& a) {
   ch.send(json{{"type", "ready"}, {"backend", infoJson(comm->describe())}}.dump());
   SharedMemory shm;
   for (;;) {
+    comm->idle(true);  // nothing to do until the engine's next message
     auto m = ch.recv(std::chrono::milliseconds(-1));
+    comm->idle(false);
     if (!m) return 0;  // the engine has gone: nothing left to do
     const json j = json::parse(m->body, nullptr, false);
     const std::string type = j.is_discarded() ? "" : j.value("type", "");
@@ -281,6 +283,10 @@ int serve(const Args& a) {
         continue;
       }
       injector.setFault(*f);
+    }
+    if (type == "schedule") {
+      if (auto reply = handleSchedulePart(a.rank, j)) ch.send(reply->dump());
+      continue;
     }
     if (type == "rounds") {
       ch.send(handleRounds(*comm, a.rank, j, shm).dump());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 namespace collviz {
@@ -25,6 +26,9 @@ std::vector<Run> runsOf(const algo::Move& m) {
   return out;
 }
 
+// `move`: the message's place among the round's messages from the same
+// sender to the same receiver (one rank's part of a schedule keeps all of a
+// pair's messages, in order, so both ends count alike).
 uint64_t tagOf(int round, int move, int piece) {
   return (uint64_t(round) << 24) | (uint64_t(move & 0xFFF) << 12) | uint64_t(piece & 0xFFF);
 }
@@ -102,9 +106,10 @@ RoundRunner::RoundRunner(const algo::Schedule& s, int rank, RoundFault fault)
       if (m.from == rank) sending.insert(m.src.begin(), m.src.end());
     std::size_t used = 0;
     int first_written = -1;  // the first slot a receive writes this round
-    for (int mi = 0; mi < int(round.moves.size()); ++mi) {
-      const algo::Move& m = round.moves[std::size_t(mi)];
+    std::map<std::pair<int, int>, int> nth;  // messages so far per (sender, receiver)
+    for (const algo::Move& m : round.moves) {
       if (m.from != rank && m.to != rank) continue;
+      const int mi = nth[{m.from, m.to}]++;
       const auto runs = runsOf(m);
       for (int pi = 0; pi < int(runs.size()); ++pi) {
         const Run& run = runs[std::size_t(pi)];

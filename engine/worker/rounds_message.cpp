@@ -1,10 +1,10 @@
 #include "engine/worker/rounds_message.h"
 
-#include <map>
 #include <memory>
+#include <optional>
 
 #include "engine/algo/algorithms.h"
-#include "engine/algo/msccl/msccl.h"
+#include "engine/algo/schedule_wire.h"
 #include "engine/group/protocol.h"
 
 namespace collviz {
@@ -14,24 +14,27 @@ using json = nlohmann::json;
 
 json error(const Error& e) { return protocol::errorMessage(e); }
 
-// The last schedule built: a schedule is asked for round after round.
+// The last schedule built: a schedule is asked for round after round. A
+// built-in algorithm's is built here by name; an MSCCL file's is the part
+// the engine sent (the "schedule" message), never the file itself.
 struct ScheduleCache {
   std::string algo;
   OpSpec spec;
-  std::string file_text;  // an MSCCL file's text ("" for a built-in algorithm)
+  bool from_file = false;
   std::unique_ptr<algo::Schedule> schedule;
 };
-
-// The schedule of the message: a built-in algorithm by name, or an MSCCL
-// file lowered from its text (sent with the first round of a run, the
-// same code as the engine's).
-Result<algo::Schedule> scheduleOf(const json& j, const OpSpec& s, const std::string& name) {
-  if (!j.contains("algo_file_text")) return algo::buildSchedule(name, s);
-  auto file = algo::parseMscclText(j.value("algo_file", ""), j.value("algo_file_text", ""),
-                                   s.ranks, s.root);
-  if (!file) return file.error();
-  return algo::lowerMscclFile(*file, s);
+ScheduleCache& theCache() {
+  static ScheduleCache c;  // one rank per process, one request at a time
+  return c;
 }
+
+// The frames of a part so far, and their cap: the engine's part of the
+// largest schedule it accepts is far smaller.
+std::string& partText() {
+  static std::string t;
+  return t;
+}
+constexpr std::size_t kMaxPartBytes = std::size_t(1) << 30;
 
 }  // namespace
 
@@ -46,19 +49,37 @@ OpSpec specFromMessage(const json& j) {
   return s;
 }
 
+std::optional<json> handleSchedulePart(int rank, const json& j) {
+  std::string& text = partText();
+  const std::string piece = j.value("text", "");
+  if (text.size() + piece.size() > kMaxPartBytes) {
+    text.clear();
+    return error(say("the schedule sent to this rank is malformed: {0}", lit("over 1 GiB")));
+  }
+  text += piece;
+  if (!j.value("last", true)) return std::nullopt;
+  const json part = json::parse(text, nullptr, false);
+  text.clear();
+  text.shrink_to_fit();
+  auto sch = algo::scheduleFromPart(part);
+  if (!sch) return error(sch.error());
+  if (part.value("rank", -1) != rank)
+    return error(say("the schedule sent to this rank is malformed: {0}", lit("another rank's part")));
+  ScheduleCache& c = theCache();
+  c = {sch->algo, sch->spec, true, std::make_unique<algo::Schedule>(std::move(*sch))};
+  return json{{"type", "done"}};
+}
+
 json handleRounds(Communicator& comm, int rank, const json& j, SharedMemory& shm) {
-  static ScheduleCache cache;  // one rank per process, one request at a time
+  ScheduleCache& cache = theCache();
   const OpSpec s = specFromMessage(j);
   const std::string name = j.value("algo", "");
-  const std::string text = j.value("algo_file_text", "");
   const bool from_file = j.value("from_file", false);
-  if (!cache.schedule || cache.algo != name || cache.spec != s ||
-      (!text.empty() && cache.file_text != text)) {
-    if (from_file && text.empty())
-      return error(say("{0}: the file's text comes with round 1 of a run; this rank has not seen it", name));
-    auto built = scheduleOf(j, s, name);
+  if (!cache.schedule || cache.algo != name || cache.spec != s || cache.from_file != from_file) {
+    if (from_file) return error(say("{0}: this rank has not been sent its part of the schedule", name));
+    auto built = algo::buildSchedule(name, s);
     if (!built) return error(built.error());
-    cache = {name, s, text, std::make_unique<algo::Schedule>(std::move(*built))};
+    cache = {name, s, false, std::make_unique<algo::Schedule>(std::move(*built))};
   }
   const algo::Schedule& sch = *cache.schedule;
   const std::size_t in_off = j.value("in_offset", std::size_t(0));

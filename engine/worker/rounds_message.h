@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "engine/group/shared_memory.h"
 #include "engine/worker/communicator.h"
@@ -12,6 +13,10 @@ namespace collviz {
 
 // The op spec every "run" and "rounds" message carries.
 OpSpec specFromMessage(const nlohmann::json& msg);
+
+// A frame of an MSCCL schedule's part for this rank: no reply until the
+// last frame, then {"type":"done"} once it is ready to run, or the error.
+std::optional<nlohmann::json> handleSchedulePart(int rank, const nlohmann::json& msg);
 
 nlohmann::json handleRounds(Communicator& comm, int rank, const nlohmann::json& msg,
                             SharedMemory& shm);

@@ -5,12 +5,17 @@
 //   overhead: Engine requests for all_reduce on Gloo at 1, 16 and 64 MiB per
 //             rank: (engine time - op time) / op time, the group warm and the
 //             inputs made (the second and later requests; medians);
+//   one-shot: `collviz run --op all_reduce -N 4 --elems 1048576 --profile
+//             --json` (16 MiB per rank, Gloo) as a user runs it, a fresh
+//             process each time: its phases (--profile) and the engine's
+//             own work (inputs, poison, verify, copies, compare) against
+//             the op (the ranks' two calls); medians of --repeat runs;
 //   rss:      peak memory of this process plus its workers for one run of
 //             --rss-ranks x --rss-mib (all_reduce, f32): summed PSS (each
 //             shared page once), and VmHWM for comparison.
 //
 //   build/bin/real_size_bench [--ranks 4] [--repeat 5] [--skip-verify]
-//       [--skip-overhead] [--rss-ranks 8 --rss-mib 256]
+//       [--skip-overhead] [--skip-oneshot] [--rss-ranks 8 --rss-mib 256]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +28,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/dtype.h"
 #include "engine/engine.h"
@@ -155,6 +162,49 @@ void overheadFigures(int ranks, int repeat) {
   }
 }
 
+// `collviz run ... --profile --json` from beside this program, `repeat`
+// times; the phases' medians.
+void oneShotFigures(int ranks, int repeat) {
+  char self[4096] = {};
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = len > 0 ? std::string(self, std::size_t(len)) : std::string("real_size_bench");
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string cmd = "'" + dir + "collviz' run --backend gloo --op all_reduce -N " +
+                          std::to_string(ranks) + " --elems 1048576 --profile --json 2>/dev/null";
+  static const char* kPhases[] = {"startup_us", "inputs_us", "poison_us", "op_us", "verify_us",
+                                  "copies_us", "compare_us", "print_us", "shutdown_us", "other_us",
+                                  "wall_us", "engine_work_us"};
+  std::vector<std::vector<double>> got(std::size(kPhases));
+  std::vector<double> ratio;
+  for (int k = 0; k < repeat; ++k) {
+    FILE* p = ::popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[65536];
+    for (std::size_t n; p && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    const int rc = p ? ::pclose(p) : -1;
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    if (rc != 0 || j.is_discarded() || !j.contains("profile")) {
+      std::printf("one-shot: `%s` failed (%d)\n", cmd.c_str(), rc);
+      return;
+    }
+    const auto& pr = j["profile"];
+    for (std::size_t i = 0; i < std::size(kPhases); ++i) got[i].push_back(pr.value(kPhases[i], 0.0) / 1e3);
+    const double op = pr.value("op_us", 0.0);
+    ratio.push_back(op > 0 ? pr.value("engine_work_us", 0.0) / op : 0.0);
+  }
+  std::printf("one-shot: collviz run --op all_reduce -N %d --elems 1048576 (16 MiB per rank, Gloo), "
+              "a fresh process each, median of %d (ms)\n", ranks, repeat);
+  for (std::size_t i = 0; i < std::size(kPhases); ++i) {
+    std::string n = kPhases[i];
+    std::printf("  %-15s %9.1f ms   (runs:", n.substr(0, n.size() - 3).c_str(), median(got[i]));
+    for (double v : got[i]) std::printf(" %.1f", v);
+    std::printf(")\n");
+  }
+  std::printf("one-shot engine work / op: %.2fx (runs:", median(ratio));
+  for (double v : ratio) std::printf(" %.2f", v);
+  std::printf("); aim <= 1x\n");
+}
+
 long kibField(const std::string& file, const char* field) {
   std::ifstream f(file);
   std::string line;
@@ -213,7 +263,7 @@ void rssFigures(int ranks, int mib) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures as they come
   int ranks = 4, repeat = 5, rss_ranks = 0, rss_mib = 0;
-  bool do_verify = true, do_overhead = true;
+  bool do_verify = true, do_overhead = true, do_oneshot = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
@@ -223,14 +273,16 @@ int main(int argc, char** argv) {
     else if (a == "--rss-mib") rss_mib = next();
     else if (a == "--skip-verify") do_verify = false;
     else if (a == "--skip-overhead") do_overhead = false;
+    else if (a == "--skip-oneshot") do_oneshot = false;
     else {
       std::fprintf(stderr, "real_size_bench: unknown option '%s'; allowed: --ranks N --repeat N "
-                           "--rss-ranks N --rss-mib M --skip-verify --skip-overhead\n", argv[i]);
+                           "--rss-ranks N --rss-mib M --skip-verify --skip-overhead --skip-oneshot\n", argv[i]);
       return 2;
     }
   }
   if (do_verify) verifyFigures(ranks, repeat);
   if (do_overhead) overheadFigures(ranks, repeat);
+  if (do_oneshot) oneShotFigures(ranks, repeat);
   // Last: the peak RSS of this process is a high-water mark.
   if (rss_ranks > 0 && rss_mib > 0) rssFigures(rss_ranks, rss_mib);
   return 0;

@@ -88,16 +88,16 @@ wait_title "01 Broadcast" >/dev/null
 echo "ok: End and Home"
 
 # A step whose run-ahead result is there: how long until the title changed
-# and the caption was redrawn (the run itself happened before the key).
-sleep 2
+# and the caption was redrawn (the run itself happened before the key:
+# wait until the workers are idle).
+wait_workers_idle
 key Next
 ms=$(wait_title "02 Scatter") || fail "the title never named 02 Scatter"
 echo "figure: PgDn to a run-ahead step: title changed after $ms ms (xdotool and X round trips included)"
 
 import -window root "$OUT/with_panels.png"
 key h
-sleep 1
-import -window root "$OUT/panels_hidden.png"
+wait_changed "$OUT/with_panels.png" "$OUT/panels_hidden.png" 20000
 h=$(compare -metric AE "$OUT/with_panels.png" "$OUT/panels_hidden.png" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')
 [ "$h" -gt 20000 ] || fail "H hid nothing ($h pixels changed)"
 echo "ok: H hid the panels ($h pixels changed); screenshots in $OUT"

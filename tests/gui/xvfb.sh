@@ -56,6 +56,45 @@ fail() {
   cat "$OUT/xvfb.log"
   exit 1
 }
+# Screenshot the root window into $1 once the screen has stopped changing
+# (two shots 0.3 s apart alike; at most ~20 s): a wait on what is drawn,
+# not a fixed sleep.
+wait_stable() {
+  local a="$1.a.png" b="$1.b.png"
+  import -window root "$a"
+  for _ in $(seq 1 60); do
+    sleep 0.3
+    import -window root "$b"
+    [ "$(compare -metric AE "$a" "$b" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')" = "0" ] && break
+    mv "$b" "$a"
+  done
+  mv "$b" "$1" 2>/dev/null || mv "$a" "$1"
+  rm -f "$a" "$b"
+}
+# Screenshot the root window into $2 once it differs from $1 by more than
+# $3 pixels, and then holds still (at most ~20 s; the last shot otherwise).
+wait_changed() {
+  for _ in $(seq 1 100); do
+    import -window root "$2"
+    [ "$(compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')" -gt "$3" ] && break
+    sleep 0.2
+  done
+  wait_stable "$2"
+}
+# Wait (at most 20 s) until the app's rank workers have used no CPU for
+# half a second: a run (a run-ahead) is over.
+wait_workers_idle() {
+  local last=-1 now
+  for _ in $(seq 1 80); do
+    now=0
+    for p in $(pgrep -P "$APP" collviz-rank); do
+      now=$((now + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    [ "$now" = "$last" ] && return 0
+    last=$now
+    sleep 0.5
+  done
+}
 wait_window() {
   WID=""
   for _ in $(seq 1 100); do

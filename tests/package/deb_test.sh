@@ -42,6 +42,9 @@ for p in fonts-noto-cjk fonts-dejavu-core; do
   field Recommends | grep -q "$p" || fail "Recommends lacks $p"
 done
 [ "$(field Description | wc -l)" -ge 3 ] || fail "the Description has no long text"
+# Issue 38: the description names every backend and deck format, and Open MPI is suggested.
+for w in "Open MPI" PDF; do field Description | grep -q "$w" || fail "the Description does not mention $w"; done
+field Suggests | grep -q openmpi-bin || fail "Suggests lacks openmpi-bin"
 # The package of every library the two executables name (NEEDED) is in Depends.
 owner() {  # the package that installed a library, tried by each name it has (merged /usr)
   local p f

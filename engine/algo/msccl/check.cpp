@@ -181,8 +181,9 @@ Status checkMscclFile(MscclAlgo& a, int ranks, int root, const MscclAt& at, std:
     return at(a.line, say("ngpus = {0}; allowed: {1} to {2}", a.ngpus, kMinRanks, kMaxRanks));
   if (ranks > 0 && ranks != a.ngpus)
     return at(a.line, say("ngpus = {0} but --ranks is {1}; the file runs on exactly ngpus ranks", a.ngpus, ranks));
+  // The root is the caller's (--root, a step's root), not the file's: no FILE:LINE.
   if (root < 0 || root >= a.ngpus)
-    return at(a.line, say("root {0} is out of range; allowed: 0 to {1}", root, a.ngpus - 1));
+    return Error{say(kMscclRootOutOfRange, root, a.ngpus - 1, a.ngpus)};
   if (a.nchannels < 1)
     return at(a.line, say("nchannels = {0}; allowed: 1 or more", a.nchannels));
   if (a.proto != "Simple" && a.proto != "LL" && a.proto != "LL128")

@@ -153,7 +153,6 @@ Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
   Schedule sch = emptySchedule(s, mscclAlgoName(a), slots);
   sch.parts = a.parts;
   sch.file = a.path;
-  sch.file_text = a.text;
   for (int r = 0; r < a.ngpus; ++r) {
     const MscclLayout& l = layout[std::size_t(r)];
     for (int c = 0; c < a.gpus[std::size_t(r)].i_chunks; ++c)
@@ -178,7 +177,13 @@ Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
       (n.round == 0 ? round.before : round.after).push_back(std::move(c));
       continue;
     }
-    if (n.kind != MscclNode::Kind::recv) continue;  // a message is placed with its receive
+    // A message is placed with its receive; a send that has none is never
+    // dropped (the graph refuses it first; this holds if that ever slips).
+    if (n.kind == MscclNode::Kind::send && n.message < 0)
+      return Error{say("{0}:{1}: gpu {2} sends to gpu {3} on channel {4} and nothing receives it: not lowered", a.path,
+                       st.line, n.gpu, a.gpus[std::size_t(n.gpu)].tbs[std::size_t(n.tb)].send,
+                       a.gpus[std::size_t(n.gpu)].tbs[std::size_t(n.tb)].chan)};
+    if (n.kind != MscclNode::Kind::recv) continue;
     const MscclMessage& m = gr.messages[std::size_t(n.message)];
     const MscclStep& x = stepOf(m.send_node);
     const MscclLayout& there = layout[std::size_t(m.from)];
@@ -195,6 +200,7 @@ Result<Schedule> lowerMscclFile(const MscclAlgo& a, const OpSpec& s) {
     const MscclNode& sn = gr.nodes[std::size_t(m.send_node)];
     const MscclTb& stb = a.gpus[std::size_t(sn.gpu)].tbs[std::size_t(sn.tb)];
     const MscclTb& rtb = a.gpus[std::size_t(n.gpu)].tbs[std::size_t(n.tb)];
+    round.moves.back().channel = stb.chan;
     round.moves.back().attrs = "chan " + std::to_string(stb.chan) + " · tb " + std::to_string(stb.id) +
                                " " + typeName(x.type) + " → tb " + std::to_string(rtb.id) + " " +
                                typeName(st.type) + " · " + a.proto;

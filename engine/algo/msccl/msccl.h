@@ -50,7 +50,6 @@ struct MscclGpu {
 
 struct MscclAlgo {
   std::string path;  // for messages
-  std::string text;  // the file's text (the workers lower the same text)
   std::string name, proto, coll;
   int line = 1;
   int nchannels = 1, nchunksperloop = 1, ngpus = 1;
@@ -69,6 +68,12 @@ inline constexpr std::int64_t kMscclMaxChunks = std::int64_t(1) << 24;
 // The bytes the reader and the lowering keep per chunk of one rank (the
 // figure mscclChunkBudget divides the memory by).
 inline constexpr std::int64_t kMscclBytesPerChunk = 256;
+
+// The error when the root asked for is not one of the file's gpus: the
+// root is the caller's, so the message names no line of the file (the CLI
+// says --root). Arguments: the root, the last gpu, ngpus.
+inline constexpr const char* kMscclRootOutOfRange =
+    "root {0} is out of range for this file; allowed: 0 to {1} (ngpus = {2})";
 
 // Read `path` and check it: `ranks` > 0 must equal ngpus (0: take ngpus);
 // `root` is the op's root for broadcast/reduce/gather/scatter; no gpu may

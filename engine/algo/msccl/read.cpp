@@ -194,7 +194,6 @@ Result<MscclAlgo> parseMscclText(const std::string& path, const std::string& tex
   if (Status st = checkPrintable(rd, top); !st) return st.error();
   MscclAlgo a;
   a.path = path;
-  a.text = text;
   auto read = readTree(rd, top, std::move(a));
   if (!read) return read.error();
   if (Status st = checkMscclFile(*read, ranks, root, [&](int line, const Text& what) {

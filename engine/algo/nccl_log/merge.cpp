@@ -33,13 +33,27 @@ void badSample(Reader::State& s, Log& log, const Member& m, std::int64_t line, T
 }  // namespace
 
 void merge(Reader::State& s, Log& log) {
-  // Group by commId; a member with none (no Init COMPLETE line) stands alone.
+  // Group by commId. Members with none (no Init COMPLETE line, as in an
+  // excerpt) are put together when one process holds several ranks of the
+  // same size of communicator, as ncclCommInitAll makes them (one process,
+  // several GPUs): in the order their comm lines came, a rank seen again in
+  // that process starts the next communicator. Anything else stands alone.
   std::map<std::string, int> byId;
+  std::map<std::string, std::pair<int, std::set<int>>> byProcess;  // host:pid:nRanks -> generation, ranks seen
   for (std::size_t i = 0; i < s.members.size(); ++i) {
     Member& m = s.members[i];
     if (m.rank < 0 && m.rings.empty() && m.transports.empty() && m.trees.empty() && m.ringNeighbours.empty() && m.callsByOp.empty())
       continue;
     std::string id = !m.commId.empty() ? m.commId : "\x1f" + m.file + "\x1f" + where(m) + "\x1f" + std::to_string(i);
+    if (m.commId.empty() && m.rank >= 0 && m.nRanks > 1 && m.pid >= 0) {
+      const std::string process = m.file + "\x1f" + m.host + ":" + std::to_string(m.pid) + "\x1f" + std::to_string(m.nRanks);
+      auto& [generation, seen] = byProcess[process];
+      if (!seen.insert(m.rank).second) {
+        ++generation;
+        seen = {m.rank};
+      }
+      id = "\x1e" + process + "\x1f" + std::to_string(generation);
+    }
     auto it = byId.find(id);
     int ci;
     if (it == byId.end()) {

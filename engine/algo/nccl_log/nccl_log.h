@@ -15,10 +15,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/collectives.h"
 #include "engine/text.h"
 
 namespace collviz::nccl_log {
@@ -170,5 +172,12 @@ Text sentence(const Comm& c);
 std::vector<int> ringOrder(const Comm& c, int channel);
 // The transport of the link a -> b (any channel), "" when unknown.
 std::string linkKind(const Comm& c, int from, int to);
+
+// The NCCL backend's own log (engine/group/nccl_debug_env.h): the last
+// choice NCCL's TUNING lines made for `op` in the files under `dir`
+// (nullopt: none, or an op NCCL has no call of its own for), and what it
+// says beside the op ("NCCL: RING · LL128 · channels 0–23").
+std::optional<Choice> lastChoice(const std::string& dir, Op op);
+Text choiceText(const Choice& c);
 
 }  // namespace collviz::nccl_log

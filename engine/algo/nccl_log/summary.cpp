@@ -151,4 +151,25 @@ nlohmann::json toJson(const Log& log, const std::function<std::string(const Text
   return j;
 }
 
+std::optional<Choice> lastChoice(const std::string& dir, Op op) {
+  static const std::pair<Op, const char*> kNames[] = {{Op::all_reduce, "AllReduce"}, {Op::all_gather, "AllGather"},
+                                                      {Op::reduce_scatter, "ReduceScatter"}, {Op::broadcast, "Broadcast"},
+                                                      {Op::reduce, "Reduce"}};
+  const char* want = nullptr;
+  for (const auto& [o, n] : kNames)
+    if (o == op) want = n;
+  if (!want || dir.empty()) return std::nullopt;
+  auto log = read({dir});
+  if (!log.ok()) return std::nullopt;
+  std::optional<Choice> got;
+  for (const Choice& c : log->choices)
+    if (c.op == want) got = c;
+  return got;
+}
+
+Text choiceText(const Choice& c) {
+  return say("NCCL: {0} · {1} · channels {2}", c.algo, c.proto.empty() ? std::string("—") : c.proto,
+             c.chLo >= 0 ? std::to_string(c.chLo) + "–" + std::to_string(c.chHi) : std::string("?"));
+}
+
 }  // namespace collviz::nccl_log

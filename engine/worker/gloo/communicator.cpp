@@ -28,6 +28,7 @@
 #include "engine/worker/gloo/reduce.h"
 #include "engine/verify/poison.h"
 #include "engine/worker/communicator.h"
+#include "engine/worker/gloo/idle_loop.h"
 #include "engine/worker/gloo/rounds.h"
 
 namespace collviz {
@@ -123,6 +124,9 @@ class GlooCommunicator : public Communicator {
     }
     return runGlooRounds(ctx_, timeout_, s, from, to, in, work, o, round_scratch_);
   }
+
+  // Gloo's loop thread sleeps while the rank waits (worker/gloo/idle_loop.h).
+  void idle(bool waiting) override { glooLoopIdle(waiting); }
 
   BackendInfo describe() const override {
     BackendInfo b;

@@ -76,5 +76,51 @@ TEST(MscclCli, ExportRefusesABrokenFileBeforeDrawing) {
   EXPECT_FALSE(std::filesystem::exists("x.png"));
 }
 
+// Issue 37: algorithm files go wherever algorithms go. `collviz algos
+// --algo-file` lists the file under its op beside the built-ins, with its
+// rounds at its ranks; `bench --algo-file` sweeps it (sizes split into its
+// chunks per block), verified; both refuse an --op or --ranks the file does
+// not have.
+TEST(MscclCli, AlgosListsTheFile) {
+  const std::string ring = goodFixture("ring_allreduce_4_2ch.xml");
+  Cli c("msccl_cli_", {"algos", "--algo-file", ring});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.out.find("msccl:ring_allreduce_4_2ch"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("2 channels, 2 chunks per block"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("6 rounds at N = 4"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("\n  ring "), std::string::npos) << "the built-ins beside it:\n" << c.out;
+  EXPECT_EQ(c.out.find("\nall_gather"), std::string::npos) << "only the file's op:\n" << c.out;
+  Cli j("msccl_cli_", {"algos", "--algo-file", ring, "--json"});
+  ASSERT_EQ(j.wait(), 0) << j.err;
+  EXPECT_NE(j.out.find("\"algo\": \"msccl:ring_allreduce_4_2ch\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"rounds\": 6"), std::string::npos) << j.out;
+  Cli bad("msccl_cli_", {"algos", "--algo-file", ring, "--ranks", "8"});
+  EXPECT_EQ(bad.wait(), 2);
+  EXPECT_NE(bad.err.find("ngpus = 4 but --ranks is 8"), std::string::npos) << bad.err;
+}
+
+TEST(MscclCli, BenchSweepsTheFile) {
+  const std::string ring = goodFixture("ring_allreduce_4_2ch.xml");
+  Cli c("msccl_cli_", {"bench", "--algo-file", ring, "-b", "8", "-e", "1K", "-f", "8", "-n", "2", "-w", "1",
+                       "--backend", "gloo", "--json"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const json j = json::parse(c.out);
+  EXPECT_EQ(j["wrong_total"], 0);
+  ASSERT_GE(j["rows"].size(), 3u) << c.out;
+  for (const auto& r : j["rows"]) {
+    EXPECT_EQ(r["op"], "all_reduce");
+    EXPECT_EQ(r["ranks"], 4);
+    EXPECT_EQ(r["elems_per_block"].get<int>() % 2, 0) << r.dump();
+    EXPECT_EQ(r["wrong"], 0) << r.dump();
+  }
+  Cli text("msccl_cli_", {"bench", "--algo-file", ring, "-b", "1K", "-e", "1K", "-n", "1", "-w", "0", "--backend", "gloo"});
+  ASSERT_EQ(text.wait(), 0) << text.err;
+  EXPECT_NE(text.out.find("algo: msccl:ring_allreduce_4_2ch"), std::string::npos) << text.out;
+  Cli bad("msccl_cli_", {"bench", "--algo-file", ring, "--op", "all_gather"});
+  EXPECT_EQ(bad.wait(), 2);
+  EXPECT_NE(bad.err.find("allowed: --op all_reduce"), std::string::npos) << bad.err;
+  expectNoOrphans(c);
+}
+
 }  // namespace
 }  // namespace collviz::test

@@ -144,5 +144,74 @@ TEST(MscclHostileCli, NopFileAndInPlaceAllGatherRunVerified) {
   }
 }
 
+// Issue 38 (minor): --root beside a file was blamed on the file ("RING:1:
+// root -1 is out of range"); the root is the caller's.
+TEST(MscclHostileCli, ARootOutOfRangeIsBlamedOnRoot) {
+  for (const char* root : {"-1", "4"}) {
+    SCOPED_TRACE(root);
+    Cli c("msccl_hcli_", {"run", "--algo-file", goodFixture("ring_allreduce_4_1ch.xml"), "--root", root}, 20s, kLimit);
+    ASSERT_EQ(c.wait(), 2) << c.err;
+    EXPECT_NE(c.err.find(std::string("--root = ") + root + " is out of range; allowed: 0 to 3 (the file's ngpus = 4)"),
+              std::string::npos)
+        << c.err;
+    EXPECT_EQ(c.err.find("ring_allreduce_4_1ch.xml:1"), std::string::npos) << c.err;
+  }
+}
+
+// Issue 38 (minor): a figure wider than the largest image (32768 pixels)
+// was told to use a larger --size; only a smaller --scale can help there.
+TEST(MscclHostileCli, AFigureBeyondTheLargestImageIsNotToldToGrow) {
+  Dir d;
+  const std::string f = d.write("ring2x3400.xml", ringFile(2, 3400));  // about 36000 px wide
+  Cli c("msccl_hcli_", {"export", "--algo-file", f, "--backend", "gloo", "-o", (d.dir / "r.svg").string()}, 240s,
+        kLimit);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_NE(c.err.find("pixels (--size x --scale) is refused: use a smaller --scale with a larger --size"),
+            std::string::npos)
+      << c.err;
+  EXPECT_EQ(c.err.find("use a larger --size or"), std::string::npos) << c.err;
+}
+
+// Issue 38 items 11-12: big files the reader accepts run. The ranks get
+// their part of the lowered schedule, not the file: RING with a 40 MiB
+// comment of quotes (JSON doubles them: the escaped file outgrew the 64 MiB
+// frame, "rank 0 exited with code 0" on Gloo, a hang on MPI), and 16 gpus x
+// 300 threadblocks, whose re-parse in the ranks took round 1's deadline
+// ("no progress for 5000 ms (hung)").
+TEST(MscclHostileCli, ACommentOf40MiBRunsVerifiedOnGloo) {
+  Dir d;
+  const std::string f = d.write("ring40.xml", ringWithComment(std::size_t(40) << 20));
+  Cli c("msccl_hcli_", {"run", "--algo-file", f, "--backend", "gloo", "--json"}, 60s, kLimit);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["verified"], true) << c.out;
+  std::printf("RING + 40 MiB comment on Gloo: time_us %s\n", j["time_us"].dump().c_str());
+  expectNoOrphans(c);
+}
+
+TEST(MscclHostileCli, ACommentOf40MiBRunsVerifiedOnMpi) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not on PATH (Open MPI not installed)";
+  Dir d;
+  const std::string f = d.write("ring40.xml", ringWithComment(std::size_t(40) << 20));
+  Cli c("msccl_hcli_", {"run", "--algo-file", f, "--backend", "mpi", "--json"}, 60s, kLimit);
+  ASSERT_EQ(c.wait(), 0) << "(-2: still running after 60 s)\n" << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["verified"], true) << c.out;
+}
+
+TEST(MscclHostileCli, SixteenGpusOf300ThreadblocksRunVerified) {
+  Dir d;
+  const std::string f = d.write("ring16x300.xml", ringFile(16, 300));
+  // 8 GiB of address space: 17 processes' threads reserve far more than
+  // they use (the engine peaks near 520 MB resident here).
+  Cli c("msccl_hcli_", {"run", "--algo-file", f, "--backend", "gloo", "--json"}, 200s, {"ULIMIT_V_KIB=8388608"});
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  EXPECT_EQ(c.err.find("hung"), std::string::npos) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["verified"], true) << c.out;
+  std::printf("16 gpus x 300 threadblocks on Gloo: time_us %s, engine_us %s\n", j["time_us"].dump().c_str(),
+              j["engine_us"].dump().c_str());
+  expectNoOrphans(c);
+}
+
 }  // namespace
 }  // namespace collviz::test

@@ -231,6 +231,11 @@ def tab_reaches_controls(d, page):
 run("export", "--op", "all_to_all", "--format", "html", "-o", "a2a.html", env=env)
 run("export", "--op", "all_to_all", "--format", "html", "-o", "a2a_again.html", env=env)
 run("export", "--op", "all_reduce", "--algo", "ring", "--format", "html", "-o", "ring.html", env=env)
+# The caption names the figure, not the round shown first (the slider does).
+with open("ring.html", encoding="utf-8") as f:
+    caps = re.findall(r"<figcaption>([^<]*)", f.read())
+if not caps or any(re.search(r"round \d+/\d+", c) for c in caps) or "6 rounds" not in caps[0]:
+    fail(f"ring.html: its caption names one round, or not its rounds: {caps}")
 run("export", "--op", "all_reduce_decomposed", "--format", "html", "-o", "dec.html", env=env)
 run("export", "--all", "--format", "html", "-o", "article.html", env=env)
 run("export", "--all", "--format", "html", "--lang", "both", "-o", "article_both.html", env=env)
@@ -428,6 +433,31 @@ try:
         fail(f"ring.html without JavaScript shows {len(shown)} rounds, not {rounds + 1}")
 finally:
     d.quit()
+
+# 8. An NCCL log's figure as a page (export --nccl-log -o x.html): the same
+# drawing as its SVG export, light and dark by the reader's scheme, no request.
+P = "a:1:1 [0] NCCL INFO "
+with open("nccl.log", "w") as f:
+    f.write("".join(P + l + "\n" for l in (
+        "NCCL version 2.26.2+cuda12.6", "comm 0x1 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0",
+        "Channel 00/02 : 0 1 3 2", "Channel 01/02 : 0 2 3 1", "Trees [0] 1/2/-1->0->-1 [1] 2/-1/-1->0->-1",
+        "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", "Channel 00/0 : 2[0] -> 0[0] [receive] via NET/IB/0",
+        "AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..1}")))
+log = os.path.join(tmp, "nccl.log")
+run("export", "--nccl-log", log, "--channel", "0", "-o", "nccl.html", env=env)
+for dark in (False, True):
+    d = browser(dark=dark)
+    try:
+        d.get("file://" + os.path.join(tmp, "nccl.html"))
+        args = ["export", "--nccl-log", log, "--channel", "0"] + (["--theme", "dark"] if dark else [])
+        compare(d, "nccl.html" + (" (dark)" if dark else ""), "f1", args, "nccl_dark.svg" if dark else "nccl.svg",
+                "the NCCL log's figure")
+        svg = d.find_element(By.CSS_SELECTOR, "#f1 svg")
+        if svg.get_attribute("role") != "img" or not d.find_elements(By.CSS_SELECTOR, "#f1 figcaption"):
+            fail("nccl.html: the figure lacks role=img or its figcaption")
+        check_page_common(d, "nccl.html")
+    finally:
+        d.quit()
 
 for r in ref_browsers.values():
     r.quit()

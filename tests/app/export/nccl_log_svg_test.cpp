@@ -4,12 +4,14 @@
 // the "Trees" lines; the overlay's counts are the channels using each link.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "app/files/nccl_log_png.h"
 #include "app/files/nccl_log_svg.h"
 
 namespace collviz::ui {
@@ -113,6 +115,53 @@ TEST(NcclLogSvg, RealEightRankOverlay) {
   EXPECT_EQ(total, 24 * 8);
   EXPECT_EQ((got[{0, 3}]), 10);  // grep + awk over the "Channel NN/24" lines: channels 0 1 2 4 10, 12 13 14 16 22
   EXPECT_EQ((got[{5, 0}]), 2);  // rings ending 5 (0 and 12)
+}
+
+// The pixel at (x, y) of `img` at `scale`, against `c`: within 40 of 255 per channel.
+bool near(const Image& img, float scale, float x, float y, Rgba c) {
+  const int px = int(x * scale), py = int(y * scale);
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int X = px + dx, Y = py + dy;
+      if (X < 0 || Y < 0 || X >= img.width || Y >= img.height) continue;
+      const uint8_t* p = img.rgb.data() + (std::size_t(Y) * img.width + X) * 3;
+      if (std::abs(p[0] - int(c.r * 255)) < 40 && std::abs(p[1] - int(c.g * 255)) < 40 && std::abs(p[2] - int(c.b * 255)) < 40)
+        return true;
+    }
+  return false;
+}
+
+TEST(NcclLogPng, EveryArcAndBoxIsDrawnWhereItsShapeIs) {
+  nccl_log::Log log = fixture();
+  for (int channel : {0, 1, -1}) {
+    NcclFigureParams p;
+    p.channel = channel;
+    auto fig = ncclLogFigure(log, p);
+    ASSERT_TRUE(fig.ok()) << fig.error().message;
+    for (float scale : {1.0f, 2.0f}) {
+      auto img = figureToImage(*fig, scale);
+      ASSERT_TRUE(img.ok()) << img.error().message;
+      ASSERT_EQ(img->width, int(std::ceil(fig->width * scale)));
+      ASSERT_EQ(img->height, int(std::ceil(fig->height * scale)));
+      int arcs_seen = 0;
+      for (const NcclShape& s : fig->shapes) {
+        if (s.kind == NcclShape::Kind::arc && !s.dashed) {  // the cubic's middle: (P0 + 3 C0 + 3 C1 + P1) / 8
+          const float x = (s.x0 + 3 * s.cx0 + 3 * s.cx1 + s.x1) / 8, y = (s.y0 + 3 * s.cy0 + 3 * s.cy1 + s.y1) / 8;
+          EXPECT_TRUE(near(*img, scale, x, y, s.stroke))
+              << "channel " << channel << " scale " << scale << ": the arc " << s.data << " is not drawn at (" << x << ", " << y << ")";
+          ++arcs_seen;
+        }
+        if (s.kind == NcclShape::Kind::rect && s.filled) {
+          EXPECT_TRUE(near(*img, scale, s.x0 + s.x1 / 2, s.y0 + 3, s.fill)) << "a box at (" << s.x0 << ", " << s.y0 << ") is not drawn";
+        }
+      }
+      EXPECT_GT(arcs_seen, 0) << "channel " << channel;
+    }
+  }
+  auto fig = ncclLogFigure(log, NcclFigureParams{});
+  ASSERT_TRUE(fig.ok());
+  EXPECT_FALSE(figureToImage(*fig, 9.0f).ok());
+  EXPECT_FALSE(figureToImage(*fig, 0.1f).ok());
 }
 
 }  // namespace

@@ -33,4 +33,9 @@ err=$("$BIN" run --lang fr 2>&1)
 [ $? -eq 2 ] || fail "--lang fr: not exit 2"
 case "$err" in *"--lang fr is not a language; allowed: en, zh"*) ;; *) fail "--lang fr: '$err'" ;; esac
 echo "ok: --lang fr -> $err"
+# Issue 38 (minor): an empty --lang is not a language either (it was taken).
+err=$("$BIN" run --lang '' 2>&1)
+[ $? -eq 2 ] || fail "--lang '': not exit 2 ($err)"
+case "$err" in *"is not a language; allowed: en, zh"*) ;; *) fail "--lang '': '$err'" ;; esac
+echo "ok: --lang '' -> $err"
 exit 0

@@ -88,5 +88,27 @@ TEST(MscclLecture, AlgoFileThatIsNotAFileIsNamedAtOnce) {
   fs::remove_all(dir);
 }
 
+// Issue 38 (minor): a step with both algo = "ring" and algo_file silently
+// took the file; refused as the CLI refuses --algo with --algo-file, in
+// either order. algo = "native" beside a file stays allowed, as on the CLI.
+TEST(MscclLecture, AlgoAndAlgoFileTogetherAreRefused) {
+  for (const std::string body : {"[[step]]\nalgo = \"ring\"\nalgo_file = \"algos/algo.xml\"\n",
+                                 "[[step]]\nalgo_file = \"algos/algo.xml\"\nalgo = \"ring\"\n"}) {
+    SCOPED_TRACE(body);
+    const std::string path = scriptWith(body, goodFixture("ring_allreduce_4_1ch.xml"));
+    auto lec = lecture::loadLecture(path);
+    ASSERT_FALSE(lec) << "a step with algo = \"ring\" and algo_file was taken";
+    EXPECT_NE(lec.error().message.find("algo = \"ring\" and algo_file both name an algorithm; give one"),
+              std::string::npos)
+        << lec.error().message;
+    fs::remove_all(fs::path(path).parent_path());
+  }
+  const std::string path = scriptWith("[[step]]\nalgo = \"native\"\nalgo_file = \"algos/algo.xml\"\n",
+                                      goodFixture("ring_allreduce_4_1ch.xml"));
+  auto lec = lecture::loadLecture(path);
+  EXPECT_TRUE(lec) << lec.error().message;
+  fs::remove_all(fs::path(path).parent_path());
+}
+
 }  // namespace
 }  // namespace collviz::test

@@ -4,6 +4,7 @@
 // real size sweep of ring against tree.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -11,7 +12,10 @@
 
 #include "app/view/compare_model.h"
 #include "app/view/compare_sweep.h"
+#include "app/lang/lang.h"
+#include "engine/algo/msccl/msccl.h"
 #include "engine/engine.h"
+#include "tests/engine/algo/msccl/msccl_fixtures.h"
 
 namespace collviz::ui {
 namespace {
@@ -136,6 +140,55 @@ TEST(CompareModel, DefaultPair) {
   EXPECT_EQ(c, compareChoices(Op::all_reduce).front());
   EXPECT_NE(c, d);
   for (const std::string& x : compareChoices(Op::all_reduce)) EXPECT_NE(x, "native");
+}
+
+// Issue 37: an algorithm file read in this process is one of the compare
+// window's choices for its op at its ranks, and a sweep's sizes split into
+// its chunks per block.
+TEST(CompareModel, AlgorithmFilesJoinTheChoices) {
+  auto file = algo::readMscclFile(test::goodFixture("ring_allreduce_4_2ch.xml"));
+  ASSERT_TRUE(file) << render(file.error());
+  algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
+  const std::string name = "msccl:ring_allreduce_4_2ch";
+  const auto at4 = compareChoices(Op::all_reduce, 4), at8 = compareChoices(Op::all_reduce, 8);
+  EXPECT_NE(std::find(at4.begin(), at4.end(), name), at4.end());
+  EXPECT_EQ(std::find(at8.begin(), at8.end(), name), at8.end()) << "a 4-GPU file offered at N = 8";
+  EXPECT_EQ(std::find(at4.begin(), at4.end(), "native"), at4.end());
+  EXPECT_EQ(splittable({1, 3, 4, 16}, {"ring", name}), (std::vector<int64_t>{2, 4, 16}));
+  EXPECT_EQ(splittable({1, 3}, {"ring", "tree"}), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(defaultComparePair(Op::all_reduce, name, 4).first, name);
+}
+
+// Issue 37: "Break it" reaches the compare sweep: with a fault every run of
+// both algorithms injects it and the sweep says the output did not verify;
+// without, the same sweep of ring against the file verifies.
+TEST(CompareSweepEngine, BreakItReachesTheSweep) {
+  auto file = algo::readMscclFile(test::goodFixture("ring_allreduce_4_2ch.xml"));
+  ASSERT_TRUE(file) << render(file.error());
+  algo::registerMscclFile(std::make_shared<algo::MscclAlgo>(std::move(*file)));
+  for (const std::string fault : {"", "round_corrupt:2"}) {
+    CompareSweepConfig c;
+    c.spec = spec(Op::all_reduce, 4, 2);
+    c.a = "ring";
+    c.b = "msccl:ring_allreduce_4_2ch";
+    c.backend = BackendKind::gloo;
+    c.reps = 1;
+    c.elems = {2};
+    c.fault = fault;
+    CompareSweep sweep(c);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!sweep.state().finished && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const CompareSweep::State st = sweep.state();
+    ASSERT_TRUE(st.finished) << "fault '" << fault << "'";
+    if (fault.empty()) {
+      EXPECT_EQ(st.error, "");
+      for (const SweepSeries& s : st.series) EXPECT_GT(s.sizes[0].median_us, 0) << s.algo;
+    } else {
+      EXPECT_NE(st.error.find("did not verify"), std::string::npos) << "with " << fault << ": '" << st.error << "'";
+      for (const SweepSeries& s : st.series) EXPECT_LT(s.sizes[0].median_us, 0) << s.algo << " measured with " << fault;
+    }
+  }
 }
 
 // With real rank workers: a small sweep of ring against tree all_reduce at

@@ -16,6 +16,7 @@
 #include "engine/verify/held_values.h"
 #include "app/view/shader_sources.h"
 #include "app/view/status_text.h"
+#include "engine/algo/nccl_log/nccl_log.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -469,6 +470,43 @@ TEST(StatusLine, TheWindowKeepsTheNotesOfTheViewOnScreen) {
   EXPECT_EQ(notesForView(gloo, Program::single, snap.spec, true),
             "avg: Gloo has no average, collviz runs sum and divides by N in each rank after the call; bf16: not "
             "supported by Gloo; GPU sharing: host-id route");
+}
+
+// On the NCCL backend the window's backend line says what NCCL chose for the
+// op on screen, read from the ranks' own log (nccl_log::lastChoice, here on
+// a log folder written as NCCL writes it); never under an algorithm's rounds.
+TEST(StatusLine, TheWindowSaysNcclsChoiceForTheOp) {
+  const std::string dir = ::testing::TempDir() + "collviz-nccl-choice";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/nccl.h.1");
+    const std::string p = "h:1:1 [0] NCCL INFO ";
+    f << p << "NCCL version 2.28.9+cuda13.0\n"
+      << p << "comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n"
+      << p << "AllReduce: 1024 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..1}\n"
+      << p << "AllGather: 4096 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}\n"
+      << p << "AllReduce: 65536 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..3}\n";
+  }
+  auto choice = nccl_log::lastChoice(dir, Op::all_reduce);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->bytes, 65536);  // the last of the op's lines
+  EXPECT_FALSE(nccl_log::lastChoice(dir, Op::scatter).has_value());  // NCCL has no scatter call of its own
+  EXPECT_FALSE(nccl_log::lastChoice("", Op::all_reduce).has_value());
+  Snapshot snap;
+  snap.backend = {"nccl", "2.28.9", "1 x NVIDIA H200 (139 GiB)", "socket over lo", Said{}};
+  snap.verified = true;
+  snap.spec.op = Op::all_reduce;
+  snap.nccl_choice = nccl_log::choiceText(*choice);
+  StatusLineParams p;
+  p.shown = &snap;
+  std::string all;
+  for (const TextItem& t : statusLineTexts(p, makeTheme(ThemeKind::light))) all += t.text;
+  EXPECT_NE(all.find("NCCL: RING · SIMPLE · channels 0–3"), std::string::npos) << all;
+  p.rounds = true;
+  all.clear();
+  for (const TextItem& t : statusLineTexts(p, makeTheme(ThemeKind::light))) all += t.text;
+  EXPECT_EQ(all.find("NCCL: RING"), std::string::npos) << all;
+  std::filesystem::remove_all(dir);
 }
 
 // The notes as the worker sends them (a joined() message): filtered on the

@@ -2,9 +2,8 @@
 // wait for the ranks' answers when it happens, on Gloo and on MPI, at N = 4
 // and N = 8. A killed rank is named by its exit ("rank 2 (pid P) … signal 9")
 // at once, from the end of its channel, never a live peer called hung a
-// deadline later; a stopped rank is named as stopped; an asleep MPI rank whose
-// peer polls flat out (N = 2: not oversubscribed on 2 cores) is hung, not
-// slow. Each time the group is ended, no worker, mpirun or orted is left, and
+// deadline later; a stopped rank is named as stopped; an MPI rank asleep
+// before its op while its peers poll is hung, not slow. Each time the group is ended, no worker, mpirun or orted is left, and
 // the next request runs verified on a fresh group.
 #include <gmock/gmock.h>
 #include <signal.h>
@@ -134,10 +133,19 @@ INSTANTIATE_TEST_SUITE_P(Backends, MidOp,
                                            Case{BackendKind::mpi, 4}, Case{BackendKind::mpi, 8}),
                          caseName);
 
-// N = 2 on 2 cores is not oversubscribed: Open MPI's waiting rank polls flat
-// out, so CPU time says nothing of progress; the asleep rank (no CPU while
-// its peer waits) is the hang, not "slow".
-TEST(MidOpMpi, AnAsleepRankWhosePeerPollsIsHungNotSlow) {
+// An MPI rank asleep before its op (COLLVIZ_FAULT late_ms) while its peers
+// wait inside the collective: Open MPI's waiting ranks poll, so their CPU
+// time grows all the while and says nothing of progress; the asleep rank is
+// the hang, named alone, never "slow". N = 2 (one poller per core) and N = 8
+// (seven pollers sharing 2 cores). Issue 39: with the polling-peer rule
+// deleted, or progress judged by the group's summed CPU instead of each
+// rank's, the pollers' CPU counted as the group working and this ended
+// "slow, not hung" (the old version of this test slept after the op, when
+// the peer had already answered, and caught neither).
+class MidOpMpiPolling : public ::testing::TestWithParam<int> {};
+
+TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
+  const int n = GetParam();
   EngineOptions o;
   o.deadline = 1000ms;
   std::vector<pid_t> left;
@@ -146,9 +154,9 @@ TEST(MidOpMpi, AnAsleepRankWhosePeerPollsIsHungNotSlow) {
     const BackendStatus* st = engine.devices().find(BackendKind::mpi);
     if (!st || !st->available) GTEST_SKIP() << "MPI unavailable: " << (st ? st->reason : "not in the probe");
     Request r;
-    r.spec = makeSpec(Op::all_reduce, 2, 4);
+    r.spec = makeSpec(Op::all_reduce, n, 4);
     r.backend = BackendKind::mpi;
-    r.fault = "rank:1,delay_ms:20000";
+    r.fault = "rank:1,late_ms:20000";
     const auto t0 = Clock::now();
     const uint64_t id = engine.submit(r);
     auto snap = engine.waitFor(id, 60s);
@@ -157,12 +165,15 @@ TEST(MidOpMpi, AnAsleepRankWhosePeerPollsIsHungNotSlow) {
     EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 did not finish"), HasSubstr("hung"),
                                    Not(HasSubstr("slow"))));
     EXPECT_LT(took, 15s) << "named only when the asleep rank woke: " << snap->error;
-    std::printf("named after %.0f ms: %s\n", std::chrono::duration<double, std::milli>(took).count(),
+    std::printf("N=%d named after %.0f ms: %s\n", n, std::chrono::duration<double, std::milli>(took).count(),
                 snap->error.c_str());
   }
   waitUntilTrue([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
   EXPECT_THAT(left, ::testing::IsEmpty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Ranks, MidOpMpiPolling, ::testing::Values(2, 8),
+                         [](const ::testing::TestParamInfo<int>& i) { return "N" + std::to_string(i.param); });
 
 }  // namespace
 }  // namespace collviz::test

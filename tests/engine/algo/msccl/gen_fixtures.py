@@ -297,6 +297,18 @@ def bad_files():
              '    </tb>\n  ')
     text = text[:g0_end] + extra + text[g0_end:]
     out.append(("two_tbs.xml", text, line_of(text, '<tb id="1" send="1"'), "two threadblocks"))
+    # a send to a gpu that has no receive on that channel at all: gpu 0
+    # gains a threadblock on channel 1 sending to gpu 1, which has none
+    # there (issue 39: a checker weakened to let it through ran "verified"
+    # with the send dropped)
+    text = base.replace('nchannels="1"', 'nchannels="2"', 1)
+    g0_end = text.index("</gpu>")
+    extra = ('    <tb id="1" send="1" recv="-1" chan="1">\n'
+             '      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>\n'
+             '    </tb>\n  ')
+    text = text[:g0_end] + extra + text[g0_end:]
+    out.append(("send_no_receiver.xml", text, line_of(text, '<tb id="1" send="1" recv="-1" chan="1">') + 1,
+                "to gpu 1 on channel 1, which receives only 0 from gpu 0 on that channel: no matching receive"))
     # a cycle: gpu 0's first step waits on its own last one
     sub("cycle.xml", '<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1"',
         '<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="0" deps="11"',

@@ -4,6 +4,9 @@
 // the reader's tests (msccl_hostile_test) and the CLI's (msccl_hostile_cli_test).
 #pragma once
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,22 @@ inline std::string readAll(const std::string& path) {
   ss << f.rdbuf();
   return ss.str();
 }
+
+// A folder of the test's own for the files it makes, removed after.
+struct TempDir {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("msccl_hostile_" + std::to_string(::getpid()));
+  TempDir() { std::filesystem::create_directories(dir); }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = (dir / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+};
 
 inline std::string ringText() { return readAll(goodFixture("ring_allreduce_4_1ch.xml")); }
 
@@ -120,6 +139,55 @@ inline std::string chainFile(int steps = 100000) {
            std::to_string(k - 1) + "\" deps=\"0\" hasdep=\"0\"/></tb>\n";
   const std::size_t end = ring.find("  </gpu>");
   return ring.insert(end, tbs);
+}
+
+// RING with a comment of `bytes` after its first line: quotes, which JSON
+// escapes to twice their size (40 MiB grew past the 64 MiB frame when the
+// ranks were sent the file).
+inline std::string ringWithComment(std::size_t bytes) {
+  std::string ring = ringText();
+  const std::size_t nl = ring.find('\n') + 1;
+  return ring.insert(nl, "<!-- " + std::string(bytes, '"') + " -->\n");
+}
+
+// A ring all_reduce over `n` gpus with `channels` threadblocks each, one
+// channel per threadblock (gen_fixtures.py's ring_allreduce, out of place):
+// the chunk of block b on channel p is b * channels + p.
+inline std::string ringFile(int n, int channels) {
+  const int parts = channels;
+  std::string t;
+  t.reserve(std::size_t(n) * std::size_t(channels) * std::size_t(4 * n) * 130);
+  t += "<algo name=\"ring_allreduce_" + std::to_string(n) + "_" + std::to_string(channels) +
+       "ch\" proto=\"Simple\" nchannels=\"" + std::to_string(channels) + "\" nchunksperloop=\"" +
+       std::to_string(n * parts) + "\" ngpus=\"" + std::to_string(n) + "\" coll=\"allreduce\" inplace=\"0\">\n";
+  for (int r = 0; r < n; ++r) {
+    t += "  <gpu id=\"" + std::to_string(r) + "\" i_chunks=\"" + std::to_string(n * parts) + "\" o_chunks=\"" +
+         std::to_string(n * parts) + "\" s_chunks=\"0\">\n";
+    for (int ch = 0; ch < channels; ++ch) {
+      t += "    <tb id=\"" + std::to_string(ch) + "\" send=\"" + std::to_string((r + 1) % n) + "\" recv=\"" +
+           std::to_string((r - 1 + n) % n) + "\" chan=\"" + std::to_string(ch) + "\">\n";
+      int k = 0;
+      auto c = [&](int b) { return ((b % n + n) % n) * parts + ch; };
+      auto step = [&](const char* type, const char* src, int so, int dof) {
+        t += "      <step s=\"" + std::to_string(k++) + "\" type=\"" + type + "\" srcbuf=\"" + src +
+             "\" srcoff=\"" + std::to_string(so) + "\" dstbuf=\"o\" dstoff=\"" + std::to_string(dof) +
+             "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n";
+      };
+      step("s", "i", c(r), c(r));
+      for (int j = 1; j < n; ++j) {
+        step("rrc", "i", c(r - j), c(r - j));
+        step("s", "o", c(r - j), c(r - j));
+      }
+      for (int j = 0; j < n - 2; ++j) {
+        step("r", "i", c(r - j), c(r - j));
+        step("s", "o", c(r - j), c(r - j));
+      }
+      step("r", "i", c(r - (n - 2)), c(r - (n - 2)));
+      t += "    </tb>\n";
+    }
+    t += "  </gpu>\n";
+  }
+  return t + "</algo>\n";
 }
 
 }  // namespace collviz::test

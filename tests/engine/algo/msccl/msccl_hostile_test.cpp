@@ -23,20 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path dir = fs::temp_directory_path() / ("msccl_hostile_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(dir); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = (dir / name).string();
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-};
-
 // `read` in a child under a 2 GiB address space and a 10 s alarm: what it
 // said (the error, or "ok"), or how it died.
 template <typename Read>

@@ -252,6 +252,28 @@ TEST(NcclLogFixtures, SeveralCommunicatorsInOneFile) {
   EXPECT_EQ(log.comms[1].rings.at(0).order, (std::vector<int>{0, 2, 1}));
 }
 
+// Without Init COMPLETE lines (no commId): one process holding ranks 0 and 1
+// of 2-rank communicators (ncclCommInitAll) makes one communicator of them;
+// a rank seen again in that process starts the next one; another process's
+// rank 0 stays apart.
+TEST(NcclLogFixtures, RanksOfOneProcessWithoutCommId) {
+  std::string a = P("h", 7, 1, 0), b = P("h", 7, 2, 1), other = P("g", 9, 1, 0);
+  Log log = readOk(a + "comm 0xa0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
+                   b + "comm 0xa1 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\n" + a + ring223(0, 1, {0, 1}) + "\n" +
+                   a + "comm 0xb0 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n" +
+                   b + "comm 0xb1 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\n" + a + ring223(0, 1, {0, 1}) + "\n" +
+                   other + "comm 0xc0 rank 0 nRanks 2 nNodes 1 localRanks 1 localRank 0 MNNVL 0\n");
+  ASSERT_EQ(log.comms.size(), 3u);
+  for (int k : {0, 1}) {
+    const Comm& c = log.comms[std::size_t(k)];
+    ASSERT_EQ(c.members.size(), 2u) << "communicator " << k;
+    EXPECT_EQ(c.members[0].ptr, k == 0 ? "0xa0" : "0xb0");
+    EXPECT_EQ(c.members[1].ptr, k == 0 ? "0xa1" : "0xb1");
+  }
+  EXPECT_EQ(log.comms[2].members.size(), 1u);
+  EXPECT_EQ(log.comms[2].members[0].host, "g");
+}
+
 // A folder of per-rank files (NCCL_DEBUG_FILE=nccl.%h.%p) whose ranks disagree: named.
 TEST(NcclLogFixtures, PerRankFolderThatDisagrees) {
   namespace fs = std::filesystem;
