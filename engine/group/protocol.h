@@ -75,6 +75,11 @@ struct RunOptions {
   int iters = 1;   // timed iterations; times are their average
   int timeout_ms = 0;  // one op's deadline (scaled with its bytes); 0: init's
   RoundFault round_fault = {};  // runRounds only; none unless COLLVIZ_FAULT asks
+  // Whether the ranks meet (MPI: an untimed barrier, big ops only) before the
+  // first timed call. A run split into single calls (the fault wrapper) asks
+  // for it on the call that would have been the first timed one, so that
+  // every rank makes the same sequence of MPI calls.
+  bool meet = true;
 };
 
 // How long the engine waits for a group to join (spawn to every "ready"). A

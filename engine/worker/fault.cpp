@@ -202,11 +202,13 @@ Result<OpTiming> FaultyCommunicator::run(const OpSpec& s, const void* in, void* 
     const bool skip =
         f_.kind == Fault::Kind::skip || (f_.kind == Fault::Kind::skip_after_first && calls_ > 0);
     ++calls_;
-    // As the communicators do: the checked output is the last call's, never
-    // an earlier call's of this run (the engine poisoned it before the run).
-    if (c == warmup + iters - 1 && wrote) poisonBytes(out, out_bytes, s.dtype);
+    // As the communicators do: the checked output is the timed calls', never
+    // the warm-up's (the engine poisoned it before the run).
+    if (c == warmup && wrote) poisonBytes(out, out_bytes, s.dtype);
     if (skip) continue;
-    auto one = inner_->run(s, in, out, RunOptions{0, 1});
+    RunOptions one_call;
+    one_call.meet = c == warmup;  // the ranks meet where an unsplit run would
+    auto one = inner_->run(s, in, out, one_call);
     if (!one) return one;
     wrote = true;
     if (c >= warmup) t.op_us += one->op_us / iters;

@@ -105,40 +105,44 @@ class MpiCommunicator : public Communicator {
       return Error{say("mpi: {0} elements exceed MPI's int count ({1})", n * e, INT_MAX)};
     const MpiTypeOp to = ops_.of(s.dtype, s.redop);
     const std::size_t es = dtypeSize(s.dtype);
-    double total_us = 0;
-    const int last = o.warmup + o.iters - 1;
+    const int first_timed = std::max(0, o.warmup), calls = first_timed + std::max(0, o.iters);
     // Broadcast is in place: the root's input goes into its output once,
     // outside the timed calls (MPI_Bcast leaves the root's buffer as it is),
     // and again after the poison below.
     const bool bcast_root = s.op == Op::broadcast && rank_ == s.root;
     const bool aligned = double(n) * double(e) * double(es) >= double(kAlignedBytes);
     if (bcast_root) std::memcpy(out, in, n * e * es);
-    for (int it = 0; it <= last; ++it) {
-      // The checked output must come from the last call, not an earlier one.
-      if (it == last && out) {
-        poisonBytes(out, outputBytes(s, rank_), s.dtype);
-        if (bcast_root) std::memcpy(out, in, n * e * es);
+    std::chrono::steady_clock::time_point t0{};
+    for (int it = 0; it < calls; ++it) {
+      if (it == first_timed) {
+        // The checked output must come from the timed calls, not the
+        // warm-up (the engine poisoned it before the run).
+        if (it > 0 && out) {
+          poisonBytes(out, outputBytes(s, rank_), s.dtype);
+          if (bcast_root) std::memcpy(out, in, n * e * es);
+        }
+        // Big ops: the ranks start the timed calls together (an untimed
+        // barrier, as a plain loop's), so a rank still poisoning or reached
+        // late by the engine's message is not counted in its peers' op
+        // time; then the timed calls run back to back, as in a plain loop
+        // (a barrier before each would keep a broadcast's pipeline from
+        // overlapping its next call, and time each call's drain). Decided
+        // from the spec alone, the same on every rank. Small ops have none:
+        // there a barrier's own skew on shared cores would be most of the
+        // time measured.
+        if (aligned && o.meet)
+          if (int err = MPI_Barrier(comm_); err != MPI_SUCCESS)
+            return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
+        t0 = std::chrono::steady_clock::now();
       }
-      // Big ops: the ranks start each call together (an untimed barrier, as
-      // a plain loop's before its timed calls), so a rank still poisoning
-      // or reached late by the engine's message is not counted in its
-      // peers' op time. Before every call, so that every rank makes the
-      // same sequence of MPI calls however a run is split (the fault
-      // wrapper calls one at a time); decided from the spec alone, the same
-      // on every rank. Small ops have none: there a barrier's own skew on
-      // shared cores would be most of the time measured.
-      if (aligned)
-        if (int err = MPI_Barrier(comm_); err != MPI_SUCCESS)
-          return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
-      const auto t0 = std::chrono::steady_clock::now();
-      const int err = callOnce(s, in, out, to, int(e), int(n));
-      const auto t1 = std::chrono::steady_clock::now();
-      if (err != MPI_SUCCESS)
+      if (int err = callOnce(s, in, out, to, int(e), int(n)); err != MPI_SUCCESS)
         return Error{say("mpi {0} on rank {1}: {2}", name(s.op), rank_, mpiErrorText(err))};
-      if (it >= o.warmup) total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
     }
+    double total_us = 0;
+    if (calls > first_timed)
+      total_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
     if (reduces(s.op) && s.redop == RedOp::avg && out) divideBy(s, out);
-    return OpTiming{o.iters > 0 ? total_us / o.iters : 0.0, 0.0, {}};
+    return OpTiming{calls > first_timed ? total_us / (calls - first_timed) : 0.0, 0.0, {}};
   }
 
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
