@@ -30,6 +30,14 @@ namespace collviz {
 
 using Clock = std::chrono::steady_clock;
 
+void attachNcclLog(Snapshot& s, const std::string& dir) {
+  if (dir.empty()) return;
+  auto log = nccl_log::read({dir});
+  if (!log.ok()) return;
+  if (auto choice = nccl_log::lastChoice(*log, s.spec.op)) s.nccl_choice = nccl_log::choiceText(*choice);
+  if (!log->comms.empty()) s.nccl_log = std::make_shared<const nccl_log::Log>(std::move(*log));
+}
+
 Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement) {
   if (opts_.worker_path.empty()) opts_.worker_path = workerPath();
   thread_ = std::thread([this] { loop(); });
@@ -294,7 +302,7 @@ void Engine::outOfMemory(const Request& r) {
 
 void Engine::publish(std::shared_ptr<Snapshot> s) {
   if (s->error.empty() && s->algo == "native" && s->program == Program::single && s->backend.name == "nccl")
-    if (auto choice = nccl_log::lastChoice(ncclLogDir(), s->spec.op)) s->nccl_choice = nccl_log::choiceText(*choice);
+    attachNcclLog(*s, ncclLogDir());
   {
     std::lock_guard<std::mutex> lock(mu_);
     s->seq = next_seq_++;

@@ -119,6 +119,11 @@ struct PhaseTimes {
          compare_us = 0, other_us = 0;
 };
 
+// A native op on NCCL (Engine::publish): the ranks' log (NCCL_DEBUG_FILE in
+// `dir`, Engine::ncclLogDir) read once for what NCCL chose for the op
+// (Snapshot::nccl_choice) and the communicator it built (Snapshot::nccl_log).
+void attachNcclLog(Snapshot& s, const std::string& dir);
+
 class Engine {
  public:
   explicit Engine(EngineOptions opts = {});

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@
 #include "engine/text.h"
 
 namespace collviz {
+
+namespace nccl_log {
+struct Log;  // engine/algo/nccl_log/nccl_log.h
+}
 
 // A block's label, decoded from the bytes a backend returned.
 struct BlockLabel {
@@ -172,6 +177,10 @@ struct Snapshot {
   // On the NCCL backend, a native op: what NCCL chose for it, from the
   // ranks' own log ("NCCL: RING · LL128 · channels 0–23"); empty elsewhere.
   Said nccl_choice;
+  // ... and the communicator NCCL built, read from the same log: its rings,
+  // trees and the transport of every link (the window draws them; run
+  // prints them). Null elsewhere, or when the log said nothing.
+  std::shared_ptr<const nccl_log::Log> nccl_log;
   // An algorithm run round by round (algo != "native"): steps are its rounds.
   std::string algo = "native";
   std::vector<uint64_t> bytes_sent, bytes_received;  // per rank, counted by the workers

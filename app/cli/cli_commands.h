@@ -15,5 +15,11 @@ struct WindowRequest;
 void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
+namespace nccl_log {
+struct Log;
+}
+// What collviz nccl-log prints of each communicator (collviz run on NCCL:
+// the one its ranks built).
+void printNcclComms(const nccl_log::Log& log);
 
 }  // namespace collviz

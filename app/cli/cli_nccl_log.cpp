@@ -126,6 +126,10 @@ int runNcclLog(const std::vector<std::string>& paths, bool asJson, bool allRings
 
 }  // namespace
 
+void printNcclComms(const nccl_log::Log& log) {
+  for (std::size_t c = 0; c < log.comms.size(); ++c) printComm(log, c, false);
+}
+
 void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto asJson = std::make_shared<bool>(false);

@@ -12,6 +12,7 @@
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_input.h"
 #include "app/cli/cli_profile.h"
+#include "engine/algo/nccl_log/json.h"
 #include "engine/algo/nccl_log/nccl_log.h"
 #include "engine/verify/held_values.h"
 #include "engine/group/memory_budget.h"
@@ -234,11 +235,14 @@ void addRunCommand(CLI::App& app, std::function<int()>& action) {
         if (choice)
           j["nccl_choice"] = {{"op", choice->op}, {"bytes", choice->bytes}, {"algo", choice->algo}, {"proto", choice->proto},
                               {"channel_lo", choice->chLo}, {"channel_hi", choice->chHi}};
+        if (snap->nccl_log)  // the communicator NCCL built, as collviz nccl-log --json gives it
+          j["nccl_log"] = nccl_log::toJson(*snap->nccl_log, [](const Text& t) { return render(t); });
         if (*profile) j["profile"] = profileJson(profiled(usSince(print_start)));
         std::cout << j.dump(2) << "\n";
       } else {
         printTable(*snap, *limit);
         if (choice) std::printf("%s\n", render(nccl_log::choiceText(*choice)).c_str());
+        if (snap->nccl_log) printNcclComms(*snap->nccl_log);
         if (*profile) {
           std::fflush(stdout);
           printProfile(profiled(usSince(print_start)));

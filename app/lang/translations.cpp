@@ -216,6 +216,7 @@ constexpr Translation kTable[] = {
     {"Open NCCL log", "打开 NCCL 日志"},
     {"NCCL's own log (run with NCCL_DEBUG=INFO): a file, or a folder of per-rank files.", "NCCL 自己的日志（以 NCCL_DEBUG=INFO 运行）：一个文件，或每 rank 一个文件的文件夹。"},
     {"NCCL log", "NCCL 日志"},
+    {"NCCL's rings and transports…", "NCCL 建立的环与传输…"},
     {"communicator", "通信器"},
     {"channel", "通道"},
     {"all", "全部"},

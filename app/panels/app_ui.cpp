@@ -268,6 +268,11 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     op_list_.Draw(state_, fonts_);
     ImGui::Spacing();
     algo_panel_.Draw(state_, round_bar_, fonts_);
+    // The NCCL backend's native op: the rings and transports NCCL built for
+    // this run's communicator, read from its ranks' log.
+    if (shown && shown->nccl_log && state_.view.algo == "native" &&
+        ImGui::Button(fonts_.display(tr("NCCL's rings and transports…")).c_str()))
+      nccl_log_window_.show(shown->nccl_log);
     ImGui::Spacing();
     ImGui::Separator();
     controls_.Draw(state_, devices_.get());

@@ -67,9 +67,15 @@ void drawFigure(const NcclFigure& f, ImVec2 o, float k) {
 Status NcclLogWindow::open(const std::string& path) {
   auto r = nccl_log::read({path});
   if (!r.ok()) return r.error();
-  log_ = std::make_unique<nccl_log::Log>(std::move(*r));
-  channel_ = -1, comm_ = 0, shown = true;
+  show(std::make_shared<const nccl_log::Log>(std::move(*r)));
   return {};
+}
+
+void NcclLogWindow::show(std::shared_ptr<const nccl_log::Log> log) {
+  if (!log) return;
+  if (log != log_) channel_ = -1, comm_ = 0;
+  log_ = std::move(log);
+  shown = true;
 }
 
 void NcclLogWindow::Draw(ThemeKind theme, bool open_now) {

@@ -18,11 +18,14 @@ struct NcclLogWindow {
   bool shown = false;
   void Draw(ThemeKind theme, bool open_now);
   Status open(const std::string& path);  // read it; shown on success
+  // The NCCL backend's own run: the communicator read from its ranks' log
+  // (Snapshot::nccl_log), shown in the same window.
+  void show(std::shared_ptr<const nccl_log::Log> log);
 
  private:
   void drawWindow(ThemeKind theme);
   char path_[512] = "";
-  std::unique_ptr<nccl_log::Log> log_;
+  std::shared_ptr<const nccl_log::Log> log_;
   int channel_ = -1;
   std::size_t comm_ = 0;
 };

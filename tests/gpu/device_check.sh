@@ -423,6 +423,16 @@ sys.exit(0 if ok else 1)' "$W/nccl_log.json" 2>&1)
         none|*Error*|"") bad "run without NCCL_DEBUG: no nccl_choice in its JSON ($got)" ;;
         *) say "  NCCL's choice beside the op (all_reduce N=2): NCCL: $got" ;;
       esac
+      # ... and the communicator its ranks built (nccl_log: rings, transports).
+      got=$("$PY" -c 'import json, sys
+l = json.load(open(sys.argv[1])).get("nccl_log") or {}
+cs = l.get("comms") or []
+print("%d communicator(s), %d rings, %d links" % (len(cs), sum(len(c.get("rings", [])) for c in cs),
+      sum(len(m.get("transports", [])) for c in cs for m in c.get("members", []))) if cs else "none")' "$W/choice_run.json" 2>&1)
+      case "$got" in
+        none|*Error*|"") bad "run without NCCL_DEBUG: no nccl_log (communicator) in its JSON ($got)" ;;
+        *) say "  the communicator from the ranks' log: $got" ;;
+      esac
     fi
   fi
 else

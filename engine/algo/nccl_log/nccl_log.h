@@ -178,6 +178,7 @@ std::string linkKind(const Comm& c, int from, int to);
 // (nullopt: none, or an op NCCL has no call of its own for), and what it
 // says beside the op ("NCCL: RING · LL128 · channels 0–23").
 std::optional<Choice> lastChoice(const std::string& dir, Op op);
+std::optional<Choice> lastChoice(const Log& log, Op op);
 Text choiceText(const Choice& c);
 
 }  // namespace collviz::nccl_log

@@ -152,17 +152,22 @@ nlohmann::json toJson(const Log& log, const std::function<std::string(const Text
 }
 
 std::optional<Choice> lastChoice(const std::string& dir, Op op) {
+  if (dir.empty()) return std::nullopt;
+  auto log = read({dir});
+  if (!log.ok()) return std::nullopt;
+  return lastChoice(*log, op);
+}
+
+std::optional<Choice> lastChoice(const Log& log, Op op) {
   static const std::pair<Op, const char*> kNames[] = {{Op::all_reduce, "AllReduce"}, {Op::all_gather, "AllGather"},
                                                       {Op::reduce_scatter, "ReduceScatter"}, {Op::broadcast, "Broadcast"},
                                                       {Op::reduce, "Reduce"}};
   const char* want = nullptr;
   for (const auto& [o, n] : kNames)
     if (o == op) want = n;
-  if (!want || dir.empty()) return std::nullopt;
-  auto log = read({dir});
-  if (!log.ok()) return std::nullopt;
+  if (!want) return std::nullopt;
   std::optional<Choice> got;
-  for (const Choice& c : log->choices)
+  for (const Choice& c : log.choices)
     if (c.op == want) got = c;
   return got;
 }
