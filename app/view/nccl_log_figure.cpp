@@ -108,8 +108,16 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
       std::vector<int> o = ringOrder(c, r.channel);
       for (std::size_t i = 0; i < o.size(); ++i) most = std::max(most, ++uses[{o[i], o[(i + 1) % o.size()]}]);
     }
+  // ... listed right of the rows, most used first, in up to three columns
+  // (a count on each arc would pile up where arcs of one span meet).
+  std::vector<std::pair<std::pair<int, int>, int>> listed(uses.begin(), uses.end());
+  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   const float rowsBottom = f.y(f.n - 1) + kBoxH;
-  const float tableTop = rowsBottom + 40;
+  const float listTop = kTop + 4 * 18 + 14, listRow = 15;
+  int perColumn = std::max(4, int((rowsBottom - listTop - 18) / listRow));
+  if (int(listed.size()) > 3 * perColumn) perColumn = (int(listed.size()) + 2) / 3;
+  const float listBottom = listed.empty() ? 0 : listTop + 18 + listRow * float(std::min<int>(perColumn, int(listed.size())));
+  const float tableTop = std::max(rowsBottom, listBottom) + 40;
   const float height = tableTop + 30 + 18 * float(log.choices.size()) + 60;
   const float width = 900;
   NcclFigure fig;
@@ -121,7 +129,7 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
   f.text(24, 50, say_(sentence(c)), 13, f.theme.text);
   std::string what;
   if (p.channel < 0) {
-    what = say_(say("all {0} channels' rings: a link's number is the channels whose ring uses it", int(c.rings.size())));
+    what = say_(say("all {0} channels' rings: a link is as thick as the channels whose ring uses it (their count on the right)", int(c.rings.size())));
   } else {
     std::string order;
     for (int r : ring) order += (order.empty() ? "" : " → ") + std::to_string(r);
@@ -150,7 +158,15 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
   // Links.
   if (p.channel < 0) {
     for (const auto& [ab, k] : uses)
-      f.arc("overlay-link", ab.first, ab.second, 1, 1 + 4 * float(k) / float(most), " data-count=\"" + std::to_string(k) + "\"", std::to_string(k));
+      f.arc("overlay-link", ab.first, ab.second, 1, 1 + 4 * float(k) / float(most), " data-count=\"" + std::to_string(k) + "\"", "");
+    if (!listed.empty()) f.text(520, listTop, say_(say("channels per link")), 11, f.theme.muted_text, 0, true);
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+      const auto& [ab, k] = listed[i];
+      const float x = 520 + 120 * float(int(i) / perColumn), yy = listTop + 18 + listRow * float(int(i) % perColumn);
+      f.text(x, yy, "R" + std::to_string(ab.first) + " → R" + std::to_string(ab.second), 11,
+             f.colour(Figure::kindClass(f.kind(ab.first, ab.second))));
+      f.text(x + 96, yy, std::to_string(k), 11, f.theme.text, 2);
+    }
   } else {
     for (std::size_t i = 0; i < ring.size(); ++i)
       f.arc("ring-link", ring[i], ring[(i + 1) % ring.size()], 1, 2, " data-channel=\"" + std::to_string(p.channel) + "\" data-step=\"" + std::to_string(i) + "\"", "");

@@ -77,6 +77,10 @@ while IFS=$'\t' read -r doc line; do
   if [[ $args == *"--backend nccl"* && $nccl == 0 ]]; then
     echo "skip (no NCCL here): $cmd"; skipped=$((skipped + 1)); continue
   fi
+  # Hosts of the reader's own (a, b, hosts.txt): the emulated hosts run these (tests/hosts).
+  if [[ $args == *"--hosts "* || $args == *"--hostfile "* ]]; then
+    echo "skip (needs the reader's hosts; tests/hosts runs them on emulated hosts): $cmd"; skipped=$((skipped + 1)); continue
+  fi
   if [[ $png == 0 ]] && { [[ $args == export* && $args != *.svg* && $args != *"--format svg"* ]] ||
                           [[ $args == lecture* && $args != *"--format svg"* ]]; }; then
     echo "skip (no display, no xvfb-run): $cmd"; skipped=$((skipped + 1)); continue
