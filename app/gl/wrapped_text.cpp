@@ -21,4 +21,20 @@ void WrappedText(const std::string& utf8, float width) {
   ImGui::TextUnformatted(text.data(), text.data() + text.size());
 }
 
+bool SameLineIfFits(float width, float spacing) {
+  const float gap = spacing >= 0 ? spacing : ImGui::GetStyle().ItemSpacing.x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + gap + width > right) return false;
+  ImGui::SameLine(0, spacing);
+  return true;
+}
+
+float RadioWidth(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+}
+
+float ButtonWidth(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+}
+
 }  // namespace collviz::ui

@@ -13,4 +13,15 @@ namespace collviz::ui {
 // colour.
 void WrappedText(const std::string& utf8, float width = 0);
 
+// A row of items that wraps (the trace bar, the status line): call between
+// two items with the next one's width. It keeps the next item on this line
+// when it fits in the window's content region after `spacing` (< 0: the
+// style's item spacing), and returns true; else the next item starts a new
+// line, and it returns false. At 2x in a narrow window nothing runs off
+// the edge.
+bool SameLineIfFits(float width, float spacing = -1.0f);
+// The widths of the items above, in the current font and style.
+float RadioWidth(const char* label);
+float ButtonWidth(const char* label);
+
 }  // namespace collviz::ui

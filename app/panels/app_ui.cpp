@@ -314,7 +314,8 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
               !viewNotes(info).empty() + !notice.empty() +
               !oracleLabelNote(shown.get()).empty();
   float status_h =
-      hidden ? 0 : lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+      hidden ? 0 : std::max(float(lines) * ImGui::GetTextLineHeightWithSpacing(), status_bar_.height) +
+                       ImGui::GetStyle().ItemSpacing.y * 2;
   const std::string caption = lecture_ ? lecture_->current().caption.in(language()) : "";
   // A presentation (panels hidden): the caption grows with the screen, as
   // the diagram does (1.0 at about 1400x850).

@@ -41,12 +41,17 @@ std::string viewNotes(const StatusInfo& in) {
 
 void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   const ImVec4 ok(0.30f, 0.58f, 0.32f, 1), bad(0.85f, 0.15f, 0.2f, 1);
-  auto sep = [] {
-    ImGui::SameLine();
-    ImGui::TextDisabled("·");
-    ImGui::SameLine();
+  // "·" between the parts of a line, which wraps before a part that would
+  // run past the edge (at 2x in a narrow window) and starts it without one.
+  auto sep = [](const std::string& next) {
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    if (SameLineIfFits(ImGui::CalcTextSize("·").x + gap + ImGui::CalcTextSize(next.c_str()).x)) {
+      ImGui::TextDisabled("·");
+      ImGui::SameLine();
+    }
   };
   cancel_clicked = false;
+  const float top = ImGui::GetCursorPosY();
   if (in.busy) {
     Spinner("busy");
     ImGui::SameLine();
@@ -70,29 +75,37 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
     ImGui::PushFont(fonts.bold);
     ImGui::TextUnformatted(b.head.c_str());
     ImGui::PopFont();
-    for (const std::string& part : b.parts) sep(), ImGui::TextUnformatted(fonts.display(part).c_str());
+    for (const std::string& part : b.parts) {
+      const std::string shown = fonts.display(part);
+      sep(shown);
+      ImGui::TextUnformatted(shown.c_str());
+    }
     std::string t = s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
                                  : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
     ImGui::TextUnformatted(fonts.display(t).c_str());
-    sep();
     if (allRight(*s, in.bad_blocks)) {
       const std::string mode = s->steps.empty() ? "" : render(patternText(s->steps[0].verify.mode));
-      ImGui::TextColored(ok, "%s", fonts.display(tr("✓ verified against the oracle")).c_str());
+      const std::string verified = fonts.display(tr("✓ verified against the oracle"));
+      sep(verified);
+      ImGui::TextColored(ok, "%s", verified.c_str());
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fonts.display(mode).c_str());
     } else if (s->error.empty()) {
-      ImGui::TextColored(bad, "%s", fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))})).c_str());
-      if (!s->problem.empty()) sep(), ImGui::TextColored(bad, "%s", fonts.display(render(s->problem)).c_str());
-      else for (const StepResult& st : s->steps) {
-        if (!st.verify.first_problem.empty()) {
-          sep();
-          ImGui::TextColored(bad, "%s", fonts.display(render(st.verify.first_problem)).c_str());
-          break;
-        }
+      const std::string wrong = fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))}));
+      sep(wrong);
+      ImGui::TextColored(bad, "%s", wrong.c_str());
+      std::string first = render(s->problem);
+      for (const StepResult& st : s->steps)
+        if (first.empty() && !st.verify.first_problem.empty()) first = render(st.verify.first_problem);
+      if (!first.empty()) {
+        first = fonts.display(first);
+        sep(first);
+        ImGui::TextColored(bad, "%s", first.c_str());
       }
     }
     if (in.bad_blocks > 0) {
-      sep();
-      ImGui::TextColored(bad, "%s", trf("{0} block(s) marked !", {std::to_string(in.bad_blocks)}).c_str());
+      const std::string marked = trf("{0} block(s) marked !", {std::to_string(in.bad_blocks)});
+      sep(marked);
+      ImGui::TextColored(bad, "%s", marked.c_str());
     }
   }
   // Errors and notices get their own lines: they are the things to read.
@@ -108,6 +121,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   if (const std::string notes = viewNotes(in); !notes.empty())
     noteLine(fonts.display(notes), ImVec4(0, 0, 0, 0), fonts.display(render(in.shown->backend.notes)));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);
+  height = ImGui::GetCursorPosY() - top;
 }
 
 }  // namespace collviz::ui

@@ -30,6 +30,9 @@ std::string viewNotes(const StatusInfo& info);
 struct StatusBar {
   void Draw(const StatusInfo& info, const Fonts& fonts);
   bool cancel_clicked = false;  // the last Draw's Cancel button
+  // How tall the last Draw was (its lines wrap at 2x in a narrow window):
+  // the diagram above leaves this much room the next frame.
+  float height = 0;
 };
 
 
