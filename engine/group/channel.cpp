@@ -107,7 +107,9 @@ Status Channel::readExact(char* p, size_t n, int* fd_out) {
 
 Result<Message> Channel::recv(std::chrono::milliseconds timeout) { return recv(timeout, 64u << 20); }
 
-Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chrono::milliseconds timeout) {
+// Until the channel has bytes to read: "closed", "timeout" (compared by its
+// English: .message == "timeout") or poll's error.
+Status Channel::waitReadable(std::chrono::milliseconds timeout) {
   if (fd_ < 0) return Error{say("closed")};
   pollfd pfd{fd_, POLLIN, 0};
   for (;;) {
@@ -115,8 +117,12 @@ Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chr
     if (pr < 0 && errno == EINTR) continue;
     if (pr < 0) return Error{say("{0}: {1}", "poll", std::strerror(errno))};
     if (pr == 0) return Error{say("timeout")};
-    break;
+    return {};
   }
+}
+
+Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chrono::milliseconds timeout) {
+  if (Status st = waitReadable(timeout); !st) return st.error();
   uint32_t len = 0;
   if (Status st = readExact(reinterpret_cast<char*>(&len), sizeof(len), nullptr); !st) return st.error();
   if (len > max_bytes) return Error{say("message too large")};
@@ -125,15 +131,7 @@ Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chr
 }
 
 Result<Message> Channel::recv(std::chrono::milliseconds timeout, std::size_t max_bytes) {
-  if (fd_ < 0) return Error{say("closed")};
-  pollfd pfd{fd_, POLLIN, 0};
-  for (;;) {
-    int pr = ::poll(&pfd, 1, timeout.count() < 0 ? -1 : int(timeout.count()));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr < 0) return Error{say("{0}: {1}", "poll", std::strerror(errno))};
-    if (pr == 0) return Error{say("timeout")};  // compared by its English (.message == "timeout")
-    break;
-  }
+  if (Status st = waitReadable(timeout); !st) return st.error();
   Message m;
   uint32_t len = 0;
   if (Status st = readExact(reinterpret_cast<char*>(&len), sizeof(len), &m.fd); !st) {

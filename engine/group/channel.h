@@ -44,6 +44,7 @@ class Channel {
   static Result<std::pair<Channel, Channel>> pair();
 
  private:
+  Status waitReadable(std::chrono::milliseconds timeout);
   Status readExact(char* p, size_t n, int* fd_out);
   int fd_ = -1;
 };

@@ -136,6 +136,12 @@ Result<MpiPeer> MpiListener::accept() {
   return peer;
 }
 
+Text exitText(int status) {
+  if (WIFSIGNALED(status))
+    return say("was killed by signal {0} ({1})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return say("exited with code {0}", WEXITSTATUS(status));
+}
+
 std::pair<pid_t, char> parentAndState(pid_t pid) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -79,6 +79,10 @@ class MpiListener {
   std::string name_;  // without the leading NUL
 };
 
+// How a child ended, from its wait status: "exited with code 1", "was
+// killed by signal 9 (Killed)".
+Text exitText(int status);
+
 // Parent pid and state of `pid` from /proc; {-1, 0} when it is gone.
 std::pair<pid_t, char> parentAndState(pid_t pid);
 

@@ -29,16 +29,6 @@ namespace collviz {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-Text ended(int status) {
-  if (WIFSIGNALED(status))
-    return say("was killed by signal {0} ({1})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  return say("exited with code {0}", WEXITSTATUS(status));
-}
-
-}  // namespace
-
 std::chrono::milliseconds RankGroup::transferTimeout(std::size_t bytes) const {
   return cfg_.deadline + std::chrono::milliseconds(std::llround(double(bytes) / kSlowestBytesPerSecond * 1000.0));
 }
@@ -91,7 +81,7 @@ Status RankGroup::launchMpiHosts() {
       mpi_log_.stop();
       healthy_ = false;
       return Error{say("starting {0} on {1}: mpirun {2} before rank(s) {3} connected (Open MPI's message is on stderr)",
-                       name(cfg_.backend), hosts.hostList(), ended(status), rankList(missing()))};
+                       name(cfg_.backend), hosts.hostList(), exitText(status), rankList(missing()))};
     }
     if (Clock::now() >= deadline) {
       healthy_ = false;

@@ -32,16 +32,6 @@ namespace collviz {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-Text exitText(int status) {
-  if (WIFSIGNALED(status))
-    return say("was killed by signal {0} ({1})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  return say("exited with code {0}", WEXITSTATUS(status));
-}
-
-}  // namespace
-
 Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::string>& given,
                              const std::vector<std::string>& given_env) {
   std::vector<std::string> args = given;
