@@ -88,7 +88,8 @@ std::span<const Translation> tableHosts() {
       {"within a host", "主机内"},
       {"across hosts", "跨主机"},
       {"across hosts: {0} / {1}", "跨主机：{0} / {1}"},
-      {"The dark end of a bar or line: bytes across hosts.", "条或线末端的深色部分：跨主机的字节。"},
+      {"The end of a bar or line in the colour of the links across hosts: bytes across hosts.",
+       "条或线末端与跨主机链路同色的部分：跨主机的字节。"},
   };
   return kTable;
 }

@@ -119,8 +119,9 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
 
 // Ranks on several hosts: of rank r's bar (its track `track` long from
 // `x`, the filled part its bytes sent) and its received line under it, the
-// bytes across hosts as the dark end of each, and their figures on a line
-// of their own under the bar; returns the y under that line.
+// bytes across hosts as the end of each, in the colour of the links across
+// hosts, and their figures on a line of their own under the bar; returns
+// the y under that line.
 float acrossHostsShare(Builder& b, const RoundModel& rm, int r, float x, float track, Rect bar, double scale,
                        float y) {
   const float u = b.u, fs = b.px(11.5f);
@@ -147,7 +148,7 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   std::string legend = trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
                            "what the formula says the busiest rank sends in the whole run.",
                            {nbsp(byteText(rm.formula.bytes))});
-  if (hosts) legend += " " + std::string(tr("The dark end of a bar or line: bytes across hosts."));
+  if (hosts) legend += " " + std::string(tr("The end of a bar or line in the colour of the links across hosts: bytes across hosts."));
   const float head = b.px(13.5f, title), fs = b.px(12), ff = b.px(12, formula), note = b.px(11.5f, legend);
   b.text({area.x, y}, title, b.th.muted_text, head, TextStyle::bold);
   y += head * 1.4f;
