@@ -5,6 +5,7 @@ layout(location = 1) in vec4 a_p01;    // p0.xy, p1.xy
 layout(location = 2) in vec4 a_p23;    // p2.xy, p3.xy
 layout(location = 3) in vec4 a_color;
 layout(location = 4) in float a_width;
+layout(location = 5) in float a_dash;  // dashes and gaps this long; 0 solid
 
 uniform vec2 u_target;
 uniform vec2 u_offset;
@@ -13,6 +14,8 @@ uniform int u_segments;
 out float v_across;  // signed distance from the centre line, pixels
 flat out float v_half;
 flat out vec4 v_color;
+out float v_along;  // length along the curve, pixels (dashes)
+flat out float v_dash;
 
 vec2 bezier(float t) {
   float s = 1.0 - t;
@@ -40,4 +43,16 @@ void main() {
   v_across = side * reach;
   v_half = half_width;
   v_color = a_color;
+  // A dashed curve: the length of the polyline through the segments so far.
+  float along = 0.0;
+  if (a_dash > 0.0) {
+    vec2 prev = bezier(0.0);
+    for (int k = 1; k <= i; ++k) {
+      vec2 q = bezier(float(k) / float(u_segments));
+      along += length(q - prev);
+      prev = q;
+    }
+  }
+  v_along = along;
+  v_dash = a_dash;
 }

@@ -154,7 +154,8 @@ std::string sceneToSvg(const Scene& s, const std::vector<TextItem>& extra, const
   for (const CurveInstance& c : s.curves)
     out += "<path d=\"M" + num(c.p0.x) + " " + num(c.p0.y) + " C" + num(c.p1.x) + " " + num(c.p1.y) +
            " " + num(c.p2.x) + " " + num(c.p2.y) + " " + num(c.p3.x) + " " + num(c.p3.y) + "\" " +
-           paint("stroke", c.color) + " stroke-width=\"" + num(c.width) + "\"/>\n";
+           paint("stroke", c.color) + " stroke-width=\"" + num(c.width) + "\"" +
+           (c.dash > 0 ? " stroke-dasharray=\"" + num(c.dash) + " " + num(c.dash) + "\"" : "") + "/>\n";
   out += "</g>\n";
   for (const Triangle& t : s.triangles)
     out += "<path d=\"M" + num(t.a.x) + " " + num(t.a.y) + " L" + num(t.b.x) + " " + num(t.b.y) + " L" +

@@ -16,7 +16,7 @@ struct TileGpu {
   uint32_t bits[2];
 };
 struct CurveGpu {
-  float p01[4], p23[4], color[4], width;
+  float p01[4], p23[4], color[4], width, dash;
 };
 struct SolidGpu {
   float pos[2], color[4];
@@ -78,6 +78,7 @@ Status DiagramRenderer::init() {
   floatAttrib(2, 4, cs, offsetof(CurveGpu, p23), true);
   floatAttrib(3, 4, cs, offsetof(CurveGpu, color), true);
   floatAttrib(4, 1, cs, offsetof(CurveGpu, width), true);
+  floatAttrib(5, 1, cs, offsetof(CurveGpu, dash), true);
 
   glGenVertexArrays(1, &solid_vao_);
   glGenBuffers(1, &solid_vbo_);
@@ -112,7 +113,7 @@ void DiagramRenderer::upload(const Scene& scene) {
   std::vector<CurveGpu> curves;
   curves.reserve(scene.curves.size());
   for (const CurveInstance& c : scene.curves) {
-    CurveGpu g{{c.p0.x, c.p0.y, c.p1.x, c.p1.y}, {c.p2.x, c.p2.y, c.p3.x, c.p3.y}, {}, c.width};
+    CurveGpu g{{c.p0.x, c.p0.y, c.p1.x, c.p1.y}, {c.p2.x, c.p2.y, c.p3.x, c.p3.y}, {}, c.width, c.dash};
     put(g.color, c.color);
     curves.push_back(g);
   }

@@ -82,6 +82,14 @@ std::span<const Translation> tableHosts() {
       {"letters, digits, '.', '-' and '_', not starting with '-' or '.', at most 253 characters",
        "字母、数字、“.”、“-”和“_”，不以“-”或“.”开头，最多 253 个字符"},
       {"rank {0} on {1} (pid {2})", "rank {0} 在 {1} 上（pid {2}）"},
+      // The picture of ranks on several hosts (app/view/rank_hosts.cpp, layout_hosts.cpp, link_view.cpp).
+      {"host {0}", "主机 {0}"},
+      {"{0} on {1}", "{0} 在 {1} 上"},
+      {"within a host", "主机内"},
+      {"across hosts", "跨主机"},
+      {"across hosts: {0} / {1}", "跨主机：{0} / {1}"},
+      {"The end of a bar or line in the colour of the links across hosts: bytes across hosts.",
+       "条或线末端与跨主机链路同色的部分：跨主机的字节。"},
   };
   return kTable;
 }

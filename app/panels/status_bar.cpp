@@ -108,6 +108,8 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
       ImGui::TextColored(bad, "%s", marked.c_str());
     }
   }
+  // Ranks on several hosts: where each ran ("R0–R1 on a · R2–R3 on b").
+  if (const std::string hosts = hostsNote(s); !hosts.empty()) noteLine(fonts.display(hosts), ImVec4(0, 0, 0, 0));
   // Errors and notices get their own lines: they are the things to read.
   if (const std::string note = oracleLabelNote(s); !note.empty())
     noteLine(fonts.display(note), ImGui::GetStyleColorVec4(ImGuiCol_Text));

@@ -1,5 +1,6 @@
 #include "app/view/diagram_model.h"
 #include "app/lang/lang.h"
+#include "app/view/rank_hosts.h"
 
 #include <algorithm>
 #include <bit>
@@ -111,6 +112,7 @@ DiagramModel buildModel(Program program, const OpSpec& spec, std::shared_ptr<con
   if (snap && snap->error.empty() && snap->steps.size() >= steps_needed &&
       snapshotMatches(*snap, program, spec)) {
     m.snapshot = snap;
+    m.hosts = rankHosts(*snap, spec.ranks);
   }
 
   // The gaps: one op, or reduce-scatter then all-gather.

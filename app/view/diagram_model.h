@@ -47,6 +47,9 @@ struct DiagramModel {
   // The snapshot the buffers come from; null when none matches (not yet run).
   std::shared_ptr<const Snapshot> snapshot;
   bool ran() const { return snapshot != nullptr; }
+  // Each rank's host when the ranks ran on two or more (rank_hosts.h): the
+  // rows are grouped under their host's name; empty on one host.
+  std::vector<std::string> hosts;
   // The raw buffer behind a column's row (for values in tooltips), or null.
   const BufferView* buffer(int column, int rank) const;
 };

@@ -50,8 +50,9 @@ struct Builder {
             uint32_t stripes = 0) {
     s.tiles.push_back({r, fill, border, radius, bw, flags, stripes});
   }
-  // A curve from a to b, leaving and arriving horizontally, with an arrowhead.
-  void flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow);
+  // A curve from a to b, leaving and arriving horizontally, with an arrowhead
+  // (dashed with `dash` > 0: a message across hosts).
+  void flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow, float dash = 0);
 };
 
 // Where the columns, rows and tiles go.
@@ -65,8 +66,14 @@ struct Geometry {
   float tile_w = 0, tile_h = 0, tile_gap = 0;
   float gap_w = 0;  // between two columns' boxes
   float x_end = 0;  // right edge of the last column's box plus one gap
+  // Ranks on several hosts: each row's offset by the gaps between hosts
+  // above it (layout_hosts.cpp); empty on one host. rowY(ranks) takes the last.
+  std::vector<float> shift;
 
-  float rowY(int r) const { return y_rows + r * (row_h + row_gap); }
+  float rowY(int r) const {
+    const float at = y_rows + r * (row_h + row_gap);
+    return shift.empty() ? at : at + shift[std::size_t(std::clamp(r, 0, int(shift.size()) - 1))];
+  }
   float rowMid(int r) const { return rowY(r) + row_h / 2; }
 };
 
@@ -104,6 +111,21 @@ struct Mark {
 };
 Mark mark(const Builder& b);
 void regionSince(Builder& b, const std::string& name, const Mark& from);
+// Ranks on several hosts (DiagramModel::hosts; all of these do nothing
+// without): the width the host names take left of the rank labels beyond
+// `label_w`, the height the gaps between hosts take, each row's shift by
+// them, and each host's name beside its rows with a line between hosts.
+float hostNamesWidth(const Builder& b, float label_w);
+float hostGapsHeight(const Builder& b);
+void setHostShifts(const Builder& b, Geometry& g);
+void layoutHosts(Builder& b, const Geometry& g);
+// A message from `from` to `to` across hosts is dashed, dashes and gaps
+// this long (0: within a host, or no hosts); hostDashLength: that length.
+float hostDash(const Builder& b, int from, int to);
+float hostDashLength(const Builder& b);
+// The link view's links across hosts and the bytes panel's share across
+// hosts: the text's colour, apart from every block letter's.
+Rgba acrossHostsColor(const Theme& th);
 // Under the rows: the decomposition's check and the article's caveat.
 void layoutFooter(Builder& b, const Geometry& g);
 

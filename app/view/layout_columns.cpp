@@ -22,7 +22,7 @@ Geometry columnGeometry(const Builder& b, float y) {
   g.row_gap = 8 * u;
   g.pad = 5 * u;
   g.tile_gap = 5 * u;
-  const float avail_h = b.p.size.y - g.y_rows - 46 * u;
+  const float avail_h = b.p.size.y - g.y_rows - 46 * u - hostGapsHeight(b);
   g.row_h = std::clamp((avail_h - (ranks - 1) * g.row_gap) / std::max(ranks, 1), 26 * u, 66 * u);
   g.tile_h = g.row_h - 2 * g.pad;
 
@@ -30,7 +30,7 @@ Geometry columnGeometry(const Builder& b, float y) {
   // A gap is wide enough for its label (the decomposition's "Reduce-scatter
   // →") beside the column titles and subtitles that overhang their boxes:
   // a second pass widens the gaps when the first found them too narrow.
-  const float label_w = 44 * u, gap_max = 250 * u;
+  const float label_w = 44 * u + hostNamesWidth(b, 44 * u), gap_max = 250 * u;
   float gap_min = 86 * u, spare = 0;
   g.cols.resize(columns);
   for (int pass = 0; pass < 4; ++pass) {
@@ -67,6 +67,7 @@ Geometry columnGeometry(const Builder& b, float y) {
     x += g.cols[c].box_w + g.gap_w;
   }
   g.x_end = x;
+  setHostShifts(b, g);
   return g;
 }
 

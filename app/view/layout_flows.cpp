@@ -6,11 +6,11 @@
 
 namespace collviz::ui::layout {
 
-void Builder::flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow) {
+void Builder::flow(Vec2 a, Vec2 b, Rgba c, float width, bool arrow, float dash) {
   float head = arrow ? 7.0f * u + width : 0.0f;
   Vec2 end{b.x - head, b.y};
   float dx = std::max(8.0f * u, (end.x - a.x) * 0.5f);
-  s.curves.push_back({a, {a.x + dx, a.y}, {end.x - dx, end.y}, end, c, width});
+  s.curves.push_back({a, {a.x + dx, a.y}, {end.x - dx, end.y}, end, c, width, dash});
   if (arrow) {
     float half = 3.0f * u + width;
     s.triangles.push_back({{b.x, b.y}, {end.x - 1, b.y - half}, {end.x - 1, b.y + half}, c});

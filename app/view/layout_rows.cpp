@@ -142,6 +142,7 @@ void rowBox(Builder& b, const Geometry& g, int c, int r, float column_alpha) {
 
 void layoutRows(Builder& b, const Geometry& g) {
   rankLabels(b, g);
+  layoutHosts(b, g);
   for (int c = 0; c < int(b.m.columns.size()); ++c) {
     const ColumnModel& col = b.m.columns[c];
     const float ca = columnAlpha(b, c);

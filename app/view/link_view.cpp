@@ -46,7 +46,7 @@ std::vector<std::string> wrapWords(Builder& b, const std::string& text, float si
 // One message on the circle: a curve bent to its right (so a→b and b→a
 // stay apart), from node edge to node edge, with its arrowhead; an MSCCL
 // file's channel k > 0 bends further, so channels read apart.
-void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w, int channel) {
+void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w, int channel, float dash) {
   const float dx = z.x - a.x, dy = z.y - a.y, len = std::max(1.0f, std::hypot(dx, dy));
   const Vec2 d{dx / len, dy / len}, n{-d.y, d.x};
   const float bend = std::min(0.18f * len, 18 * b.u) * (1.0f + 1.4f * float(std::max(0, channel)));
@@ -56,9 +56,27 @@ void linkArrow(Builder& b, Vec2 a, Vec2 z, float node_r, Rgba c, float w, int ch
   const Vec2 p3{tip.x - d.x * head, tip.y - d.y * head};
   const Vec2 p1{p0.x + dx / 3 + n.x * bend, p0.y + dy / 3 + n.y * bend};
   const Vec2 p2{p3.x - dx / 3 + n.x * bend, p3.y - dy / 3 + n.y * bend};
-  b.s.curves.push_back({p0, p1, p2, p3, c, w});
+  b.s.curves.push_back({p0, p1, p2, p3, c, w, dash});
   const float half = 2.5f * b.u + w * 0.8f;
   b.s.triangles.push_back({tip, {p3.x + n.x * half, p3.y + n.y * half}, {p3.x - n.x * half, p3.y - n.y * half}, c});
+}
+
+// Ranks on several hosts: which line is a link within a host and which
+// across hosts, a short sample of each on a line of its own; returns the y
+// under them.
+float hostsKey(Builder& b, Rect area, float y) {
+  const float u = b.u, sample = 22 * u;
+  y -= 6 * u;
+  for (int across = 0; across < 2; ++across) {
+    const std::string text = tr(across ? "across hosts" : "within a host");
+    const float fs = b.px(12, text), mid = y + fs / 2;
+    const Rgba c = across ? acrossHostsColor(b.th) : b.th.flow_neutral;
+    b.s.curves.push_back({{area.x, mid}, {area.x + sample / 3, mid}, {area.x + 2 * sample / 3, mid},
+                          {area.x + sample, mid}, c, 2 * u, across ? hostDashLength(b) : 0.0f});
+    b.text({area.x + sample + 6 * u, mid}, text, b.th.muted_text, fs, TextStyle::regular, 0, 0.5f);
+    y += fs * 1.35f;
+  }
+  return y + 6 * u;
 }
 
 float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
@@ -77,9 +95,12 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
   for (const RoundArrow& a : rm.arrows) {
     if (a.from == a.to) continue;
     const float w = 1.2f * u + 3.5f * u * float(a.bytes) / float(most);
-    const Rgba c = withAlpha(arrowColor(b.th, rm, a), roundArrowLit(rm, b.view, a) ? 0.9f : 0.12f);
+    // Across hosts: dashed, in the colour of links across hosts.
+    const float dash = hostDash(b, a.from, a.to);
+    const Rgba c = withAlpha(dash > 0 ? acrossHostsColor(b.th) : arrowColor(b.th, rm, a),
+                             roundArrowLit(rm, b.view, a) ? 0.9f : 0.12f);
     linkArrow(b, linkNodePosition(centre, radius, a.from, n), linkNodePosition(centre, radius, a.to, n),
-              node_r, c, w, rm.channels > 1 ? a.channel : 0);
+              node_r, c, w, rm.channels > 1 ? a.channel : 0, dash);
   }
   float bottom = centre.y + size / 2 + 14 * u;
   if (rm.local) {  // under the circle: its centre is no room for text at the floor
@@ -87,6 +108,7 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
     b.text({area.x, bottom - 6 * u}, local, b.th.muted_text, fl);
     bottom += fl * 1.3f;
   }
+  if (!rm.hosts.empty()) bottom = hostsKey(b, area, bottom);
   for (int r = 0; r < n; ++r) {
     const Vec2 p = linkNodePosition(centre, radius, r, n);
     b.tile({p.x - node_r, p.y - node_r, 2 * node_r, 2 * node_r}, b.th.row_box, b.th.row_border, node_r, 1.2f * u);
@@ -95,15 +117,38 @@ float linkView(Builder& b, const RoundModel& rm, Rect area, float size) {
   return bottom;
 }
 
+// Ranks on several hosts: of rank r's bar (its track `track` long from
+// `x`, the filled part its bytes sent) and its received line under it, the
+// bytes across hosts as the end of each, in the colour of the links across
+// hosts, and their figures on a line of their own under the bar; returns
+// the y under that line.
+float acrossHostsShare(Builder& b, const RoundModel& rm, int r, float x, float track, Rect bar, double scale,
+                       float y) {
+  const float u = b.u, fs = b.px(11.5f);
+  const Rgba c = acrossHostsColor(b.th);
+  const std::size_t k = std::size_t(r);
+  auto len = [&](uint64_t bytes) { return track * float(double(bytes) / scale); };
+  const float sent = len(rm.sent[k]), out = len(rm.sent_across[k]);
+  if (out > 0.5f) b.tile({x + sent - out, bar.y, out, bar.h}, c, c, 2 * u, 0);
+  const float got = len(rm.received[k]), in = len(rm.received_across[k]);
+  if (in > 0.5f) b.tile({x + got - in, bar.y + bar.h + 0.5f * u, in, 1.6f * u}, c, c, 0.5f * u, 0);
+  const std::string text = trf("across hosts: {0} / {1}", {byteText(double(rm.sent_across[k])),
+                                                          byteText(double(rm.received_across[k]))});
+  b.text({x, y}, text, b.th.muted_text, fs);
+  return y + fs * 1.35f;
+}
+
 // Per rank: sent so far (filled) against the formula's bytes for the
 // busiest rank (the track), received as a thin line under it.
 float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
   const float u = b.u;
   const int n = rm.spec.ranks;
   const std::string title = tr("bytes sent / received so far"), formula = trf("formula: {0}", {render(rm.formula.text)});
-  const std::string legend = trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
-                                 "what the formula says the busiest rank sends in the whole run.",
-                                 {nbsp(byteText(rm.formula.bytes))});
+  const bool hosts = !rm.hosts.empty();
+  std::string legend = trf("Filled: bytes the rank has sent so far; thin line: received. A full bar is {0}, "
+                           "what the formula says the busiest rank sends in the whole run.",
+                           {nbsp(byteText(rm.formula.bytes))});
+  if (hosts) legend += " " + std::string(tr("The end of a bar or line in the colour of the links across hosts: bytes across hosts."));
   const float head = b.px(13.5f, title), fs = b.px(12), ff = b.px(12, formula), note = b.px(11.5f, legend);
   b.text({area.x, y}, title, b.th.muted_text, head, TextStyle::bold);
   y += head * 1.4f;
@@ -141,6 +186,7 @@ float traffic(Builder& b, const RoundModel& rm, Rect area, float y) {
     if (recv > 0.5f) b.tile({x, ym + bh / 2 + 0.5f * u, recv, 1.6f * u}, b.th.muted_text, b.th.muted_text, 0.5f * u, 0);
     b.text({x + bar_w + 6 * u, ym}, amounts(r), b.th.text, fs, TextStyle::regular, 0, 0.5f);
     y += line;
+    if (hosts) y = acrossHostsShare(b, rm, r, x, bar_w, {x, ym - bh / 2, sent, bh}, scale, y);
   }
   if (rm.formula.bytes > 0) {
     y += 4 * u;

@@ -23,6 +23,7 @@ DiagramModel roundDiagramModel(const RoundModel& rm) {
   DiagramModel dm;
   dm.spec = rm.spec;
   dm.snapshot = rm.snapshot;
+  dm.hosts = rm.hosts;
   dm.gaps.push_back({rm.spec, FlowKind::pairs, ""});
   const bool start = rm.round == 0;
   for (int c = 0; c < 2; ++c) {
@@ -90,7 +91,7 @@ struct RoundGeometry {
 };
 
 RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, bool below) {
-  const float u = b.u, margin = 18 * u, label_w = 44 * u;
+  const float u = b.u, margin = 18 * u, label_w = 44 * u + hostNamesWidth(b, 44 * u);
   const int ranks = rm.spec.ranks, slots = std::max(1, rm.slots);
   RoundGeometry rg;
   Geometry& g = rg.g;
@@ -105,7 +106,7 @@ RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, boo
   g.row_gap = 8 * u;
   g.pad = 5 * u;
   g.tile_gap = 4 * u;
-  const float avail_h = b.p.size.y - g.y_rows - 46 * u - (below ? rg.panel_h + 16 * u : 0);
+  const float avail_h = b.p.size.y - g.y_rows - 46 * u - (below ? rg.panel_h + 16 * u : 0) - hostGapsHeight(b);
   g.row_h = std::clamp((avail_h - (ranks - 1) * g.row_gap) / std::max(ranks, 1), 26 * u, 66 * u);
   g.tile_h = g.row_h - 2 * g.pad;
   const float grid_w = rg.panel_x - 24 * u - margin - label_w;
@@ -120,6 +121,7 @@ RoundGeometry roundGeometry(const Builder& b, const RoundModel& rm, float y, boo
   const float x = margin + label_w + std::max(0.0f, (grid_w - 2 * box_w - g.gap_w) / 2);
   g.cols = {{x, box_w}, {x + box_w + g.gap_w, box_w}};
   g.x_end = x + 2 * box_w + g.gap_w;
+  setHostShifts(b, g);
   return rg;
 }
 
@@ -192,6 +194,7 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
     b.text({g.cols[0].x - 10 * u, g.rowMid(r)}, "R" + std::to_string(r),
            withAlpha(b.th.muted_text, !tracing || r == b.view.trace_rank ? 1.0f : 0.5f), 16 * u,
            TextStyle::regular, 1.0f, 0.5f);
+  layoutHosts(b, g);
   const float tween = std::clamp(b.view.tween, 0.0f, 1.0f);
   for (int c = 0; c < 2; ++c) {
     const ColumnModel& col = dm.columns[std::size_t(c)];
@@ -312,7 +315,7 @@ void arrows(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
     const float oy = ch + (out_i[std::size_t(a.from)]++ - (out_count[std::size_t(a.from)] - 1) / 2.0f) * spread;
     const float iy = ch + (in_i[std::size_t(a.to)]++ - (in_count[std::size_t(a.to)] - 1) / 2.0f) * spread;
     const float w = 1.6f * u + 2.4f * u * float(a.bytes) / float(most);
-    b.flow({x0, g.rowMid(a.from) + oy}, {x1, g.rowMid(a.to) + iy}, c, w, true);
+    b.flow({x0, g.rowMid(a.from) + oy}, {x1, g.rowMid(a.to) + iy}, c, w, true, hostDash(b, a.from, a.to));
     if (!lit) continue;
     for (int s : a.src) mark(0, a.from, s, c, "");
     for (int d : a.dst) mark(1, a.to, d, c, a.reduce ? "+" : "→");

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "app/lang/lang.h"
+#include "app/view/rank_hosts.h"
 #include "engine/algo/msccl/msccl.h"
 #include "engine/algo/reference.h"
 #include "engine/verify/oracle.h"
@@ -123,6 +124,7 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
   if (snap && snap->error.empty() && snap->algo == algo_name && snap->spec == spec &&
       int(snap->steps.size()) == m.rounds)
     m.snapshot = snap;
+  if (m.snapshot) m.hosts = rankHosts(*m.snapshot, spec.ranks);
 
   auto stateAt = [&](int k) {
     auto labels = labelsOf(spec, k == 0 ? ref.start : ref.rounds[std::size_t(k - 1)]);
@@ -180,6 +182,17 @@ RoundModel buildRoundModel(const OpSpec& spec, const std::string& algo_name, int
         m.received[std::size_t(q)] += s.bytesReceived(q, k);
       }
     }
+  if (!m.hosts.empty()) {
+    m.sent_across.assign(std::size_t(spec.ranks), 0);
+    m.received_across = m.sent_across;
+    for (int k = 0; k < m.round; ++k)
+      for (const algo::Move& mv : s.rounds[std::size_t(k)].moves)
+        if (acrossHosts(m.hosts, mv.from, mv.to)) {
+          const uint64_t bytes = uint64_t(mv.src.size()) * s.slotBytes();
+          m.sent_across[std::size_t(mv.from)] += bytes;
+          m.received_across[std::size_t(mv.to)] += bytes;
+        }
+  }
   if (m.snapshot)
     for (const StepResult& st : m.snapshot->steps) m.round_us.push_back(st.time_us);
   return m;

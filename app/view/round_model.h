@@ -57,6 +57,11 @@ struct RoundModel {
   std::string bar;    // "reduce-scatter 2/3 · all-gather 0/3" (two or more message phases)
   // Traffic: bytes each rank sent / received in rounds 1..round, and in all.
   std::vector<uint64_t> sent, received, sent_total;
+  // Ranks on several hosts (rank_hosts.h): each rank's host (empty on one
+  // host), and of `sent` and `received` the bytes of messages across hosts
+  // (the rest stayed within the rank's host).
+  std::vector<std::string> hosts;
+  std::vector<uint64_t> sent_across, received_across;
   algo::Figures formula;
   std::vector<double> round_us;  // measured per round (empty before a run)
   bool ran() const { return snapshot != nullptr; }

@@ -48,6 +48,7 @@ struct CurveInstance {
   Vec2 p0, p1, p2, p3;
   Rgba color;
   float width = 2;
+  float dash = 0;  // dashed: dashes and gaps this long (pixels) along the curve; 0 solid
 };
 
 struct Triangle {

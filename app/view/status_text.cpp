@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/lang/line_break.h"
+#include "app/view/rank_hosts.h"
 #include "app/view/text.h"
 #include "engine/spec.h"
 
@@ -57,6 +58,11 @@ int64_t wrongCount(const Snapshot& s) { return s.mismatches + s.final_diffs + s.
 std::string cancelledNote(const Snapshot* s) {
   if (!s || !s->cancelled) return "";
   return tr("cancelled: the run was stopped (Space runs it again)");
+}
+
+std::string hostsNote(const Snapshot* s) {
+  if (!s) return "";
+  return hostsLine(rankHosts(*s, s->spec.ranks));
 }
 
 std::string oracleLabelNote(const Snapshot* s) {
@@ -226,6 +232,7 @@ std::vector<Line> unwrappedLines(const StatusLineParams& p, const Theme& th) {
   } else if (s && (!s->verified || p.bad_blocks > 0) && !verdict.empty()) {
     lines.push_back(verdict);  // a figure never hides that it is wrong
   }
+  if (const std::string hosts = hostsNote(s); !hosts.empty() && p.machine) lines.push_back({{hosts, th.muted_text}});
   if (const std::string note = oracleLabelNote(s); !note.empty()) lines.push_back({{note, th.text}});
   if (s && !s->error.empty()) lines.push_back({{tr("engine error: ") + render(s->error), th.bad}});
   if (s && !s->notice.empty()) {

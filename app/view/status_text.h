@@ -95,6 +95,10 @@ std::string formatMicros(double us);
 // of 3 · 3.2 s" (the phase's fraction where known).
 std::string progressText(const Progress& p, double elapsed_s);
 
+// Where the ranks ran when on several hosts: "R0–R1 on a · R2–R3 on b"
+// (rank_hosts.h); "" on one host or without a result.
+std::string hostsNote(const Snapshot* s);
+
 // The line for a run that Engine::cancel ended ("" when `s` was not).
 std::string cancelledNote(const Snapshot* s);
 

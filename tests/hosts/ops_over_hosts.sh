@@ -50,5 +50,26 @@ for pair in ring:all_reduce tree:reduce recursive_doubling:all_gather halving_do
             direct:scatter pairwise:all_to_all bruck:all_to_all; do
   check "--algo ${pair%%:*} ${pair#*:}" --op "${pair#*:}" --algo "${pair%%:*}" --elems 2
 done
+# The picture shows the hosts: an SVG of the op and of a ring round names
+# each host beside its ranks ("host node1"), and the round's messages
+# across hosts are dashed.
+picture() {  # what, then export's arguments
+  local what=$1; shift
+  local dir ok=1
+  dir=$(mktemp -d)
+  if ! timeout 60 "$cv" export "${common[@]}" "$@" --format svg -o "$dir/f.svg" >"$dir/log" 2>&1; then
+    ok=0; tail -5 "$dir/log"
+  else
+    for x in "${names[@]}"; do
+      grep -q ">host $x</text>" "$dir/f.svg" || { ok=0; echo "no label 'host $x' in the SVG"; }
+    done
+    case "$what" in *ring*) grep -qE '<path d="M[^"]* C[^"]*"[^>]*stroke-dasharray' "$dir/f.svg" ||
+                              { ok=0; echo "no dashed message across hosts"; } ;; esac
+  fi
+  if [ $ok = 1 ]; then echo "ok: picture of $what"; else echo "FAIL: picture of $what"; fails=$((fails + 1)); fi
+  rm -rf "$dir"
+}
+picture "all_reduce" --op all_reduce
+picture "--algo ring all_reduce round 2" --op all_reduce --algo ring --step 2
 echo "$fails failed"
 [ $fails = 0 ]
