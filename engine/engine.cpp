@@ -317,6 +317,10 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
     if (group_ && !opts_.hosts.empty()) {
       const auto places = group_->places();
       for (std::size_t r = 0; r < places.size(); ++r) s->places.push_back({int(r), places[r].host, places[r].pid});
+      // A rank knows only its own host's transport (vader); mpirun was given
+      // TCP for the links between hosts.
+      if (s->backend.name == "mpi")
+        s->backend.transport = say("shared memory within a host, TCP between hosts (Open MPI btl self,vader,tcp)");
     }
     latest_ = std::move(s);
     pids_ = group_ ? group_->pids() : std::vector<pid_t>{};

@@ -79,6 +79,7 @@ std::span<const Translation> tableWorker() {
       {"CPU ({0} cores), one process per rank, one MPI job started by mpirun",
        "CPU（{0} 核），每个 rank 一个进程，由 mpirun 启动的一个 MPI 作业"},
       {"shared memory (Open MPI btl self,vader)", "共享内存（Open MPI：btl=self,vader）"},
+      {"shared memory within a host, TCP between hosts (Open MPI btl self,vader,tcp)", "主机内共享内存，主机之间 TCP（Open MPI：btl=self,vader,tcp）"},
       {"each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall)",
        "每个操作都用 MPI 自己的调用（MPI_Bcast、MPI_Scatter、MPI_Gather、MPI_Reduce、MPI_Allgather、MPI_Reduce_scatter_block、MPI_Allreduce、MPI_Alltoall）"},
       {"f16/bf16: MPI has no such type, they move as 16-bit words and reduce with user-defined ops (MPI_Op_create) computing in float",
