@@ -110,6 +110,7 @@ std::span<const Translation> tableHosts() {
       {"host {0} ({1}): collviz-rank {2}", "主机 {0}（{1}）：collviz-rank {2}"},
       {"{0} of {1} host(s) cannot run collviz's ranks", "{1} 台主机中有 {0} 台无法运行 collviz 的 rank"},
       {"every host runs collviz {0}", "每台主机都运行 collviz {0}"},
+      {"wire: {0} bytes in {1} us", "线路：{0} 字节，用时 {1} us"},
       // Lecture scripts with hosts (app/lecture/lecture.cpp).
       {"hosts and hostfile both given; allowed: one of them", "同时给出了 hosts 和 hostfile；允许的值：二者之一"},
       {"{0} needs hosts or hostfile", "{0} 需要 hosts 或 hostfile"},
