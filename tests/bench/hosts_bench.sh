@@ -4,7 +4,7 @@
 #   emulated_hosts.sh 2 tests/bench/hosts_bench.sh path/to/collviz
 # 1. The engine's transfer of remote buffers against a plain TCP stream
 #    between the same two namespaces (the engine's "login" and node1): an
-#    all_reduce of 64 MiB per rank, 2 ranks on node1, so each rank's
+#    all_reduce of 64 MiB per rank (2 blocks of 8M f32), 2 ranks on node1, so each rank's
 #    connection carries 128 MiB out (its input and poisoned output) and 64
 #    MiB back (its output); the run's "wire:" bytes / us against a plain
 #    python3 sender/receiver moving the same bytes the same way on as many
@@ -44,8 +44,9 @@ if sys.argv[1] == "serve":
     def one(c):
         push, pull = (int(x) for x in c.recv(64).decode().split())
         c.sendall(b"k"); recv_n(c, push); send_n(c, pull); c.close()
-    ts = [threading.Thread(target=one, args=(ls.accept()[0],)) for _ in range(k)]
-    for t in ts: t.start()
+    ts = []
+    for _ in range(k):  # each served as it arrives (the sender waits for its "k")
+        ts.append(threading.Thread(target=one, args=(ls.accept()[0],))); ts[-1].start()
     for t in ts: t.join()
 else:
     host, port, k, push, pull = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
@@ -64,7 +65,7 @@ PY
 mib=$((1 << 20))
 per=${HOSTS_BENCH_MIB:-64}  # MiB per rank
 # 1. The engine's wire.
-timeout 300 "$cv" run "${agent[@]}" --hosts node1:2 -N 2 --op all_reduce --elems $((per * mib / 4)) --values none \
+timeout 300 "$cv" run "${agent[@]}" --hosts node1:2 -N 2 --op all_reduce --elems $((per * mib / 4 / 2)) --values none \
   >"$dir/run.txt" 2>"$dir/run.err" || { echo "the engine's run failed: $(tail -3 "$dir/run.err")"; exit 1; }
 engine=$(sed -n 's/^  wire: \([0-9]*\) bytes in \([0-9.]*\) us$/\1 \2/p' "$dir/run.txt" |
   awk '{printf "%.1f %.0f %.0f\n", $1 / $2, $1 / 1048576, $2 / 1000}')
