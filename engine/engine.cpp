@@ -38,7 +38,7 @@ void attachNcclLog(Snapshot& s, const std::string& dir) {
   if (!log->comms.empty()) s.nccl_log = std::make_shared<const nccl_log::Log>(std::move(*log));
 }
 
-Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement) {
+Engine::Engine(EngineOptions opts) : opts_(std::move(opts)), placement_(opts_.placement), hosts_(opts_.hosts) {
   if (opts_.worker_path.empty()) opts_.worker_path = workerPath();
   thread_ = std::thread([this] { loop(); });
 }
@@ -314,7 +314,7 @@ void Engine::publish(std::shared_ptr<Snapshot> s) {
     }
     next_held_.clear();
     // Across hosts: where each rank ran (its host and pid there).
-    if (group_ && !opts_.hosts.empty()) {
+    if (group_ && !group_hosts_.empty()) {
       const auto places = group_->places();
       for (std::size_t r = 0; r < places.size(); ++r) s->places.push_back({int(r), places[r].host, places[r].pid});
       // A rank knows only its own host's transport (vader); mpirun was given
@@ -335,23 +335,35 @@ void Engine::setPlacement(const PlacementOptions& p) {
   placement_ = p;
 }
 
+void Engine::setHosts(const HostSpec& hosts) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hosts_ = hosts;
+}
+
+HostSpec Engine::hosts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hosts_;
+}
+
 Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
   PlacementOptions placement;
+  HostSpec hosts;
   {
     std::lock_guard<std::mutex> lock(mu_);
     placement = placement_;
+    hosts = hosts_;
   }
   // The route only matters to NCCL; a Gloo group is kept whatever it is.
   const bool same_route = backend != BackendKind::nccl || group_sharing_ == placement.sharing;
   if (group_ && group_->healthy() && group_->ranks() == ranks && group_->backend() == backend &&
-      same_route)
+      same_route && group_hosts_ == hosts)
     return {};
   dropGroup();
-  if (!opts_.hosts.empty() && backend == BackendKind::nccl)
+  if (!hosts.empty() && backend == BackendKind::nccl)
     return Error{say("ranks on several hosts run on MPI and Gloo for now; allowed with --hosts: --backend mpi, gloo or auto ({0} across hosts is not built yet)",
                      name(backend))};
   GroupConfig cfg;
-  cfg.hosts = opts_.hosts;
+  cfg.hosts = hosts;
   cfg.worker_path = opts_.worker_path;
   cfg.ranks = ranks;
   cfg.backend = backend;
@@ -378,7 +390,7 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
                            ncclVersionString(kNcclMultiRankGpuVersion), ncclVersionString(version));
     *notice = notice->empty() ? route : joined({text_detail::arg(*notice), route});
   }
-  cfg.isolate = backend == BackendKind::gloo && opts_.hosts.empty();  // NCCL ranks need the host's network and GPUs
+  cfg.isolate = backend == BackendKind::gloo && hosts.empty();  // NCCL ranks need the host's network and GPUs
   auto g = RankGroup::start(cfg);
   // On the shared loopback another process may have taken a pair's
   // connection: one more try before failing.
@@ -391,6 +403,7 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
   if (!g) return g.error();
   group_ = std::move(*g);
   group_sharing_ = placement.sharing;
+  group_hosts_ = std::move(hosts);
   return {};
 }
 

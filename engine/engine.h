@@ -142,6 +142,11 @@ class Engine {
   // How NCCL ranks share a GPU from the next run on (a group started with
   // another route is replaced then).
   void setPlacement(const PlacementOptions& p);
+  // Where the ranks run from the next run on (the window's Hosts field,
+  // issue 33): a group on other hosts is ended then and one started on
+  // these; empty, this machine. `auto` follows (MPI with hosts).
+  void setHosts(const HostSpec& hosts);
+  HostSpec hosts() const;
 
   // The newest snapshot (nullptr before the first). Never waits on an op.
   std::shared_ptr<const Snapshot> latest() const;
@@ -235,6 +240,8 @@ class Engine {
   std::unique_ptr<DeviceReport> devices_;
 
   PlacementOptions placement_;  // under mu_: setPlacement's newest choice
+  HostSpec hosts_;              // under mu_: setHosts's newest choice (first opts_.hosts)
+  HostSpec group_hosts_;        // engine thread only: where group_'s ranks run
   std::unique_ptr<RankGroup> group_;  // engine thread only
   std::string nccl_log_dir_;          // under mu_
   GpuSharing group_sharing_ = GpuSharing::host_id;  // engine thread only: group_'s route

@@ -124,6 +124,11 @@ struct StepResult {
   Verification verify;
   double time_us = 0;  // slowest rank's op time
   double wait_us = 0;  // engine: from sending the op to the last rank's reply (measured)
+  // Across hosts (issue 33): the engine's time moving remote ranks' buffers
+  // (inputs and poisoned outputs sent before the op, outputs fetched after
+  // it; part of wait_us) and how many bytes that was. 0 on one machine.
+  double wire_us = 0;
+  uint64_t wire_bytes = 0;
   // An algorithm's round: ranks[r].output is rank r's working buffer after it.
   Said name;          // "reduce-scatter 2/3"; empty for a whole op
   std::string phase;  // "reduce-scatter"

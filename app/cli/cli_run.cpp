@@ -79,6 +79,9 @@ void printTable(const Snapshot& s, const ValueLimit& limit) {
   std::printf("%s\n", backendLine(s.backend).text().c_str());  // as the window's status line
   for (const RankPlace& p : s.places)  // across hosts: where each rank ran
     std::printf("  %s\n", trf("rank {0} on {1} (pid {2})", {std::to_string(p.rank), p.host, std::to_string(p.pid)}).c_str());
+  for (const StepResult& st : s.steps)  // across hosts: the remote ranks' buffers on the engine's connections
+    if (st.wire_bytes)
+      std::printf("  %s\n", trf("wire: {0} bytes in {1} us", {std::to_string(st.wire_bytes), oneDecimal(st.wire_us)}).c_str());
   if (!s.notice.empty()) std::printf("%s\n", render(say("notice: {0}", s.notice)).c_str());
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const StepResult& st = s.steps[k];

@@ -190,6 +190,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
   installInterruptHandler();
   EngineOptions eo;
   eo.deadline = std::chrono::milliseconds(a.deadline_ms);
+  eo.hosts = lec.hosts;  // the script's hosts (checked with the script); empty: this machine
   Engine engine(eo);
   SlideRuns runs(engine);
   std::vector<std::string> unverified;  // "03_ring: round 3/6 (...): 2 slots differ ..."

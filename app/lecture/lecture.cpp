@@ -3,6 +3,8 @@
 #include "app/lecture/lecture.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <toml++/toml.h>
 
 #include "app/lecture/script_input.h"
@@ -14,8 +16,6 @@
 namespace collviz::lecture {
 
 namespace {
-
-constexpr std::string_view kTopFields = "title, author, date, step";
 
 struct Where {
   const std::string& path;
@@ -228,6 +228,92 @@ Status checkStep(const Where& w, const toml::table& t, const Step& s, const Give
   return {};
 }
 
+// The deck's hosts (issue 33): `hosts = ["a:2", "b:2"]` (or "a:2,b:2") or
+// `hostfile` (relative to the script), with map_by, iface and
+// launcher_agent, checked as `collviz run --hosts` checks them.
+Status readHosts(const Where& w, const toml::table& doc, HostSpec& out) {
+  const toml::node* hosts = doc.get("hosts");
+  const toml::node* file = doc.get("hostfile");
+  if (hosts && file) return w.fail(*file, say("hosts and hostfile both given; allowed: one of them"));
+  if (!hosts && !file) {
+    for (const char* k : {"map_by", "iface", "launcher_agent"})
+      if (const toml::node* n = doc.get(k)) return w.fail(*n, say("{0} needs hosts or hostfile", k));
+    return {};
+  }
+  const collviz::Text list_rule = say("host:slots strings, e.g. [\"a:4\", \"b:4\"] (a bare name is 1 slot)");
+  std::vector<Host> got;
+  if (hosts) {
+    std::vector<const toml::node*> items;
+    if (const auto* a = hosts->as_array()) {
+      for (const toml::node& n : *a) items.push_back(&n);
+      if (items.empty()) return w.fail(*hosts, say("hosts is empty; allowed: {0}, or no hosts key (this machine)", list_rule));
+    } else {
+      items.push_back(hosts);
+    }
+    std::string all;
+    for (const toml::node* n : items) {
+      const auto* str = n->as_string();
+      if (!str) return w.fail(*n, say("hosts: must be a list of {0}; got {1}", list_rule, typeName(*n)));
+      if (str->get().empty()) return w.fail(*n, say("hosts: a host is empty; allowed: {0}", list_rule));
+      if (auto one = parseHostList(str->get()); !one) return w.fail(*n, say("hosts: {0}", one.error().text));
+      all += (all.empty() ? "" : ",") + str->get();
+    }
+    auto parsed = parseHostList(all);
+    if (!parsed) return w.fail(*hosts, say("hosts: {0}", parsed.error().text));
+    got = std::move(*parsed);
+  } else {
+    auto r = readString(w, "hostfile", *file, say("Open MPI's hostfile, relative to this script"));
+    if (!r) return r.error();
+    std::filesystem::path p(*r);
+    if (p.is_relative()) p = std::filesystem::path(w.path).parent_path() / p;
+    std::error_code ec;
+    std::ifstream in(p);
+    if (r->empty() || !std::filesystem::is_regular_file(p, ec) || !in)
+      return w.fail(*file, say("hostfile = \"{0}\" cannot be read; allowed: a readable file, relative to this script, HOST slots=N a line",
+                               *r));
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = parseHostfile(text.str(), *r);
+    if (!parsed) return w.fail(*file, say("hostfile: {0}", parsed.error().text));
+    got = std::move(*parsed);
+  }
+  HostSpec spec;
+  spec.hosts = std::move(got);
+  if (const toml::node* n = doc.get("map_by")) {
+    auto r = readString(w, "map_by", *n, lit("slot, node"));
+    if (!r) return r.error();
+    if (*r != "slot" && *r != "node")
+      return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "map_by", *r, lit("slot, node")));
+    spec.map_by = *r == "node" ? MapBy::node : MapBy::slot;
+  }
+  if (const toml::node* n = doc.get("iface")) {
+    const collviz::Text rule = say("an interface name (see ip link): 1 to 15 characters without '/', ':' or blanks");
+    auto r = readString(w, "iface", *n, rule);
+    if (!r) return r.error();
+    if (!checkIface(*r)) return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "iface", *r, rule));
+    spec.iface = *r;
+  }
+  if (const toml::node* n = doc.get("launcher_agent")) {
+    const collviz::Text rule = say("one line, a command and its arguments, e.g. 'ssh -p 2222'");
+    auto r = readString(w, "launcher_agent", *n, rule);
+    if (!r) return r.error();
+    if (!checkAgent(*r)) return w.fail(*n, say("launcher_agent: not a command; allowed: {0}", rule));
+    spec.agent = *r;
+  }
+  out = std::move(spec);
+  return {};
+}
+
+// A step's ranks on the deck's hosts: they fit, on a backend that runs there.
+Status checkStepHosts(const Where& w, const toml::table& t, const Step& s, const HostSpec& hosts, int number) {
+  if (hosts.empty()) return {};
+  const collviz::Text step = say("step {0}", number);
+  if (s.backend == BackendKind::nccl)
+    return w.fail(t, say("{0}: backend = \"nccl\" does not run across hosts yet; allowed with hosts: auto, gloo, mpi", step));
+  if (auto fits = placeOnHosts(hosts, s.spec.ranks); !fits) return w.fail(t, say("{0}: {1}", step, fits.error().text));
+  return {};
+}
+
 // Every key and string of the script, before any is read or echoed: no
 // control characters (they would reach the terminal, the SVG and index.md
 // raw). The pre-scan (checkNesting) bounds the recursion.
@@ -283,10 +369,12 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
       auto t = readText(w, std::string(key.str()), v);
       if (!t) return t.error();
       (key.str() == "title" ? lec.title : key.str() == "author" ? lec.author : lec.date) = *t;
-    } else if (key.str() != "step") {
+    } else if (key.str() != "step" && key.str() != "hosts" && key.str() != "hostfile" && key.str() != "map_by" &&
+               key.str() != "iface" && key.str() != "launcher_agent") {
       return w.fail(v, say("unknown field {0}; allowed: {1} (each step is a [[step]] table)", key.str(), kTopFields));
     }
   }
+  if (Status st = readHosts(w, doc, lec.hosts); !st) return st.error();
   const toml::node* steps = doc.get("step");
   const toml::array* arr = steps ? steps->as_array() : nullptr;
   if (steps && (!arr || !arr->is_array_of_tables()))
@@ -312,6 +400,7 @@ Result<Lecture> parseLecture(std::string_view text, const std::string& path) {
                        s.spec.ranks != before.spec.ranks || s.algo != before.algo;
     if (!given.round && moved) s.round = 0;
     if (Status st = checkStep(w, t, s, given, number); !st) return st.error();
+    if (Status st = checkStepHosts(w, t, s, lec.hosts, number); !st) return st.error();
     lec.steps.push_back(s);
   }
   return lec;

@@ -21,6 +21,7 @@
 
 #include "app/lang/lang.h"
 #include "app/view/trace.h"
+#include "engine/group/hosts.h"
 #include "engine/spec.h"
 #include "engine/text.h"
 
@@ -53,9 +54,16 @@ struct Lecture {
   std::string path;
   Text title;
   Text author, date;  // optional: the deck's title slide
+  // Where the steps run (issue 33): `hosts = ["a:2", "b:2"]` or `hostfile`,
+  // with map_by, iface and launcher_agent as `collviz run` takes them.
+  // Empty: this machine.
+  HostSpec hosts;
   std::vector<Step> steps;
 };
 
+// The deck's own fields (before the first [[step]]).
+inline constexpr std::string_view kTopFields =
+    "title, author, date, hosts, hostfile, map_by, iface, launcher_agent, step";
 // The fields a step may hold, for messages and documentation.
 inline constexpr std::string_view kStepFields =
     "op, ranks, elems, dtype, redop, root, backend, trace, trace_by, state, algo, algo_file, round, caption, notes";

@@ -57,6 +57,15 @@ Status AppUi::openLecture(const std::string& path) {
     lecture_panel_.error = render(r.error());
     return r.error();
   }
+  // A script with hosts runs its steps there (iface and map_by too): the
+  // Hosts field shows them; a script without leaves the field as it is.
+  if (!r->hosts.empty()) {
+    engine_.setHosts(r->hosts);
+    state_.hosts = applied_hosts_ = fieldOf(r->hosts);
+    hosts_error_.clear();
+    runs_.clear();
+    rerun_ = true;
+  }
   lecture_ = std::make_unique<lecture::Player>(std::move(*r));
   applied_revision_ = -1;
   lecture_panel_.error.clear();
@@ -223,6 +232,18 @@ void AppUi::Draw() {
     runs_.clear();
     rerun_ = true;
   }
+  if (!(state_.hosts == applied_hosts_)) {
+    // Another Hosts field: the engine's next run starts its ranks there (a
+    // group elsewhere ends); a bad field changes nothing and says why.
+    applied_hosts_ = state_.hosts;
+    Result<HostSpec> hosts = hostsFromField(state_.hosts);
+    hosts_error_ = hosts ? "" : render(hosts.error());
+    if (hosts) {
+      engine_.setHosts(*hosts);
+      runs_.clear();
+      rerun_ = true;
+    }
+  }
   if (!requested_any_ || !(key == requested_) || rerun_) {
     if (!(key.backend == requested_.backend)) runs_.clear();
     runs_.request(key);
@@ -304,14 +325,14 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   }
 
   const std::string notice = fonts_.notice.empty() ? lang_notice_ : fonts_.notice;
-  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice, {}};
+  StatusInfo info{shown, runs_.newest(), runs_.waiting(key), 0, notice, {}, hosts_error_};
   if (const uint64_t id = runs_.pendingId(key); id != 0) {
     const Progress p = runner_.progress();
     if (p.request == id) info.progress = p;
   }
   const Snapshot* e = shown ? shown.get() : info.newest.get();
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
-              !viewNotes(info).empty() + !notice.empty() +
+              !viewNotes(info).empty() + !notice.empty() + !hosts_error_.empty() +
               !oracleLabelNote(shown.get()).empty();
   float status_h =
       hidden ? 0 : std::max(float(lines) * ImGui::GetTextLineHeightWithSpacing(), status_bar_.height) +

@@ -93,6 +93,8 @@ class AppUi {
 
  private:
   GpuSharing applied_sharing_ = GpuSharing::host_id;  // what the engine was told
+  HostsField applied_hosts_;  // the Hosts field as last applied (issue 33)
+  std::string hosts_error_;   // what is wrong with it, for the status line
   RunKey currentKey() const;
   std::vector<RunKey> prefetchKeys() const;
   void handleKeys();

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace collviz::ui {
@@ -62,6 +63,24 @@ void gpuSharingCombo(AppState& s, const DeviceReport* devices) {
 
 }  // namespace
 
+void ControlsPanel::hostsFields(AppState& s) {
+  if (!(s.hosts == synced_)) {
+    std::snprintf(hosts_buf_, sizeof hosts_buf_, "%s", s.hosts.hosts.c_str());
+    std::snprintf(agent_buf_, sizeof agent_buf_, "%s", s.hosts.agent.c_str());
+    synced_ = s.hosts;
+  }
+  ImGui::InputTextWithHint(tr("hosts"), tr("this machine (e.g. a:2,b:2)"), hosts_buf_, sizeof hosts_buf_);
+  if (ImGui::IsItemDeactivatedAfterEdit()) s.hosts.hosts = hosts_buf_;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("Run the ranks on these hosts through mpirun: host:slots,... as collviz run --hosts "
+                               "(empty: this machine). Enter applies."));
+  ImGui::InputTextWithHint(tr("agent"), "ssh", agent_buf_, sizeof agent_buf_);
+  if (ImGui::IsItemDeactivatedAfterEdit()) s.hosts.agent = agent_buf_;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", tr("With hosts: the command mpirun reaches them with instead of ssh (its plm_rsh_agent)"));
+  synced_ = s.hosts;
+}
+
 void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::TextDisabled("%s", tr("RUN   (any change runs again · Space)"));
   ImGui::PushItemWidth(-ImGui::CalcTextSize(tr("elements")).x - ImGui::GetStyle().ItemSpacing.x * 2);
@@ -82,6 +101,7 @@ void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::EndDisabled();
   backendCombo(s, devices);
   gpuSharingCombo(s, devices);
+  hostsFields(s);
 
   ImGui::Spacing();
   ImGui::Separator();

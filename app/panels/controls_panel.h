@@ -14,6 +14,14 @@ struct ControlsPanel {
   void Draw(AppState& state, const DeviceReport* devices);
   // The background runs' switch, and whether every one of `keys` is cached.
   void DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys, bool lecture);
+
+ private:
+  // The Hosts and agent fields as typed: into AppState when left or on
+  // Enter; from AppState when it changes otherwise (a lecture's hosts).
+  void hostsFields(AppState& s);
+  char hosts_buf_[512] = {};
+  char agent_buf_[512] = {};
+  HostsField synced_;
 };
 
 }  // namespace collviz::ui

@@ -123,6 +123,7 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   if (const std::string notes = viewNotes(in); !notes.empty())
     noteLine(fonts.display(notes), ImVec4(0, 0, 0, 0), fonts.display(render(in.shown->backend.notes)));
   if (!in.font_notice.empty()) noteLine(in.font_notice, bad);
+  if (!in.hosts_error.empty()) noteLine(fonts.display(in.hosts_error), bad);
   height = ImGui::GetCursorPosY() - top;
 }
 

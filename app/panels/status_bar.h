@@ -20,6 +20,7 @@ struct StatusInfo {
   std::string font_notice;
   // The shown op's run in flight (request 0: none, or not the engine's current).
   Progress progress;
+  std::string hosts_error;  // the Hosts field's (issue 33): the runs stay where they were
 };
 
 // The backend notes the status line shows for `info.shown`: those of the op,

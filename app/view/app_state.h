@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/view/diagram_layout.h"
+#include "app/view/hosts_field.h"
 #include "engine/group/placement.h"
 #include "engine/spec.h"
 
@@ -20,6 +21,7 @@ struct AppState {
   OpSpec spec;    // ranks, elems, dtype, redop, root (op follows `entry`)
   BackendKind backend = BackendKind::automatic;
   GpuSharing gpu_sharing = GpuSharing::host_id;  // NCCL ranks sharing a GPU
+  HostsField hosts;  // the Hosts field (issue 33): empty, this machine
   ViewSettings view;
   float ui_scale = 1.0f;  // fonts and widgets; 2.0 reads from the back of a hall
   bool fullscreen = false;

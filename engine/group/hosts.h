@@ -16,6 +16,7 @@ namespace collviz {
 struct Host {
   std::string name;
   int slots = 1;
+  bool operator==(const Host&) const = default;
 };
 
 enum class MapBy { slot, node };
@@ -29,6 +30,7 @@ struct HostSpec {
   int slots() const;
   // "a:4,b:4", as mpirun's -H takes it.
   std::string hostList() const;
+  bool operator==(const HostSpec&) const = default;
 };
 
 inline constexpr int kMaxSlots = 1024;

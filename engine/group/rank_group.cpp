@@ -320,6 +320,9 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
   both.insert(both.end(), out_spans.begin(), out_spans.end());
   const auto sent = Clock::now();
   if (Status st = pushSpans(both); !st) return Error{say("{0}: {1}", name(s.op), st.text())};
+  const auto pushed = Clock::now();
+  for (const Span& sp : both) step.wire_bytes += sp.n;
+  for (const Span& sp : out_spans) step.wire_bytes += sp.n;
   for (int r = 0; r < n; ++r) {
     json m = base;
     m["in_offset"] = at.in[r];
@@ -330,8 +333,11 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
     }
   }
   if (Status st = awaitRanks(step, opts); !st) return st;
+  const auto answered = Clock::now();
   if (Status st = pullSpans(out_spans); !st) return Error{say("{0}: {1}", name(s.op), st.text())};
   step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
+  if (step.wire_bytes)
+    step.wire_us = std::chrono::duration<double, std::micro>((pushed - sent) + (Clock::now() - answered)).count();
   step.time_us = 0;
   for (int r = 0; r < n; ++r) {
     RankResult& rr = step.ranks[r];

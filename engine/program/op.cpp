@@ -167,7 +167,7 @@ void Engine::handle(const Request& r) {
   if (!probed) setPhase(Progress::Phase::starting);
   // Across hosts `auto` is MPI, the backend that runs there (issue 33).
   auto backend = devices().choose(
-      r.backend == BackendKind::automatic && !opts_.hosts.empty() ? BackendKind::mpi
+      r.backend == BackendKind::automatic && !hosts().empty() ? BackendKind::mpi
       : rounds && r.backend == BackendKind::automatic             ? BackendKind::gloo
                                                                   : r.backend,
       &snap->notice);

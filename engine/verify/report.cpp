@@ -149,6 +149,10 @@ json toJson(const Snapshot& s, const ValueLimit& limit) {
                  {"bad_blocks", english(st.verify.bad_blocks)},
                  {"pattern", st.verify.mode}};
     if (!st.verify.first_problem.empty()) step["first_problem"] = st.verify.first_problem;
+    if (st.wire_bytes) {  // across hosts: the remote ranks' buffers on the engine's connections
+      step["wire_bytes"] = st.wire_bytes;
+      step["wire_us"] = st.wire_us;
+    }
     if (!st.name.empty()) {
       step["phase"] = st.phase;
       step["transfers"] = transfers(st.transfers);

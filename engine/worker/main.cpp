@@ -93,7 +93,11 @@ int probe() {
   std::fflush(stdout);
   FILE* out = ::fdopen(json_fd, "w");
   if (!out) return 1;
-  std::fprintf(out, "%s\n", json{{"backends", backends}}.dump().c_str());
+  // Which collviz and which host answered (collviz devices --hosts, issue 33).
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  const json answer = {{"backends", backends}, {"collviz", collvizVersion()}, {"commit", collvizCommit()}, {"host", host}};
+  std::fprintf(out, "%s\n", answer.dump().c_str());
   return std::fclose(out) == 0 ? 0 : 1;
 }
 

@@ -17,7 +17,8 @@
 # names the nodes (a private bind mount, in the engine's own mount namespace).
 #
 # COLLVIZ_TEST_SLOW_NODE2=S in mpirun's environment makes the agent wait S
-# seconds before starting node2's daemon.
+# seconds before starting node2's daemon; COLLVIZ_TEST_MOUNTS changes a
+# host's files (see host_setup below).
 # COMMAND sees:
 #   COLLVIZ_TEST_AGENT  the launcher agent for mpirun (--launcher-agent)
 #   COLLVIZ_TEST_HOSTS  node1,node2[,node3]
@@ -94,8 +95,25 @@ for k in $(seq 1 "$n"); do
   names+=("node$k")
 done
 
+# Inside a host's namespaces: its hostname, a private /dev/shm, the hosts
+# file, then the command. COLLVIZ_TEST_MOUNTS in mpirun's environment
+# ("node2=SRC=DST node3==DIR", space-separated) changes one host's files:
+# SRC bound over DST, or an empty tmpfs over DIR (a file missing there).
+setup="$dir/host_setup"
+cat >"$setup" <<'SETUP'
+#!/bin/sh
+h=$1; shift
+hostname "$h" && mount -t tmpfs -o size=512m,mode=1777 tmpfs /dev/shm && mount --bind "$COLLVIZ_TEST_HOSTS_FILE" /etc/hosts || exit 1
+for m in ${COLLVIZ_TEST_MOUNTS:-}; do
+  [ "${m%%=*}" = "$h" ] || continue
+  rest=${m#*=}; src=${rest%%=*}; dst=${rest#*=}
+  if [ -n "$src" ]; then mount --bind "$src" "$dst"; else mount -t tmpfs tmpfs "$dst"; fi || exit 1
+done
+eval "$*"
+SETUP
+chmod 755 "$setup"
 # The launcher agent: what ssh would be. Open MPI calls it as `AGENT HOST
-# COMMAND...` with COMMAND meant for the remote shell, so it runs through sh -c.
+# COMMAND...` with COMMAND meant for the remote shell, so it runs through sh.
 agent="$dir/agent"
 cat >"$agent" <<AGENT
 #!/bin/sh
@@ -103,8 +121,8 @@ h=\$1; shift
 case "\$h" in node[1-3]) ;; *) echo "agent: unknown host \$h" >&2; exit 255 ;; esac
 # A slow host (security test: time to knock while the ranks join).
 [ "\$h" = node2 ] && [ -n "\${COLLVIZ_TEST_SLOW_NODE2:-}" ] && sleep "\$COLLVIZ_TEST_SLOW_NODE2"
-exec ip netns exec $p-\$h unshare --uts --mount --propagation private sh -c \\
-  'hostname "\$0" && mount -t tmpfs -o size=512m,mode=1777 tmpfs /dev/shm && mount --bind $hosts_file /etc/hosts && eval "\$*"' "\$h" "\$*"
+COLLVIZ_TEST_HOSTS_FILE=$hosts_file exec ip netns exec $p-\$h unshare --uts --mount --propagation private \\
+  sh $setup "\$h" "\$*"
 AGENT
 chmod 755 "$agent"
 

@@ -71,5 +71,33 @@ picture() {  # what, then export's arguments
 }
 picture "all_reduce" --op all_reduce
 picture "--algo ring all_reduce round 2" --op all_reduce --algo ring --step 2
+# A lecture script whose steps run on the same hosts (its hosts,
+# launcher_agent and iface keys), exported as SVG: every step verified, and
+# the ranks started on the hosts (the engine's line says where).
+deck=$(mktemp -d)
+quoted=$(for x in "${names[@]}"; do printf '"%s:%s", ' "$x" "$per"; done)
+cat >"$deck/deck.toml" <<TOML
+title = "hosts"
+hosts = [${quoted%, }]
+iface = "$COLLVIZ_TEST_IFACE"
+launcher_agent = "$COLLVIZ_TEST_AGENT"
+[[step]]
+op = "all_reduce"
+ranks = $n
+backend = "$backend"
+caption = "all_reduce"
+[[step]]
+op = "all_to_all"
+caption = "all_to_all"
+TOML
+if timeout 120 "$cv" lecture "$deck/deck.toml" --export "$deck/out" --format svg --deadline-ms 10000 \
+     >"$deck/stdout" 2>"$deck/stderr" &&
+   [ -s "$deck/out/index.md" ] && [ "$(ls "$deck/out"/step0[12]_*.svg | wc -l)" = 2 ] &&
+   grep -q "ranks connect to .* ($n ranks on $hosts)" "$deck/stderr"; then
+  echo "ok: lecture --export on $hosts"
+else
+  echo "FAIL: lecture --export on $hosts"; tail -5 "$deck/stderr"; ls "$deck/out" 2>&1 | head; fails=$((fails + 1))
+fi
+rm -rf "$deck"
 echo "$fails failed"
 [ $fails = 0 ]

@@ -114,7 +114,7 @@ TEST(Lecture, BadScriptsNameFileLineFieldAndWhatIsAllowed) {
        "bad.toml:3: round applies to an algorithm's rounds; set algo (for all_reduce: native, ring"},
       {"[[step]]\nop = \"all_reduce\"\nalgo = \"ring\"\n[[step]]\nalgo = \"native\"\nround = 2\n",
        "bad.toml:6: round applies to an algorithm's rounds"},
-      {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, author, date, step"},
+      {"title = \"t\"\nsteps = []\n", "bad.toml:2: unknown field steps; allowed: title, author, date, hosts, hostfile, map_by, iface, launcher_agent, step"},
       {"title = \"t\"\n", "bad.toml:1: no steps"},
       {"[[step]]\nop = \"gather\n", "bad.toml:2: not valid TOML"},
       {"step = 3\n", "bad.toml:1: step: must be a list of [[step]] tables; got an integer"},

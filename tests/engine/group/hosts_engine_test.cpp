@@ -52,5 +52,40 @@ TEST(HostsEngine, EveryOpAcrossHostsVerifies) {
   }
 }
 
+// The window's Hosts field (issue 33): an engine started on this machine
+// moves its ranks to the hosts at the next run after setHosts, and back.
+TEST(HostsEngine, SetHostsMovesTheNextRun) {
+  const char* names = std::getenv("COLLVIZ_TEST_HOSTS");
+  if (!names) GTEST_SKIP() << "not inside tests/hosts/emulated_hosts.sh (COLLVIZ_TEST_HOSTS unset)";
+  HostSpec spec;
+  std::stringstream in(names);
+  for (std::string h; std::getline(in, h, ',');) spec.hosts.push_back({h, 1});
+  spec.iface = std::getenv("COLLVIZ_TEST_IFACE");
+  spec.agent = std::getenv("COLLVIZ_TEST_AGENT");
+  EngineOptions eo;
+  eo.deadline = std::chrono::milliseconds(10000);
+  Engine e(eo);
+  Request r;
+  r.backend = BackendKind::mpi;
+  r.spec.ranks = 2;
+  r.spec.op = Op::all_reduce;
+  auto here = e.waitFor(e.submit(r), std::chrono::milliseconds(60000));
+  ASSERT_TRUE(here);
+  EXPECT_TRUE(here->verified) << here->error.c_str();
+  EXPECT_TRUE(here->places.empty());  // this machine
+  e.setHosts(spec);
+  auto there = e.waitFor(e.submit(r), std::chrono::milliseconds(60000));
+  ASSERT_TRUE(there);
+  EXPECT_TRUE(there->verified) << there->error.c_str();
+  ASSERT_EQ(there->places.size(), 2u);
+  EXPECT_EQ(there->places[0].host, spec.hosts[0].name);
+  EXPECT_EQ(there->places[1].host, spec.hosts[1].name);
+  e.setHosts({});
+  auto back = e.waitFor(e.submit(r), std::chrono::milliseconds(60000));
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->verified) << back->error.c_str();
+  EXPECT_TRUE(back->places.empty());
+}
+
 }  // namespace
 }  // namespace collviz
