@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+extern char** environ;
+
 namespace collviz {
 namespace {
 
@@ -134,6 +136,18 @@ Result<MpiPeer> MpiListener::accept() {
   peer.pid = cred.pid;
   peer.uid = cred.uid;
   return peer;
+}
+
+std::vector<std::string> environWith(const std::vector<std::string>& added) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    bool overridden = false;
+    for (const auto& a : added)
+      if (std::strncmp(*e, a.c_str(), a.find('=') + 1) == 0) overridden = true;
+    if (!overridden) env.emplace_back(*e);
+  }
+  env.insert(env.end(), added.begin(), added.end());
+  return env;
 }
 
 Text exitText(int status) {

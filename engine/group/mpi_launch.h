@@ -79,6 +79,10 @@ class MpiListener {
   std::string name_;  // without the leading NUL
 };
 
+// This process's environment with `added` ("NAME=value") set over it: what
+// mpirun is started with.
+std::vector<std::string> environWith(const std::vector<std::string>& added);
+
 // How a child ended, from its wait status: "exited with code 1", "was
 // killed by signal 9 (Killed)".
 Text exitText(int status);

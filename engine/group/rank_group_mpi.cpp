@@ -49,14 +49,7 @@ Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::str
     // that exist only here.
     added.push_back("TMPDIR=" + mpi_files_.session.path());
   }
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    bool overridden = false;
-    for (const auto& a : added)
-      if (std::strncmp(*e, a.c_str(), a.find('=') + 1) == 0) overridden = true;
-    if (!overridden) env.emplace_back(*e);
-  }
-  env.insert(env.end(), added.begin(), added.end());
+  std::vector<std::string> env = environWith(added);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

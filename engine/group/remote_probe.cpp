@@ -68,14 +68,7 @@ Ran runMpirun(const std::vector<std::string>& args, int timeout_ms) {
   }
   std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
   added.push_back("TMPDIR=" + files->session.path());
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    bool overridden = false;
-    for (const auto& a : added)
-      if (std::strncmp(*e, a.c_str(), a.find('=') + 1) == 0) overridden = true;
-    if (!overridden) env.emplace_back(*e);
-  }
-  env.insert(env.end(), added.begin(), added.end());
+  std::vector<std::string> env = environWith(added);
   std::vector<std::string> argv_s = args;
   std::vector<char*> argv, envp;
   for (auto& a : argv_s) argv.push_back(a.data());
