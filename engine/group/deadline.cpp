@@ -124,14 +124,18 @@ void ProgressWindow::sample(Clock::time_point now) {
   while (rows_.size() > 2 && rows_[1].at <= now - window_) rows_.erase(rows_.begin());
 }
 
-bool ProgressWindow::progressed(int rank) const {
+long long ProgressWindow::ran(int rank) const {
   const auto r = std::size_t(rank);
   const Sample& now = rows_.back().s.at(r);
   const Sample& then = rows_.front().s.at(r);
-  if (now.ns < 0 || then.ns < 0 || stopped(rank)) return false;
+  return now.ns < 0 || then.ns < 0 ? -1 : now.ns - then.ns;
+}
+
+bool ProgressWindow::progressed(int rank) const {
+  if (stopped(rank)) return false;
   const long long span_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(rows_.back().at - rows_.front().at).count();
-  return now.ns - then.ns >= std::max(1000000LL, span_ns / 100);  // 1 % of the window, at least 1 ms
+  return ran(rank) >= std::max(1000000LL, span_ns / 100);  // 1 % of the window, at least 1 ms
 }
 
 bool ProgressWindow::stopped(int rank) const {

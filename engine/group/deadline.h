@@ -74,6 +74,8 @@ class ProgressWindow {
   // A whole window has been watched.
   bool full(Clock::time_point now) const { return now - start_ >= window_; }
   bool progressed(int rank) const;
+  // Nanoseconds rank's threads ran during the window; -1 when unreadable.
+  long long ran(int rank) const;
   bool stopped(int rank) const;  // state T or t at the last sample
   std::chrono::milliseconds period() const { return period_; }
 

@@ -47,10 +47,22 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
   // working until the step's scaled deadline (then slow), or its connection
   // closes (a crash), or it reports an error.
   auto remote = [&](int r) { return workers_[std::size_t(r)].remote; };
+  // MPI's pollers yield the core while they wait: on loaded cores (another
+  // job's busy threads) each may run well under 1 % of the window, yet runs;
+  // the asleep rank runs next to nothing. So among MPI's silent ranks one
+  // that ran at least 1/8 of what the busiest ran (and at least 1 ms) is a
+  // poller, not the hang.
   auto idle = [&](const std::vector<int>& ranks) {
+    long long busiest = 0;
+    if (polling)
+      for (int r : ranks)
+        if (!remote(r) && !watch.stopped(r)) busiest = std::max(busiest, watch.ran(r));
+    auto polled = [&](int r) {
+      return polling && busiest >= 1000000 && watch.ran(r) * 8 >= busiest;
+    };
     std::vector<int> out;
     for (int r : ranks)
-      if (!remote(r) && (!watch.progressed(r) || watch.stopped(r))) out.push_back(r);
+      if (!remote(r) && (watch.stopped(r) || (!watch.progressed(r) && !polled(r)))) out.push_back(r);
     return out;
   };
   // "2, 3", and across hosts "2 (node2), 3 (node2)": the host named with its ranks.

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <signal.h>
 
+#include <atomic>
 #include <thread>
 
 #include "tests/engine/group/mpi_processes.h"
@@ -137,15 +138,23 @@ INSTANTIATE_TEST_SUITE_P(Backends, MidOp,
 // wait inside the collective: Open MPI's waiting ranks poll, so their CPU
 // time grows all the while and says nothing of progress; the asleep rank is
 // the hang, named alone, never "slow". N = 2 (one poller per core) and N = 8
-// (seven pollers sharing 2 cores). Issue 39: with the polling-peer rule
-// deleted, or progress judged by the group's summed CPU instead of each
-// rank's, the pollers' CPU counted as the group working and this ended
-// "slow, not hung" (the old version of this test slept after the op, when
-// the peer had already answered, and caught neither).
-class MidOpMpiPolling : public ::testing::TestWithParam<int> {};
+// (seven pollers sharing 2 cores), each also with three threads of this
+// test spinning beside them: the pollers yield the core at every turn, so
+// on loaded cores each ran well under 1 % of the window (CI's run named all
+// eight ranks hung). Issue 39: with the polling-peer rule deleted, or
+// progress judged by the group's summed CPU instead of each rank's, the
+// pollers' CPU counted as the group working and this ended "slow, not hung"
+// (the old version of this test slept after the op, when the peer had
+// already answered, and caught neither).
+struct Polling {
+  int ranks;
+  int busy;  // threads spinning in this process while the op waits
+};
+
+class MidOpMpiPolling : public ::testing::TestWithParam<Polling> {};
 
 TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
-  const int n = GetParam();
+  const int n = GetParam().ranks;
   EngineOptions o;
   o.deadline = 1000ms;
   std::vector<pid_t> left;
@@ -153,6 +162,13 @@ TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
     Engine engine(o);
     const BackendStatus* st = engine.devices().find(BackendKind::mpi);
     if (!st || !st->available) GTEST_SKIP() << "MPI unavailable: " << (st ? st->reason : "not in the probe");
+    std::atomic<bool> spin{true};
+    std::vector<std::thread> busy;
+    for (int i = 0; i < GetParam().busy; ++i)
+      busy.emplace_back([&] {
+        volatile unsigned long x = 0;
+        while (spin.load(std::memory_order_relaxed)) x = x + 1;
+      });
     Request r;
     r.spec = makeSpec(Op::all_reduce, n, 4);
     r.backend = BackendKind::mpi;
@@ -161,19 +177,25 @@ TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
     const uint64_t id = engine.submit(r);
     auto snap = engine.waitFor(id, 60s);
     const auto took = Clock::now() - t0;
+    spin = false;
+    for (auto& t : busy) t.join();
     ASSERT_TRUE(snap && snap->request == id);
     EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 did not finish"), HasSubstr("hung"),
                                    Not(HasSubstr("slow"))));
     EXPECT_LT(took, 15s) << "named only when the asleep rank woke: " << snap->error;
-    std::printf("N=%d named after %.0f ms: %s\n", n, std::chrono::duration<double, std::milli>(took).count(),
-                snap->error.c_str());
+    std::printf("N=%d, %d busy threads: named after %.0f ms: %s\n", n, GetParam().busy,
+                std::chrono::duration<double, std::milli>(took).count(), snap->error.c_str());
   }
   waitUntilTrue([&] { return (left = mpiProcesses()).empty(); }, 5000ms);
   EXPECT_THAT(left, ::testing::IsEmpty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Ranks, MidOpMpiPolling, ::testing::Values(2, 8),
-                         [](const ::testing::TestParamInfo<int>& i) { return "N" + std::to_string(i.param); });
+INSTANTIATE_TEST_SUITE_P(Ranks, MidOpMpiPolling,
+                         ::testing::Values(Polling{2, 0}, Polling{8, 0}, Polling{2, 3}, Polling{8, 3}),
+                         [](const ::testing::TestParamInfo<Polling>& i) {
+                           return "N" + std::to_string(i.param.ranks) +
+                                  (i.param.busy ? "_loaded" : "");
+                         });
 
 }  // namespace
 }  // namespace collviz::test
