@@ -49,70 +49,77 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
     if (n == Num::over) return overflow(all);
     if (n != Num::ok || !eat(s, " -> ")) return {};
     if ((n = rankDev(s, b, bd)) != Num::ok) return n == Num::over ? overflow(all) : Outcome{};
-    Transport t;
-    t.channel = int(ch), t.conn = of < 0 ? 0 : int(of);
-    t.from = int(a), t.fromDev = int(ad), t.to = int(b), t.toDev = int(bd);
-    if (eat(s, " [send]")) t.dir = "send";
-    else if (eat(s, " [receive]")) t.dir = "receive";
+    std::string_view dir;
+    if (eat(s, " [send]")) dir = "send";
+    else if (eat(s, " [receive]")) dir = "receive";
     if (!eat(s, " via ")) return {};
-    t.via = std::string(s.substr(0, 200));
-    std::size_t slash = s.find('/');
-    t.kind = std::string(s.substr(0, std::min<std::size_t>(slash, 16)));
-    if (t.kind == "NET") {
-      // NET/<name, spaces allowed>/<dev>[(proxy)][/GDRDMA][(PCI)][/Shared]
+    const std::size_t slash = s.find('/');
+    const std::string_view kind = s.substr(0, std::min<std::size_t>(slash, 16));
+    // NET/<name, spaces allowed>/<dev>[(proxy)][/GDRDMA][(PCI)][/Shared]
+    std::string_view net;
+    std::int64_t netDev = -1, proxy = -1;
+    if (kind == "NET") {
       std::string_view rest = s.substr(4);
       for (std::size_t i = 0; i < rest.size(); ++i) {
         if (rest[i] != '/' || i + 1 >= rest.size() || rest[i + 1] < '0' || rest[i + 1] > '9') continue;
         std::string_view d = rest.substr(i + 1);
         std::int64_t dev = 0;
         if (number(d, dev) != Num::ok || !(d.empty() || d[0] == '/' || d[0] == '(' || d[0] == ' ')) continue;
-        t.net = std::string(rest.substr(0, i));
-        t.netDev = int(dev);
-        std::int64_t proxy = 0;
-        if (eat(d, "(") && number(d, proxy) == Num::ok && eat(d, ")")) t.proxy = int(proxy);
+        net = rest.substr(0, i);
+        netDev = dev;
+        std::int64_t px = 0;
+        if (eat(d, "(") && number(d, px) == Num::ok && eat(d, ")")) proxy = px;
         break;
       }
-      if (t.net.empty()) return bad(say("a NET link with no device: {0}", std::string(all.substr(0, 160))));
+      if (net.empty()) return bad(say("a NET link with no device: {0}", std::string(all.substr(0, 160))));
     }
-    t.gdr = s.find("/GDRDMA") != std::string_view::npos;
     int m = memberFor(w);
     if (m < 0) return ok();
-    Member& mem = members[std::size_t(m)];
-    std::string& k = scratch;
-    const int id[4] = {t.channel, t.conn, t.from, t.to};
-    k.assign(reinterpret_cast<const char*>(id), sizeof id);
-    k += t.dir;
+    // A link read before (every channel's setup printed again): nothing to build.
+    const LinkKey k{int(ch), of < 0 ? 0 : int(of), int(a), int(b), dir.empty() ? char(0) : dir[0]};
     auto& seen = linkSeen[std::size_t(m)];
     if (seen.count(k)) return ok();
+    Member& mem = members[std::size_t(m)];
     if (mem.transports.size() >= kMaxTransports) return ++mem.transportsDropped, ++counts.dropped, ok();
     seen.insert(k);
+    Transport t;
+    t.channel = k.channel, t.conn = k.conn;
+    t.from = int(a), t.fromDev = int(ad), t.to = int(b), t.toDev = int(bd);
+    t.dir = std::string(dir);
+    t.via = std::string(s.substr(0, 200));
+    t.kind = std::string(kind);
+    if (!net.empty()) t.net = std::string(net), t.netDev = int(netDev);
+    if (proxy >= 0) t.proxy = int(proxy);
+    t.gdr = s.find("/GDRDMA") != std::string_view::npos;
     mem.transports.push_back(std::move(t));
     return ok();
   }
   // A ring, in order from rank 0.
   if (of < 0) return {};
-  Ring r;
-  r.channel = int(ch), r.of = int(of);
+  std::vector<int>& order = ringScratch;
+  order.clear();
+  bool cut = false;
   for (;;) {
     spaces(s);
     if (s.empty()) break;
     if (eat(s, "...")) {
-      r.cut = true;
+      cut = true;
       break;
     }
     std::int64_t v = 0;
     Num n = number(s, v);
     if (n == Num::over) return overflow(all);
-    if (n == Num::ok && s.substr(0, 3) == "...") {
-      r.cut = true;  // "... 12 1..." : the cut may fall inside the last number, which is then not whole
+    if (n == Num::ok && startsWith(s, "...")) {
+      cut = true;  // "... 12 1..." : the cut may fall inside the last number, which is then not whole
       break;
     }
     if (n != Num::ok || (!s.empty() && s[0] != ' ')) {
       return bad(say("a ring line with a word that is not a rank: {0}", std::string(all.substr(0, 160))));
     }
-    r.order.push_back(int(v));
+    order.push_back(int(v));
   }
-  std::vector<int> sorted = r.order;
+  std::vector<int>& sorted = sortScratch;
+  sorted.assign(order.begin(), order.end());
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() || (!sorted.empty() && sorted[0] < 0))
     return bad(say("channel {0}'s ring is not a permutation of the ranks: {1}", ch, std::string(all.substr(0, 160))));
@@ -120,11 +127,14 @@ Outcome Reader::State::channelLine(const Where& w, std::string_view s) {
   if (m < 0) return ok();
   // The same channel again (the comm set up again): the later line stands.
   std::vector<Ring>& rings = members[std::size_t(m)].rings;
-  auto same = std::find_if(rings.begin(), rings.end(), [&](const Ring& x) { return x.channel == r.channel; });
+  auto same = std::find_if(rings.begin(), rings.end(), [&](const Ring& x) { return x.channel == int(ch); });
   if (same != rings.end()) {
     ringLines[std::size_t(m)][std::size_t(same - rings.begin())] = lineNo;
-    *same = std::move(r);
+    same->of = int(of), same->cut = cut;
+    same->order.assign(order.begin(), order.end());  // in its own capacity: no allocation
   } else if (rings.size() < kMaxChannels) {
+    Ring r;
+    r.channel = int(ch), r.of = int(of), r.cut = cut, r.order = order;
     rings.push_back(std::move(r));
     ringLines[std::size_t(m)].push_back(lineNo);
   } else {
@@ -275,14 +285,13 @@ Outcome Reader::State::channelsLine(const Where& w, std::string_view s) {
 }
 
 Outcome Reader::State::callLine(const Where& w, std::string_view s, std::size_t colon) {
-  std::string op(s.substr(0, colon));
-  std::size_t c = s.rfind(" comm 0x");  // near the end: "comm %p [nranks=%d] stream %p"
+  std::size_t c = rfindIn(s, " comm 0x");  // near the end: "comm %p [nranks=%d] stream %p"
   if (c != std::string_view::npos && c < colon) c = std::string_view::npos;
   if (c == std::string_view::npos) return {};
   std::string_view p = s.substr(c + 6);
   std::string ptr;
   if (hexNumber(p, ptr) != Num::ok) return {};
-  std::size_t nr = s.rfind("[nranks=");
+  std::size_t nr = rfindIn(s, "[nranks=");
   if (nr != std::string_view::npos && nr < c) nr = std::string_view::npos;
   if (nr != std::string_view::npos) {
     std::string_view q = s.substr(nr + 8);
@@ -291,48 +300,66 @@ Outcome Reader::State::callLine(const Where& w, std::string_view s, std::size_t 
   }
   int m = memberByPtr(w, ptr, false);
   if (m < 0) return ok();
-  Member& mem = members[std::size_t(m)];
-  auto it = mem.callsByOp.find(op);
-  if (it != mem.callsByOp.end()) ++it->second;
-  else if (mem.callsByOp.size() < 64) mem.callsByOp[op] = 1;
+  std::string_view op = s.substr(0, colon);
+  if (!(lastCallCount && lastCallMember == m && op == lastCallOp)) {
+    Member& mem = members[std::size_t(m)];
+    auto it = mem.callsByOp.find(std::string(op));
+    if (it == mem.callsByOp.end() && mem.callsByOp.size() < 64) it = mem.callsByOp.emplace(std::string(op), 0).first;
+    if (it != mem.callsByOp.end()) lastCallCount = &it->second, lastCallMember = m, lastCallOp.assign(op);
+    else lastCallCount = nullptr;
+  }
+  if (lastCallCount) ++*lastCallCount;
   // A choice NCCL printed on this thread just before: this call's.
-  auto pend = pending.find(key(w, 't', w.tid));
-  if (pend != pending.end()) {
-    for (int ci : pend->second)
+  std::vector<int>* waiting = nullptr;
+  const ProcKey thread = procKey(w, 't', std::uint64_t(w.tid));
+  if (pendingLast.valid && pendingLast.thread == thread) {
+    waiting = &pendingLast.choices;
+  } else if (!pending.empty()) {
+    auto pend = pending.find(thread);
+    if (pend != pending.end()) waiting = &pend->second;
+  }
+  if (waiting) {
+    for (int ci : *waiting)
       if (log.choices[std::size_t(ci)].op == op && choiceMember[std::size_t(ci)] < 0) choiceMember[std::size_t(ci)] = m;
-    pending.erase(pend);
+    if (waiting == &pendingLast.choices) waiting->clear();
+    else pending.erase(thread);
   }
   return ok();
 }
 
 Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_t arrow) {
+  // Parsed into views; a Choice is built only for one not seen before.
   std::string_view all = s;
-  Choice ch;
   std::string_view head = s.substr(0, arrow);  // "AllReduce: 8388608" or "8388608"
   std::size_t colon = head.find(": ");
   std::string_view bytes = colon == std::string_view::npos ? head : head.substr(colon + 2);
   std::string_view op = colon == std::string_view::npos ? std::string_view{} : head.substr(0, colon);
   bool sym = false, ce = false;
-  if (op.size() > 12 && op.substr(op.size() - 12) == " [Symmetric]") op.remove_suffix(12), sym = true;
-  if (op.size() > 14 && op.substr(op.size() - 14) == " [Copy Engine]") op.remove_suffix(14), ce = true;
-  ch.op = std::string(op);
-  Num n = number(bytes, ch.bytes, INT64_MAX);
+  if (op.size() > 12 && endsWith(op, " [Symmetric]")) op.remove_suffix(12), sym = true;
+  if (op.size() > 14 && endsWith(op, " [Copy Engine]")) op.remove_suffix(14), ce = true;
+  std::int64_t nbytes = 0;
+  Num n = number(bytes, nbytes, INT64_MAX);
   if (n == Num::over) return overflow(all);
   if (n != Num::ok || !bytes.empty()) return {};
   s.remove_prefix(arrow + 10);
   std::int64_t v = 0;
+  std::string_view algo, proto;
+  std::string& named = scratch;  // an algorithm's name made here ("symmetric ...", "algo 9")
+  std::string protoNamed;
+  int chLo = -1, chHi = -1;
   if (ce) {
-    ch.algo = "cudaMemcpy";
+    algo = "cudaMemcpy";
   } else if (sym) {
     // "Kernel %s nchannels %d nthreads %d nWorks %d"
     if (!eat(s, "Kernel ")) return {};
     std::size_t sp = s.find(' ');
-    ch.algo = "symmetric " + std::string(s.substr(0, std::min<std::size_t>(sp, 80)));
+    named.assign("symmetric ").append(s.substr(0, std::min<std::size_t>(sp, 80)));
+    algo = named;
     std::size_t nc = s.find("nchannels ");
     if (nc != std::string_view::npos) {
       std::string_view q = s.substr(nc + 10);
       if ((n = number(q, v)) == Num::over) return overflow(all);
-      if (n == Num::ok) ch.chLo = 0, ch.chHi = int(v) - 1;
+      if (n == Num::ok) chLo = 0, chHi = int(v) - 1;
     }
   } else {
     if (!eat(s, "Algo ")) return {};
@@ -344,41 +371,58 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
     std::string_view p = s.substr(0, sp);
     s.remove_prefix(sp == std::string_view::npos ? s.size() : sp);
     std::string_view an = a, pn = p;
-    if (number(an, v) == Num::ok && an.empty()) ch.algo = algoName(v);  // 2.18-2.23: NCCL's numbers
-    else ch.algo = std::string(a.substr(0, 32));
-    if (number(pn, v) == Num::ok && pn.empty()) ch.proto = protoName(v);
-    else ch.proto = std::string(p.substr(0, 32));
+    if (number(an, v) == Num::ok && an.empty()) named = algoName(v), algo = named;  // 2.18-2.23: NCCL's numbers
+    else algo = a.substr(0, 32);
+    if (number(pn, v) == Num::ok && pn.empty()) protoNamed = protoName(v), proto = protoNamed;
+    else proto = p.substr(0, 32);
     std::size_t lo = s.find("={");
     if (lo != std::string_view::npos) {
       std::string_view q = s.substr(lo + 2);
       std::int64_t a1 = 0, a2 = 0;
-      if ((n = number(q, a1)) == Num::ok && eat(q, "..") && (n = number(q, a2)) == Num::ok) ch.chLo = int(a1), ch.chHi = int(a2);
+      if ((n = number(q, a1)) == Num::ok && eat(q, "..") && (n = number(q, a2)) == Num::ok) chLo = int(a1), chHi = int(a2);
       if (n == Num::over) return overflow(all);
     }
   }
-  std::string& k = scratch;
-  k.assign(reinterpret_cast<const char*>(&ch.bytes), sizeof ch.bytes);
-  k.append(reinterpret_cast<const char*>(&ch.chLo), sizeof(int));
-  k.append(reinterpret_cast<const char*>(&ch.chHi), sizeof(int));
-  ((((k += ch.op) += '|') += ch.algo) += '|') += ch.proto;
-  auto it = choiceIndex.find(k);
+  // The choice's hash, checked against the stored choice (the next slot on a collision).
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::string_view x) {
+    for (char c : x) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  mix(op), mix(algo), mix(proto);
+  h ^= (std::uint64_t(nbytes) * 0x9E3779B97F4A7C15ull) ^ (std::uint64_t(std::uint32_t(chLo)) << 32 | std::uint32_t(chHi));
   int ci = -1;
-  if (it != choiceIndex.end()) {
-    ci = it->second;
-  } else if (log.choices.size() < kMaxChoices) {
+  for (;; ++h) {
+    auto it = choiceIndex.find(h);
+    if (it == choiceIndex.end()) break;
+    const Choice& c = log.choices[std::size_t(it->second)];
+    if (c.bytes == nbytes && c.chLo == chLo && c.chHi == chHi && c.op == op && c.algo == algo && c.proto == proto) {
+      ci = it->second;
+      break;
+    }
+  }
+  if (ci < 0) {
+    if (log.choices.size() >= kMaxChoices) return ++counts.choicesDropped, ok();
+    Choice ch;
+    ch.op = std::string(op), ch.bytes = nbytes, ch.algo = std::string(algo), ch.proto = std::string(proto);
+    ch.chLo = chLo, ch.chHi = chHi;
     ci = int(log.choices.size());
-    log.choices.push_back(ch);
+    log.choices.push_back(std::move(ch));
     choiceMember.push_back(-1);
-    choiceIndex.emplace(k, ci);
-  } else {
-    ++counts.choicesDropped;
-    return ok();
+    choiceIndex.emplace(h, ci);
   }
   ++log.choices[std::size_t(ci)].times;
-  if (!ch.op.empty()) {
-    if (pending.size() > 4096) pending.clear();
-    auto& p = pending[key(w, 't', w.tid)];
-    if (p.size() < 8) p.push_back(ci);
+  if (!op.empty()) {
+    const ProcKey thread = procKey(w, 't', std::uint64_t(w.tid));
+    if (!(pendingLast.valid && pendingLast.thread == thread)) {
+      stashPending();
+      pendingLast.valid = true, pendingLast.thread = thread;
+      if (auto it = pending.find(thread); it != pending.end()) {
+        pendingLast.choices = std::move(it->second);
+        pending.erase(it);
+      }
+    }
+    if (pendingLast.choices.size() < 8) pendingLast.choices.push_back(ci);
   }
   return ok();
 }

@@ -12,27 +12,11 @@
 
 namespace collviz::nccl_log {
 
-Num number(std::string_view& s, std::int64_t& v, std::int64_t max) {
-  std::size_t i = 0;
-  bool neg = false;
-  if (i < s.size() && s[i] == '-') neg = true, ++i;
-  if (i >= s.size() || s[i] < '0' || s[i] > '9') return Num::none;
-  std::int64_t x = 0;
-  bool over = false;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    if (x > (max - (s[i] - '0')) / 10) over = true;
-    else x = x * 10 + (s[i] - '0');
-  }
-  s.remove_prefix(i);
-  if (over) return Num::over;
-  v = neg ? -x : x;
-  return Num::ok;
-}
-
 Num hexNumber(std::string_view& s, std::string& out) {
   if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return Num::none;
   std::size_t i = 2;
-  while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i]))) ++i;
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f'); };
+  while (i < s.size() && hex(s[i])) ++i;
   if (i == 2) return Num::none;
   if (i > 2 + 16) return Num::over;
   out.assign(s.substr(0, i));
@@ -40,20 +24,25 @@ Num hexNumber(std::string_view& s, std::string& out) {
   return Num::ok;
 }
 
-bool eat(std::string_view& s, std::string_view lit) {
-  if (s.substr(0, lit.size()) != lit) return false;
-  s.remove_prefix(lit.size());
-  return true;
+std::size_t rfindIn(std::string_view s, std::string_view needle) {
+  // memrchr over the needle's last byte ('x', '=': rare), then the rest.
+  if (needle.empty() || needle.size() > s.size()) return std::string_view::npos;
+  const char* b = s.data();
+  std::size_t len = s.size();
+  while (len >= needle.size()) {
+    const void* at = ::memrchr(b + needle.size() - 1, needle.back(), len - needle.size() + 1);
+    if (!at) break;
+    const char* end = static_cast<const char*>(at) + 1;
+    if (std::memcmp(end - needle.size(), needle.data(), needle.size()) == 0) return std::size_t(end - needle.size() - b);
+    len = std::size_t(end - b) - 1;
+  }
+  return std::string_view::npos;
 }
 
 std::size_t findIn(std::string_view s, std::string_view needle, std::size_t from) {
   if (from > s.size()) return std::string_view::npos;
   const void* at = ::memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
   return at ? std::size_t(static_cast<const char*>(at) - s.data()) : std::string_view::npos;
-}
-
-void spaces(std::string_view& s) {
-  while (!s.empty() && s[0] == ' ') s.remove_prefix(1);
 }
 
 std::string algoName(std::int64_t n) {
@@ -114,51 +103,58 @@ bool prefix(std::string_view head, bool warn, Where& w) {
 
 }  // namespace
 
-const std::string& Reader::State::key(const Where& w, std::string_view what) {
-  std::string& k = keyBuf;
-  k.assign(file);
-  k += '\x1f';
-  k += w.host;
-  k += ':';
-  k += std::to_string(w.pid);
-  k += ':';
-  k += what;
-  return k;
+int Reader::State::hostId(std::string_view host) {
+  if (lastHostId >= 0 && host == lastHost) return lastHostId;
+  // Bounded: a hostname is at most 255 bytes, and a log of ever new hosts
+  // shares one id past kMaxMembers (attribution, not memory, suffers).
+  constexpr int kOverflow = int(kMaxMembers);
+  int id = kOverflow;
+  if (host.size() <= 255) {
+    auto it = hostIds.find(std::string(host));
+    if (it != hostIds.end()) id = it->second;
+    else if (hostIds.size() < kMaxMembers) id = hostIds.emplace(std::string(host), int(hostIds.size())).first->second;
+  }
+  if (host.size() <= 255) lastHost.assign(host), lastHostId = id;
+  return id;
 }
 
-const std::string& Reader::State::key(const Where& w, char kind, std::int64_t n) {
-  char buf[24];
-  buf[0] = kind;
-  auto end = std::to_chars(buf + 1, buf + sizeof buf, n).ptr;
-  return key(w, std::string_view(buf, std::size_t(end - buf)));
-}
-
-int Reader::State::memberFor(const Where& w) {
-  if (last.valid && last.tid == w.tid && last.pid == w.pid && last.dev == w.dev && last.host == w.host) return last.member;
-  auto remember = [&](int m) {
-    last.valid = true, last.host = std::string(w.host), last.pid = w.pid, last.tid = w.tid, last.dev = w.dev, last.member = m;
-    return m;
-  };
-  auto t = byThread.find(key(w, 't', w.tid));
-  if (t != byThread.end()) return remember(t->second);
-  auto d = byDev.find(key(w, 'd', w.dev));
-  if (d != byDev.end()) return remember(d->second);
+int Reader::State::newMember(const Where& w) {
   if (members.size() >= kMaxMembers) return ++counts.membersDropped, -1;
   Member m;
   m.host = std::string(w.host), m.pid = w.pid, m.dev = w.dev, m.file = file;
   members.push_back(std::move(m));
   ringLines.emplace_back();
   linkSeen.emplace_back();
-  int i = int(members.size()) - 1;
-  byThread[key(w, 't', w.tid)] = i;
-  byDev[key(w, 'd', w.dev)] = i;
+  return int(members.size()) - 1;
+}
+
+int Reader::State::memberFor(const Where& w) {
+  if (last.valid && last.tid == w.tid && last.pid == w.pid && last.dev == w.dev && last.host == w.hostId) return last.member;
+  auto remember = [&](int m) {
+    last.valid = true, last.host = w.hostId, last.pid = w.pid, last.tid = w.tid, last.dev = w.dev, last.member = m;
+    return m;
+  };
+  const ProcKey thread = procKey(w, 't', std::uint64_t(w.tid)), dev = procKey(w, 'd', std::uint64_t(w.dev));
+  auto t = byThread.find(thread);
+  if (t != byThread.end()) return remember(t->second);
+  auto d = byDev.find(dev);
+  if (d != byDev.end()) return remember(d->second);
+  const int i = newMember(w);
+  if (i < 0) return -1;
+  byThread[thread] = i;
+  byDev[dev] = i;
   return remember(i);
 }
 
 int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) {
-  if (!bind && lastPtr.valid && lastPtr.pid == w.pid && lastPtr.ptr == ptr && lastPtr.host == w.host) return lastPtr.member;
+  // "0x..." of at most 16 digits (hexNumber checked it): its value is the key.
+  std::uint64_t value = 0;
+  for (char c : ptr.substr(2))
+    value = value << 4 | std::uint64_t(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  if (!bind && lastPtr.valid && lastPtr.pid == w.pid && lastPtr.ptr == value && lastPtr.host == w.hostId)
+    return lastPtr.member;
   lastPtr.valid = false;
-  std::string k = key(w, ptr);  // a copy: key() is called again below
+  const ProcKey k = procKey(w, 'p', value), thread = procKey(w, 't', std::uint64_t(w.tid));
   auto p = byPtr.find(k);
   int i = -1;
   if (p != byPtr.end()) {
@@ -166,30 +162,30 @@ int Reader::State::memberByPtr(const Where& w, std::string_view ptr, bool bind) 
   } else {
     // A member this thread already spoke for without a pointer (2.18: the
     // rings come before the only line that names the comm).
-    auto t = byThread.find(key(w, 't', w.tid));
-    if (bind && t != byThread.end() && members[std::size_t(t->second)].ptr.empty()) {
-      i = t->second;
-    } else {
-      if (members.size() >= kMaxMembers) return ++counts.membersDropped, -1;
-      Member m;
-      m.host = std::string(w.host), m.pid = w.pid, m.dev = w.dev, m.file = file;
-      members.push_back(std::move(m));
-      ringLines.emplace_back();
-      linkSeen.emplace_back();
-      i = int(members.size()) - 1;
-    }
+    auto t = byThread.find(thread);
+    if (bind && t != byThread.end() && members[std::size_t(t->second)].ptr.empty()) i = t->second;
+    else if ((i = newMember(w)) < 0) return -1;
     members[std::size_t(i)].ptr = std::string(ptr);
     byPtr[k] = i;
   }
-  if (!bind) lastPtr = {true, std::string(w.host), std::string(ptr), w.pid, i};
+  if (!bind) lastPtr = {true, w.hostId, value, w.pid, i};
   if (bind) {
     last.valid = false;
     if (byThread.size() > (1u << 16)) byThread.clear();  // a log of ever new threads: attribution, not memory, suffers
     if (byDev.size() > (1u << 16)) byDev.clear();
-    byThread[key(w, 't', w.tid)] = i;
-    byDev[key(w, 'd', w.dev)] = i;
+    byThread[thread] = i;
+    byDev[procKey(w, 'd', std::uint64_t(w.dev))] = i;
   }
   return i;
+}
+
+void Reader::State::stashPending() {
+  if (!pendingLast.valid) return;
+  pendingLast.valid = false;
+  if (pendingLast.choices.empty()) return;
+  if (pending.size() > 4096) pending.clear();
+  pending[pendingLast.thread] = std::move(pendingLast.choices);
+  pendingLast.choices.clear();
 }
 
 void Reader::State::sample(std::vector<Sample>& to, Said what) {
@@ -205,8 +201,8 @@ void Reader::State::line(std::string_view l) {
   bool warn = false;
   while (at != std::string_view::npos) {
     std::string_view rest = l.substr(at + 6);
-    if (rest.substr(0, 5) == "INFO " || rest == "INFO") break;
-    if (rest.substr(0, 5) == "WARN " || rest == "WARN") { warn = true; break; }
+    if (startsWith(rest, "INFO ") || rest == "INFO") break;
+    if (startsWith(rest, "WARN ") || rest == "WARN") { warn = true; break; }
     at = findNccl(l, at + 6);
   }
   if (at == std::string_view::npos) {
@@ -224,10 +220,24 @@ void Reader::State::line(std::string_view l) {
       return;
     }
   }
+  // "host:pid:tid [dev]" as the last line had it (a timestamp before may differ).
+  std::string_view head = l.substr(0, at);
   Where w;
-  if (!prefix(l.substr(0, at), warn, w)) {
-    ++counts.interleaved;  // a prefix that is not whole: cut in by another writer
-    return;
+  if (lastHeadValid && warn == lastWarnHead && head.size() >= lastHead.size() &&
+      std::memcmp(head.data() + head.size() - lastHead.size(), lastHead.data(), lastHead.size()) == 0 &&
+      (head.size() == lastHead.size() || head[head.size() - lastHead.size() - 1] == ' ')) {
+    w = lastWhere;
+  } else {
+    if (!prefix(head, warn, w)) {
+      ++counts.interleaved;  // a prefix that is not whole: cut in by another writer
+      return;
+    }
+    // Keep from the host on (w.host then points into lastHead).
+    const std::size_t from = std::size_t(w.host.data() - head.data());
+    lastHead.assign(head.substr(from));
+    w.hostId = hostId(w.host);
+    w.host = std::string_view(lastHead).substr(0, w.host.size());
+    lastWhere = w, lastWarnHead = warn, lastHeadValid = true;
   }
   if (warn) {
     ++counts.warn;
@@ -248,22 +258,22 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
   if (msg.empty()) return {};
   switch (msg[0]) {
     case 'C':
-      if (msg.substr(0, 8) == "Channel ") return channelLine(w, msg.substr(8));
-      if (msg.substr(0, 8) == "CollNet ") return collnetLine(w, msg.substr(8));
+      if (startsWith(msg, "Channel ")) return channelLine(w, msg.substr(8));
+      if (startsWith(msg, "CollNet ")) return collnetLine(w, msg.substr(8));
       break;
     case 'R':
-      if (msg.substr(0, 5) == "Ring ") return ringLine(w, msg.substr(5));
+      if (startsWith(msg, "Ring ")) return ringLine(w, msg.substr(5));
       break;
     case 'T':
-      if (msg.substr(0, 6) == "Trees ") return treesLine(w, msg.substr(5));
-      if (msg.substr(0, 5) == "Tree ") return treeLine(w, msg.substr(5));
+      if (startsWith(msg, "Trees ")) return treesLine(w, msg.substr(5));
+      if (startsWith(msg, "Tree ")) return treeLine(w, msg.substr(5));
       break;
     case 'N':
-      if (msg.substr(0, 13) == "NCCL version ") {
+      if (startsWith(msg, "NCCL version ")) {
         if (log.version.empty()) log.version = std::string(msg.substr(13, 64));
         return {Kind::read, {}};
       }
-      if (msg.substr(0, 5) == "NCCL_") {
+      if (startsWith(msg, "NCCL_")) {
         std::size_t set = msg.find(" set by environment to ");
         if (set != std::string_view::npos && set < 80) {
           std::string name(msg.substr(0, set));
@@ -272,11 +282,11 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
           return {Kind::read, {}};
         }
       }
-      if (msg.substr(0, 12) == "NVLS Trees :") return nvlsLine(w, msg.substr(12));
-      if (msg.substr(0, 12) == "NVLS comm 0x") return nvlsLine(w, msg.substr(10));
+      if (startsWith(msg, "NVLS Trees :")) return nvlsLine(w, msg.substr(12));
+      if (startsWith(msg, "NVLS comm 0x")) return nvlsLine(w, msg.substr(10));
       break;
     case 'U':
-      if (msg.substr(0, 14) == "Using network ") {
+      if (startsWith(msg, "Using network ")) {
         std::string n(msg.substr(14, 100));
         if (std::find(log.networks.begin(), log.networks.end(), n) == log.networks.end() && log.networks.size() < 16)
           log.networks.push_back(n);
@@ -284,7 +294,7 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
       }
       break;
     case 'c':
-      if (msg.substr(0, 7) == "comm 0x") return commLine(w, msg);
+      if (startsWith(msg, "comm 0x")) return commLine(w, msg);
       break;
     default:
       if (msg[0] >= '0' && msg[0] <= '9') {
@@ -302,10 +312,11 @@ Outcome Reader::State::info(const Where& w, std::string_view msg) {
   if (c) {
     std::size_t colon = std::size_t(static_cast<const char*>(c) - msg.data());
     std::string_view rest = msg.substr(colon);
-    if (rest.substr(0, 10) == ": opCount ") return callLine(w, msg, colon);
+    if (startsWith(rest, ": opCount ")) return callLine(w, msg, colon);
     if (rest.size() > 3 && rest[1] == ' ' && rest[2] >= '0' && rest[2] <= '9') {
-      std::size_t arrow = findIn(msg.substr(0, colon + 40), " Bytes -> ", colon);
-      if (arrow != std::string_view::npos) return tuningLine(w, msg, arrow);
+      std::size_t arrow = colon + 2;  // past the bytes' digits
+      while (arrow < msg.size() && msg[arrow] >= '0' && msg[arrow] <= '9') ++arrow;
+      if (startsWith(msg.substr(arrow), " Bytes -> ")) return tuningLine(w, msg, arrow);
     }
   }
   if (msg.size() > 14 && (msg.substr(msg.size() - 13) == "Init COMPLETE" || msg.substr(msg.size() - 10) == "Init START")) {
@@ -323,7 +334,10 @@ void Reader::begin(std::string file) {
   s_->file = std::move(file);
   s_->lineNo = 0, s_->streamBytes = 0, s_->streamNccl = 0;
   s_->carry.clear(), s_->skipping = false;
+  s_->stashPending();
+  ++s_->fileNo;
   s_->last.valid = false, s_->lastPtr.valid = false;  // their keys name the file
+  s_->lastHeadValid = false, s_->lastCallCount = nullptr;
   s_->log.files.push_back(s_->file);
 }
 
