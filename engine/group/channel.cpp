@@ -34,13 +34,27 @@ Result<std::pair<Channel, Channel>> Channel::pair() {
 }
 
 Status Channel::send(const char* body, std::size_t size, int pass_fd) {
-  if (fd_ < 0) return Error{say("closed")};
   const uint32_t len = static_cast<uint32_t>(size);
   iovec iov[2] = {{const_cast<uint32_t*>(&len), sizeof(len)},
                   {const_cast<char*>(body), size}};
+  return sendv(iov, 2, pass_fd);
+}
+
+Status Channel::send(const char* head, std::size_t head_n, const char* body, std::size_t size) {
+  const uint32_t len = static_cast<uint32_t>(head_n + size);
+  iovec iov[3] = {{const_cast<uint32_t*>(&len), sizeof(len)},
+                  {const_cast<char*>(head), head_n},
+                  {const_cast<char*>(body), size}};
+  return sendv(iov, 3, -1);
+}
+
+Status Channel::sendv(iovec* iov, int count, int pass_fd) {
+  if (fd_ < 0) return Error{say("closed")};
+  std::size_t total = 0;
+  for (int i = 0; i < count; ++i) total += iov[i].iov_len;
   msghdr msg{};
   msg.msg_iov = iov;
-  msg.msg_iovlen = 2;
+  msg.msg_iovlen = std::size_t(count);
   alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))];
   if (pass_fd >= 0) {
     msg.msg_control = ctrl;
@@ -51,7 +65,7 @@ Status Channel::send(const char* body, std::size_t size, int pass_fd) {
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
   }
-  std::size_t total = sizeof(len) + size, sent = 0;
+  std::size_t sent = 0;
   while (sent < total) {
     ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
     if (n < 0) {
@@ -128,6 +142,18 @@ Result<std::size_t> Channel::recvInto(char* dst, std::size_t max_bytes, std::chr
   if (len > max_bytes) return Error{say("message too large")};
   if (Status st = readExact(dst, len, nullptr); !st) return st.error();
   return std::size_t(len);
+}
+
+Result<std::size_t> Channel::recvInto(char* head, std::size_t head_n, char* dst, std::size_t max_bytes,
+                                      std::chrono::milliseconds timeout) {
+  if (Status st = waitReadable(timeout); !st) return st.error();
+  uint32_t len = 0;
+  if (Status st = readExact(reinterpret_cast<char*>(&len), sizeof(len), nullptr); !st) return st.error();
+  if (len <= head_n) return Error{say("an empty frame inside a buffer")};
+  if (len - head_n > max_bytes) return Error{say("message too large")};
+  if (Status st = readExact(head, head_n, nullptr); !st) return st.error();
+  if (Status st = readExact(dst, len - head_n, nullptr); !st) return st.error();
+  return std::size_t(len - head_n);
 }
 
 Result<Message> Channel::recv(std::chrono::milliseconds timeout, std::size_t max_bytes) {

@@ -3,6 +3,8 @@
 // memory. No listening socket anywhere.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <chrono>
 #include <string>
 
@@ -31,6 +33,8 @@ class Channel {
 
   Status send(const std::string& body, int pass_fd = -1) { return send(body.data(), body.size(), pass_fd); }
   Status send(const char* body, std::size_t n, int pass_fd = -1);
+  // One message of `head` then `body` (gathered: neither is copied).
+  Status send(const char* head, std::size_t head_n, const char* body, std::size_t n);
   // Wait up to `timeout` (negative: forever) for one message.
   // Errors: "closed" when the peer has gone, "timeout" when none came.
   Result<Message> recv(std::chrono::milliseconds timeout);
@@ -39,6 +43,10 @@ class Channel {
   Result<Message> recv(std::chrono::milliseconds timeout, std::size_t max_bytes);
   // One message read straight into `dst` (at most `max_bytes`): its length.
   Result<std::size_t> recvInto(char* dst, std::size_t max_bytes, std::chrono::milliseconds timeout);
+  // One message sent as head then body: its first `head_n` bytes into
+  // `head`, the rest straight into `dst` (at most `max_bytes`): the rest's length.
+  Result<std::size_t> recvInto(char* head, std::size_t head_n, char* dst, std::size_t max_bytes,
+                               std::chrono::milliseconds timeout);
 
   // A connected pair; the second end is meant for the child.
   static Result<std::pair<Channel, Channel>> pair();
@@ -46,6 +54,7 @@ class Channel {
  private:
   Status waitReadable(std::chrono::milliseconds timeout);
   Status readExact(char* p, size_t n, int* fd_out);
+  Status sendv(iovec* iov, int count, int pass_fd);
   int fd_ = -1;
 };
 

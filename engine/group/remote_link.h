@@ -14,8 +14,10 @@
 // else is refused, logged and closed.
 //
 // Buffers: a buffer travels as a header ({"type":"put"|"buffer","offset",
-// "bytes","crc"}) and then frames of at most kFrameBytes, its CRC32C checked
-// on arrival. The bytes are not encrypted (docs/hosts.md).
+// "bytes"}) and then frames of at most kFrameBytes, each led by its CRC32C
+// and checked on arrival while it is still in the cache it was just copied
+// through (the sender's too: it reads a frame for its checksum just before
+// sending it). The bytes are not encrypted (docs/hosts.md).
 #pragma once
 
 #include <netinet/in.h>
@@ -33,7 +35,7 @@ namespace collviz {
 
 inline constexpr std::size_t kSecretBytes = 32;
 inline constexpr std::size_t kMaxHelloBytes = 4096;
-inline constexpr std::size_t kFrameBytes = std::size_t(4) << 20;
+inline constexpr std::size_t kFrameBytes = std::size_t(1) << 20;
 inline constexpr const char* kSecretEnv = "COLLVIZ_SECRET";
 
 // 32 random bytes from the system, as 64 hex digits.
@@ -42,7 +44,8 @@ Result<std::string> makeSecret();
 std::string hmacHex(const std::string& secret, const std::string& data);
 // Constant-time equality of two hex MACs.
 bool sameMac(const std::string& a, const std::string& b);
-// CRC32C (Castagnoli) of `n` bytes, continuing from `crc` (0 to start).
+// CRC32C (Castagnoli) of `n` bytes, continuing from `crc` (0 to start):
+// folded with carry-less multiplication where the CPU has it.
 uint32_t crc32c(const void* p, std::size_t n, uint32_t crc = 0);
 // 16 random bytes as hex: a challenge.
 std::string randomHex(std::size_t bytes);

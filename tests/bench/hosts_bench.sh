@@ -23,19 +23,25 @@ cat >"$dir/plain.py" <<'PY'
 # A plain TCP stream: `serve PORT K` (node1) takes K connections, reads
 # PUSH bytes from each, answers PULL bytes; `send HOST PORT K PUSH PULL`
 # (the engine's namespace) opens K connections at once and prints MB/s of
-# all bytes both ways, from the first connect to the last byte back.
+# all bytes both ways, from the first connect to the last byte back. Like
+# the engine's, the bytes come from and go to memory of their own size
+# (allocated and touched before the clock starts), in chunks of 4 MiB: a
+# 4 MiB buffer used over and over would stay in the cache, which no rank's
+# memory of 64 MiB does.
 import socket, sys, threading, time
 CHUNK = 4 << 20
-def recv_n(s, n):
-    buf = bytearray(CHUNK); view = memoryview(buf); got = 0
+def memory(n):
+    b = bytearray(n)
+    for i in range(0, n, 4096): b[i] = 1  # touched: no page fault on the clock
+    return memoryview(b)
+def recv_n(s, view):
+    got, n = 0, len(view)
     while got < n:
-        k = s.recv_into(view, min(CHUNK, n - got))
+        k = s.recv_into(view[got:], min(CHUNK, n - got))
         if k == 0: raise EOFError
         got += k
-def send_n(s, n):
-    data = memoryview(bytes(CHUNK)); left = n
-    while left > 0:
-        k = min(CHUNK, left); s.sendall(data[:k]); left -= k
+def send_n(s, view):
+    for at in range(0, len(view), CHUNK): s.sendall(view[at:at + CHUNK])
 if sys.argv[1] == "serve":
     port, k = int(sys.argv[2]), int(sys.argv[3])
     ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -43,19 +49,21 @@ if sys.argv[1] == "serve":
     print("ready", flush=True)
     def one(c):
         push, pull = (int(x) for x in c.recv(64).decode().split())
-        c.sendall(b"k"); recv_n(c, push); send_n(c, pull); c.close()
+        into, out = memory(push), memory(pull)
+        c.sendall(b"k"); recv_n(c, into); send_n(c, out); c.close()
     ts = []
     for _ in range(k):  # each served as it arrives (the sender waits for its "k")
         ts.append(threading.Thread(target=one, args=(ls.accept()[0],))); ts[-1].start()
     for t in ts: t.join()
 else:
     host, port, k, push, pull = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-    conns = []
+    conns, mem = [], []
     for _ in range(k):
+        mem.append((memory(push), memory(pull)))
         c = socket.create_connection((host, port)); c.sendall(f"{push} {pull}".ljust(64).encode()); c.recv(1); conns.append(c)
     t0 = time.perf_counter()
-    def one(c): send_n(c, push); recv_n(c, pull)
-    ts = [threading.Thread(target=one, args=(c,)) for c in conns]
+    def one(c, m): send_n(c, m[0]); recv_n(c, m[1])
+    ts = [threading.Thread(target=one, args=(c, m)) for c, m in zip(conns, mem)]
     for t in ts: t.start()
     for t in ts: t.join()
     dt = time.perf_counter() - t0
