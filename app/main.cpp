@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   options.prefetch = !envSet("COLLVIZ_NO_PREFETCH");
   options.diagram_cache = !envSet("COLLVIZ_NO_DIAGRAM_CACHE");
   collviz::ui::AppUi ui(engine, options);
+  if (!request.hosts.empty()) ui.setHosts(request.hosts);
 
   glfwSetWindowUserPointer(window, &ui);
   glfwSetKeyCallback(window, onKey);

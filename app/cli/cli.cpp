@@ -32,7 +32,10 @@ std::string commandList() {
 // The first word that is not an option (nor --lang's value): the command.
 const char* firstWord(int argc, char** argv) {
   for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
-    if (std::strcmp(argv[i], "--lang") == 0) {
+    bool takes_value = false;  // the options before a command that take the next word
+    for (const char* o : {"--lang", "--hosts", "--hostfile", "--map-by", "--iface", "--launcher-agent"})
+      takes_value = takes_value || std::strcmp(argv[i], o) == 0;
+    if (takes_value) {
       ++i;
       continue;
     }
@@ -74,6 +77,9 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   CLI::Option* lang_given = app.add_option("--lang", lang,
                  "Language of what people read: en or zh (default: from LANG; JSON and table keys stay "
                  "English); export --format html also takes both (a page with a switch)");
+  // The window's hosts (collviz --hosts a:2,b:2): the subcommands have their own.
+  HostArgs window_hosts;
+  addHostOptions(&app, window_hosts);
   std::function<int()> action;
   addRunCommand(app, action);
   addDevicesCommand(app, action);
@@ -107,7 +113,21 @@ int runCli(int argc, char** argv, WindowRequest* window) {
                   kExitUsage);
     setLanguage(*l);
   }
+  bool hosts_given = false;
+  for (const char* o : {"--hosts", "--hostfile", "--map-by", "--iface", "--launcher-agent"})
+    if (app.get_option(o)->count() > 0 && !hosts_given) {
+      hosts_given = true;
+      // Before a subcommand they would be lost: that command has its own.
+      if (!command.empty())
+        return fail(command, say("{0} before the command is the window's; give it after the command: collviz {1} {0} …", o, command),
+                    kExitUsage);
+    }
   if (!action && window && app.get_subcommands().empty()) {
+    if (hosts_given) {
+      Result<HostSpec> hosts = parseHosts(window_hosts);
+      if (!hosts) return fail("", hosts.error(), kExitUsage);
+      window->hosts = *hosts;
+    }
     window->open = true;
     return kExitOk;
   }

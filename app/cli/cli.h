@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "engine/group/hosts.h"
+
 namespace collviz {
 
 // What the window should open with, when the command line asks for the
@@ -15,6 +17,7 @@ struct WindowRequest {
   bool presenter = false;  // open the presenter view too
   bool fullscreen = false;  // a lecture: full screen, panels hidden (--window: a window)
   std::string nccl_log;     // `collviz nccl-log FILE --window`: File → Open NCCL log… done
+  HostSpec hosts;           // `collviz --hosts a:2,b:2 …`: the Hosts field filled, the ranks there
 };
 
 bool isCliCommand(const char* arg);

@@ -41,6 +41,8 @@ std::span<const Translation> tableHosts() {
        "偏移 {1} 处 {0} 字节的缓冲区到达时已损坏：CRC32C 为 {2}，发送时为 {3}"},
       {"a buffer of {0} bytes at offset {1} does not fit in {2} bytes", "偏移 {1} 处 {0} 字节的缓冲区放不进 {2} 字节"},
       {"a host name is empty; allowed: {0}", "主机名为空；允许的值：{0}"},
+      {"{0} before the command is the window's; give it after the command: collviz {1} {0} …",
+       "命令之前的 {0} 属于窗口；请放在命令之后：collviz {1} {0} …"},
       {"an empty frame inside a buffer", "缓冲区中出现空帧"},
       {"connecting to collviz at {0}: {1}", "连接 {0} 上的 collviz：{1}"},
       {"expected a buffer ({0}), got: {1}", "应为缓冲区（{0}），收到：{1}"},

@@ -51,6 +51,14 @@ std::string AppUi::glyphText() const {
   return t;
 }
 
+void AppUi::setHosts(const HostSpec& hosts) {
+  engine_.setHosts(hosts);
+  state_.hosts = applied_hosts_ = fieldOf(hosts);
+  hosts_error_.clear();
+  runs_.clear();
+  rerun_ = true;
+}
+
 Status AppUi::openLecture(const std::string& path) {
   Result<lecture::Lecture> r = lecture::loadLecture(path);
   if (!r) {
@@ -59,13 +67,7 @@ Status AppUi::openLecture(const std::string& path) {
   }
   // A script with hosts runs its steps there (iface and map_by too): the
   // Hosts field shows them; a script without leaves the field as it is.
-  if (!r->hosts.empty()) {
-    engine_.setHosts(r->hosts);
-    state_.hosts = applied_hosts_ = fieldOf(r->hosts);
-    hosts_error_.clear();
-    runs_.clear();
-    rerun_ = true;
-  }
+  if (!r->hosts.empty()) setHosts(r->hosts);
   lecture_ = std::make_unique<lecture::Player>(std::move(*r));
   applied_revision_ = -1;
   lecture_panel_.error.clear();

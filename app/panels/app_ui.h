@@ -70,6 +70,9 @@ class AppUi {
   // `collviz lecture FILE`). A script that does not load leaves the window as
   // it was and says why.
   Status openLecture(const std::string& path);
+  // The ranks' hosts (collviz --hosts, a lecture's hosts): the Hosts field
+  // shows them and the next run starts its ranks there.
+  void setHosts(const HostSpec& hosts);
   Status openNcclLog(const std::string& path) { return nccl_log_window_.open(path); }
   void closeLecture();
   lecture::Player* player() { return lecture_.get(); }

@@ -125,6 +125,29 @@ TEST_F(Hardening, NegativeStepIsRefused) {
   EXPECT_FALSE(fs::exists(path("x.svg")));
 }
 
+// The window's hosts (collviz --hosts …, issue 33): a bad value is refused
+// with what is allowed before any window or display is looked for; before a
+// subcommand they would be lost, so that is refused too; a good value gets
+// as far as the display.
+TEST_F(Hardening, TheWindowsHostsAreCheckedOnTheCommandLine) {
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {Case{"--hosts a:0", "host a: slots '0' is not allowed; allowed: a whole number from 1 to 1024"},
+                        Case{"--hosts a:2 --map-by diagonal", "--map-by diagonal is not a mapping; allowed: slot, node"},
+                        Case{"--iface eth0", "--map-by, --iface and --launcher-agent need --hosts or --hostfile"},
+                        Case{"--hostfile " + path("none"), "cannot be read; allowed: a readable file"},
+                        Case{"--hosts a:2 run -N 2 --backend gloo",
+                             "--hosts before the command is the window's; give it after the command: collviz run --hosts"}}) {
+    const Sh r = collviz(c.args, "-u WAYLAND_DISPLAY", 30);
+    EXPECT_EQ(r.rc, 2) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
+  }
+  const Sh ok = collviz("--hosts a:2,b:2 --map-by node", "-u WAYLAND_DISPLAY", 30);
+  EXPECT_EQ(ok.rc, 1) << ok.err;
+  EXPECT_NE(ok.err.find("no display"), std::string::npos) << ok.err;
+}
+
 // ---- 9: faults --------------------------------------------------------------
 
 // A bad COLLVIZ_FAULT is the user's input: exit 2 saying what is allowed, in
