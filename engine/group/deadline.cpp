@@ -131,6 +131,13 @@ long long ProgressWindow::ran(int rank) const {
   return now.ns < 0 || then.ns < 0 ? -1 : now.ns - then.ns;
 }
 
+double ProgressWindow::runnable(int rank) const {
+  const auto r = std::size_t(rank);
+  int runs = 0, all = 0;
+  for (std::size_t i = 1; i < rows_.size(); ++i, ++all) runs += rows_[i].s.at(r).state == 'R';
+  return all ? double(runs) / all : 0.0;
+}
+
 bool ProgressWindow::progressed(int rank) const {
   if (stopped(rank)) return false;
   const long long span_ns =

@@ -76,6 +76,10 @@ class ProgressWindow {
   bool progressed(int rank) const;
   // Nanoseconds rank's threads ran during the window; -1 when unreadable.
   long long ran(int rank) const;
+  // The share of the window's samples in which the rank's main thread was
+  // runnable (state R): a poller that yields its core at every turn is,
+  // however little it runs on loaded cores; a rank asleep or blocked is not.
+  double runnable(int rank) const;
   bool stopped(int rank) const;  // state T or t at the last sample
   std::chrono::milliseconds period() const { return period_; }
 

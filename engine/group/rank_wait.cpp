@@ -48,9 +48,11 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
   // closes (a crash), or it reports an error.
   auto remote = [&](int r) { return workers_[std::size_t(r)].remote; };
   // MPI's pollers yield the core while they wait: on loaded cores (another
-  // job's busy threads) each may run well under 1 % of the window, yet runs;
-  // the asleep rank runs next to nothing. So among MPI's silent ranks one
-  // that ran at least 1/8 of what the busiest ran (and at least 1 ms) is a
+  // job's busy threads, another group's pollers) each may run well under 1 %
+  // of the window, and far less than another poller, yet it stays runnable
+  // and runs; the asleep rank sleeps and runs next to nothing. So among MPI's
+  // silent ranks one runnable in at least half of the window's samples, or
+  // that ran at least 1/8 of what the busiest ran (and at least 1 ms), is a
   // poller, not the hang.
   auto idle = [&](const std::vector<int>& ranks) {
     long long busiest = 0;
@@ -58,7 +60,7 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
       for (int r : ranks)
         if (!remote(r) && !watch.stopped(r)) busiest = std::max(busiest, watch.ran(r));
     auto polled = [&](int r) {
-      return polling && busiest >= 1000000 && watch.ran(r) * 8 >= busiest;
+      return polling && (watch.runnable(r) >= 0.5 || (busiest >= 1000000 && watch.ran(r) * 8 >= busiest));
     };
     std::vector<int> out;
     for (int r : ranks)

@@ -141,14 +141,18 @@ INSTANTIATE_TEST_SUITE_P(Backends, MidOp,
 // (seven pollers sharing 2 cores), each also with three threads of this
 // test spinning beside them: the pollers yield the core at every turn, so
 // on loaded cores each ran well under 1 % of the window (CI's run named all
-// eight ranks hung). Issue 39: with the polling-peer rule deleted, or
+// eight ranks hung); and N = 8 beside another engine's MPI group whose own
+// late rank leaves one poller spinning flat out: there some of the seven ran
+// under 1/8 of what the busiest did (named with rank 1 in 4 runs of 6 while
+// progress was judged by CPU time alone; a poller stays runnable). Issue 39: with the polling-peer rule deleted, or
 // progress judged by the group's summed CPU instead of each rank's, the
 // pollers' CPU counted as the group working and this ended "slow, not hung"
 // (the old version of this test slept after the op, when the peer had
 // already answered, and caught neither).
 struct Polling {
   int ranks;
-  int busy;  // threads spinning in this process while the op waits
+  int busy;             // threads spinning in this process while the op waits
+  bool beside = false;  // another engine's N = 2 group with a late rank at the same time
 };
 
 class MidOpMpiPolling : public ::testing::TestWithParam<Polling> {};
@@ -173,12 +177,23 @@ TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
     r.spec = makeSpec(Op::all_reduce, n, 4);
     r.backend = BackendKind::mpi;
     r.fault = "rank:1,late_ms:20000";
+    std::thread other;
+    if (GetParam().beside)
+      other = std::thread([o] {
+        Engine e(o);
+        Request q;
+        q.spec = makeSpec(Op::all_reduce, 2, 4);
+        q.backend = BackendKind::mpi;
+        q.fault = "rank:1,late_ms:20000";
+        e.waitFor(e.submit(q), 60s);
+      });
     const auto t0 = Clock::now();
     const uint64_t id = engine.submit(r);
     auto snap = engine.waitFor(id, 60s);
     const auto took = Clock::now() - t0;
     spin = false;
     for (auto& t : busy) t.join();
+    if (other.joinable()) other.join();
     ASSERT_TRUE(snap && snap->request == id);
     EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 did not finish"), HasSubstr("hung"),
                                    Not(HasSubstr("slow"))));
@@ -191,10 +206,11 @@ TEST_P(MidOpMpiPolling, ALateRankWhosePeersPollIsHungNotSlow) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MidOpMpiPolling,
-                         ::testing::Values(Polling{2, 0}, Polling{8, 0}, Polling{2, 3}, Polling{8, 3}),
+                         ::testing::Values(Polling{2, 0}, Polling{8, 0}, Polling{2, 3}, Polling{8, 3},
+                                           Polling{8, 0, true}),
                          [](const ::testing::TestParamInfo<Polling>& i) {
-                           return "N" + std::to_string(i.param.ranks) +
-                                  (i.param.busy ? "_loaded" : "");
+                           return "N" + std::to_string(i.param.ranks) + (i.param.busy ? "_loaded" : "") +
+                                  (i.param.beside ? "_besideAnotherGroup" : "");
                          });
 
 }  // namespace
