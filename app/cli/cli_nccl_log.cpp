@@ -42,7 +42,7 @@ void progress(std::int64_t done, std::int64_t total, void*) {
 
 void printComm(const Log& log, std::size_t ci, bool allRings) {
   const Comm& c = log.comms[ci];
-  std::printf("\n%s\n", trf("communicator {0}: {1}", {c.commId.empty() ? "?" : c.commId, render(sentence(c))}).c_str());
+  std::printf("\n%s\n", trf("communicator {0}: {1}", {commLabel(c), render(sentence(c))}).c_str());
   std::string hosts;
   for (const std::string& h : c.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   std::printf("  %s\n", trf("hosts: {0}", {hosts}).c_str());

@@ -124,7 +124,7 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
   fig.width = width, fig.height = height, fig.background = f.theme.background, fig.title = say_(sentence(c));
   for (const char* k : {"p2p", "shm", "net", "collnet", "unknown"}) fig.markers.push_back({k, f.colour(k)});
   f.text(24, 30, say_(say("NCCL {0} · communicator {1}", log.version.empty() ? std::string("?") : log.version,
-                          c.commId.empty() ? std::string("?") : c.commId)),
+                          commLabel(c))),
          16, f.theme.text, 0, true);
   f.text(24, 50, say_(sentence(c)), 13, f.theme.text);
   std::string what;

@@ -167,6 +167,9 @@ std::string protoName(std::int64_t n);
 
 // The sentence: "8 ranks on 2 nodes · 24 rings · inter-node links through NET/AWS Libfabric".
 Text sentence(const Comm& c);
+// What names a communicator: its commId, else the comm pointer its first
+// rank printed ("0x2cbdc060", as in its "comm 0x2cbdc060" line), else "?".
+std::string commLabel(const Comm& c);
 // The communicator's ring of a channel as every rank's next, from rank 0's
 // line or, where it is missing or cut, the members' "Ring" lines; empty when neither says.
 std::vector<int> ringOrder(const Comm& c, int channel);

@@ -177,4 +177,11 @@ Text choiceText(const Choice& c) {
              c.chLo >= 0 ? std::to_string(c.chLo) + "–" + std::to_string(c.chHi) : std::string("?"));
 }
 
+std::string commLabel(const Comm& c) {
+  if (!c.commId.empty()) return c.commId;
+  for (const Member& m : c.members)
+    if (!m.ptr.empty()) return m.ptr;
+  return "?";
+}
+
 }  // namespace collviz::nccl_log
