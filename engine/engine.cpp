@@ -22,6 +22,7 @@
 #include "engine/group/program_files.h"
 #include "engine/verify/provenance.h"
 #include "engine/group/rank_group.h"
+#include "engine/group/remote_probe.h"
 #include "engine/verify/verify.h"
 #include "engine/verify/verify_fast.h"
 #include "engine/worker/fault.h"
@@ -245,6 +246,17 @@ const DeviceReport& Engine::devices() {
   return *devices_;
 }
 
+DeviceReport Engine::devicesFor(BackendKind requested) {
+  const HostSpec on = hosts();
+  if (on.empty() || requested != BackendKind::nccl) return devices();
+  std::lock_guard<std::mutex> lock(devices_mu_);
+  if (!hosts_devices_ || !(hosts_devices_for_ == on)) {
+    hosts_devices_ = std::make_unique<DeviceReport>(combineHostReports(probeHosts(on, opts_.worker_path)));
+    hosts_devices_for_ = on;
+  }
+  return *hosts_devices_;
+}
+
 void Engine::loop() {
   for (;;) {
     Request r;
@@ -301,7 +313,8 @@ void Engine::outOfMemory(const Request& r) {
 }
 
 void Engine::publish(std::shared_ptr<Snapshot> s) {
-  if (s->error.empty() && s->algo == "native" && s->program == Program::single && s->backend.name == "nccl")
+  if (s->error.empty() && s->algo == "native" && s->program == Program::single && s->backend.name == "nccl" &&
+      group_hosts_.empty())
     attachNcclLog(*s, ncclLogDir());
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -359,9 +372,6 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
       same_route && group_hosts_ == hosts)
     return {};
   dropGroup();
-  if (!hosts.empty() && backend == BackendKind::nccl)
-    return Error{say("ranks on several hosts run on MPI and Gloo for now; allowed with --hosts: --backend mpi, gloo or auto ({0} across hosts is not built yet)",
-                     name(backend))};
   GroupConfig cfg;
   cfg.hosts = hosts;
   cfg.worker_path = opts_.worker_path;
@@ -373,7 +383,9 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
   const BackendStatus* st = devices().find(backend);
   const int gpus = st ? st->gpus : 0, version = st ? st->version_code : 0;
   cfg.placement = placeRanks(ranks, backend, gpus, version, placement);
-  if (backend == BackendKind::nccl && opts_.nccl_log) {
+  // Across hosts each host places its own ranks (placeOnHost, in the rank)
+  // and NCCL's log would be written there: neither is done here.
+  if (backend == BackendKind::nccl && opts_.nccl_log && hosts.empty()) {
     std::string dir;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -383,7 +395,7 @@ Status Engine::ensureGroup(int ranks, BackendKind backend, Said* notice) {
     const auto env = ncclDebugEnv(dir, [](const char* n) { return std::getenv(n); });
     for (RankPlacement& p : cfg.placement) p.env.insert(p.env.end(), env.begin(), env.end());
   }
-  if (notice && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
+  if (notice && hosts.empty() && backend == BackendKind::nccl && gpus > 0 && ranks > gpus &&
       placement.sharing == GpuSharing::multi_rank_gpu &&
       effectiveSharing(version, placement) != GpuSharing::multi_rank_gpu) {
     const Text route = say("the multi-rank GPU route (NCCL_MULTI_RANK_GPU_ENABLE) needs NCCL {0} or newer and the runtime is {1}: ranks share a GPU through the host-id route",

@@ -176,6 +176,10 @@ class Engine {
 
   // Backends and devices (probes collviz-rank once, cached).
   const DeviceReport& devices();
+  // Where `requested` would run: this machine's report, except NCCL across
+  // hosts, which runs on the hosts' GPUs: what every host's own probe says
+  // (combineHostReports; probed once per hosts choice, cached).
+  DeviceReport devicesFor(BackendKind requested);
   // The worker processes of the current group (for tests and diagnostics).
   std::vector<pid_t> workerPids() const;
   // The folder NCCL ranks write their own logs to ("" before an NCCL group,
@@ -238,6 +242,8 @@ class Engine {
 
   std::mutex devices_mu_;
   std::unique_ptr<DeviceReport> devices_;
+  std::unique_ptr<DeviceReport> hosts_devices_;  // under devices_mu_: NCCL on hosts_devices_for_
+  HostSpec hosts_devices_for_;
 
   PlacementOptions placement_;  // under mu_: setPlacement's newest choice
   HostSpec hosts_;              // under mu_: setHosts's newest choice (first opts_.hosts)

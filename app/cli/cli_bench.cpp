@@ -246,8 +246,9 @@ int runBench(const BenchArgs& a) {
   if (!a.json) {
     cb.on_start = [&](const BenchPoint& p, int, int) {
       if (!header) {
-        auto chosen = engine.devices().choose(c.backend, &shown.notice);
-        if (chosen) shown.backend = engine.devices().find(*chosen)->info;
+        const DeviceReport report = engine.devicesFor(c.backend);
+        auto chosen = report.choose(c.backend, &shown.notice);
+        if (chosen) shown.backend = report.find(*chosen)->info;
         printHeader(c, a, shown, eo.deadline);
         header = true;
         printOpHeader(p.spec.op, c.ranks);

@@ -8,8 +8,8 @@ namespace collviz {
 std::span<const Translation> tableEngine() {
   static constexpr Translation kTable[] = {
       {"{0}; {1}", "{0}；{1}"},
-      {"starting {0}: rank {1}: {2}", "启动 {0}：rank {1}：{2}"},
-      {"starting {0}: {1}; rank {2}: {3}", "启动 {0}：{1}；rank {2}：{3}"},
+      {"starting {0}: {1}: {2}", "启动 {0}：{1}：{2}"},
+      {"starting {0}: {1}; {2}: {3}", "启动 {0}：{1}；{2}：{3}"},
       // engine.cpp
       {"a newer run has used the workers' memory since; run it again to see these values", "之后的一次运行已用过工作进程的内存；再运行一次才能看到这些数值"},
       {"no such run", "没有这次运行"},

@@ -18,8 +18,13 @@ std::span<const Translation> tableHosts() {
       {"host {0} was lost: Open MPI lost contact with its daemon (a link down or the host gone); {1}",
        "主机 {0} 已失去联系：Open MPI 与其守护进程失去联系（链路断开或主机消失）；{1}"},
       {"rank {0} on host {1}: {2}", "rank {0}（主机 {1}）：{2}"},
-      {"ranks on several hosts run on MPI and Gloo for now; allowed with --hosts: --backend mpi, gloo or auto ({0} across hosts is not built yet)",
-       "多主机上的 rank 目前只在 MPI 和 Gloo 上运行；与 --hosts 一起允许的值：--backend mpi、gloo 或 auto（跨主机的 {0} 尚未实现）"},
+      {"rank {0} on host {1}", "rank {0}（主机 {1}）"},
+      {"no host to run on", "没有可运行的主机"},
+      {"its collviz-rank has no NCCL backend", "它的 collviz-rank 没有 NCCL 后端"},
+      {"on host {0}: {1}", "在主机 {0} 上：{1}"},
+      {"host {0}: mpirun did not say this rank's local rank (OMPI_COMM_WORLD_LOCAL_RANK)",
+       "主机 {0}：mpirun 没有给出这个 rank 在本机的序号（OMPI_COMM_WORLD_LOCAL_RANK）"},
+      {"NCCL unavailable on host {0}: {1}", "主机 {0} 上 NCCL 不可用：{1}"},
       {"tcp across hosts (rank 0 on {0}), full mesh", "跨主机的 tcp（rank 0 在 {0}），全连接"},
       {"{0} is not set to the run's secret (collviz passes it through mpirun -x)",
        "{0} 未设为本次运行的密钥（collviz 通过 mpirun -x 传递它）"},
@@ -137,8 +142,6 @@ std::span<const Translation> tableHosts() {
        "网络接口名（见 ip 命令）：1 到 15 个字符，不含“/”、“:”或空白"},
       {"one line, a command and its arguments, e.g. 'ssh -p 2222'", "一行：一条命令及其参数，例如“ssh -p 2222”"},
       {"launcher_agent: not a command; allowed: {0}", "launcher_agent：不是命令；允许的值：{0}"},
-      {"{0}: backend = \"nccl\" does not run across hosts yet; allowed with hosts: auto, gloo, mpi",
-       "{0}：backend = \"nccl\" 尚不能跨主机运行；有 hosts 时允许的值：auto、gloo、mpi"},
   };
   return kTable;
 }

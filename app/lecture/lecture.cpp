@@ -304,12 +304,10 @@ Status readHosts(const Where& w, const toml::table& doc, HostSpec& out) {
   return {};
 }
 
-// A step's ranks on the deck's hosts: they fit, on a backend that runs there.
+// A step's ranks on the deck's hosts: they fit there.
 Status checkStepHosts(const Where& w, const toml::table& t, const Step& s, const HostSpec& hosts, int number) {
   if (hosts.empty()) return {};
   const collviz::Text step = say("step {0}", number);
-  if (s.backend == BackendKind::nccl)
-    return w.fail(t, say("{0}: backend = \"nccl\" does not run across hosts yet; allowed with hosts: auto, gloo, mpi", step));
   if (auto fits = placeOnHosts(hosts, s.spec.ranks); !fits) return w.fail(t, say("{0}: {1}", step, fits.error().text));
   return {};
 }

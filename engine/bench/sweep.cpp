@@ -48,9 +48,10 @@ Result<BenchResult> runSweep(Engine& engine, const BenchConfig& c, const BenchCa
   if (Status st = validate(c); !st) return st.error();
   const std::vector<BenchPoint> plan = planSweep(c);
   BenchResult res;
-  auto chosen = engine.devices().choose(c.backend, &res.notice);
+  const DeviceReport report = engine.devicesFor(c.backend);
+  auto chosen = report.choose(c.backend, &res.notice);
   if (!chosen) return chosen.error();
-  const BackendStatus* bs = engine.devices().find(*chosen);
+  const BackendStatus* bs = report.find(*chosen);
   if (Status st = checkAgainstBackend(plan, bs->caps); !st) return st.error();
   for (const BenchPoint& p : plan) {
     Status st = checkRunMemory(p.spec);

@@ -57,6 +57,16 @@ std::vector<RankPlacement> placeRanks(int ranks, BackendKind backend, int gpus,
   return out;
 }
 
+RankPlacement placeOnHost(int local_rank, int local_size, int gpus, const std::string& host,
+                          const std::string& iface) {
+  RankPlacement p;
+  if (!iface.empty()) p.env.emplace_back("NCCL_SOCKET_IFNAME", iface);
+  if (gpus <= 0 || local_rank < 0) return p;
+  p.gpu = local_rank % gpus;
+  if (local_size > gpus) p.env.emplace_back("NCCL_HOSTID", host + "-slot" + std::to_string(local_rank / gpus));
+  return p;
+}
+
 std::string describeTransport(int ranks, int gpus, GpuSharing sharing) {
   if (gpus <= 0 || ranks <= 0) return "none (no GPU)";
   const int used = std::min(ranks, gpus);

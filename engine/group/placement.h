@@ -45,6 +45,15 @@ std::vector<RankPlacement> placeRanks(int ranks, BackendKind backend, int gpus,
 std::vector<RankPlacement> placeRanks(int ranks, BackendKind backend, int gpus,
                                       int nccl_version, const PlacementOptions& opts);
 
+// A rank that mpirun started on one of several hosts (issue 33), placed on
+// its host alone: GPU local_rank mod `gpus`; NCCL's sockets on `iface` (the
+// interface the hosts share, never lo); and only when the host's ranks
+// outnumber its GPUs, one NCCL_HOSTID per slot of that host (its name in
+// it, so no two hosts share one), as placeRanks does on one machine. With
+// no GPU the rank keeps gpu -1 (its NCCL init names the host's reason).
+RankPlacement placeOnHost(int local_rank, int local_size, int gpus, const std::string& host,
+                          const std::string& iface);
+
 // The sharing mode placeRanks really uses (multi_rank_gpu falls back to
 // host_id on an older or unknown NCCL; irrelevant when ranks <= gpus).
 GpuSharing effectiveSharing(int nccl_version, const PlacementOptions& opts);

@@ -216,8 +216,9 @@ Status RankGroup::rendezvous(std::vector<bool> hello) {
         // name it first.
         const Text blame = whoBlocksJoining(ready, hello);
         const Error e = protocol::errorFrom(m->body);
-        return blame.empty() ? Error{say("starting {0}: rank {1}: {2}", name(cfg_.backend), r, e.text)}
-                             : Error{say("starting {0}: {1}; rank {2}: {3}", name(cfg_.backend), blame, r, e.text)};
+        const Text who = workers_[r].remote ? say("rank {0} on host {1}", r, workers_[r].host) : lit("rank " + std::to_string(r));
+        return blame.empty() ? Error{say("starting {0}: {1}: {2}", name(cfg_.backend), who, e.text)}
+                             : Error{say("starting {0}: {1}; {2}: {3}", name(cfg_.backend), blame, who, e.text)};
       }
     }
   }

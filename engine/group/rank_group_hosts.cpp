@@ -24,6 +24,8 @@
 #include "engine/group/remote_link.h"
 #include "engine/version.h"
 
+extern char** environ;
+
 namespace collviz {
 
 using json = nlohmann::json;
@@ -48,13 +50,19 @@ Status RankGroup::launchMpiHosts() {
   auto secret = makeSecret();
   if (!secret) return secret.error();
   const std::string at = listener->address() + ":" + std::to_string(listener->port());
-  const std::vector<std::string> worker = {cfg_.worker_path, "--backend", std::string(name(cfg_.backend)), "--connect-tcp", at,
+  std::vector<std::string> worker = {cfg_.worker_path, "--backend", std::string(name(cfg_.backend)), "--connect-tcp", at,
                                            "--size", std::to_string(n), "--timeout-ms",
                                            std::to_string(initTimeout().count())};
-  // The secret only in the environment, passed on by name (-x).
+  if (!hosts.iface.empty()) worker.insert(worker.end(), {"--iface", hosts.iface});
+  // The secret only in the environment, passed on by name (-x); so are the
+  // faults, the NCCL module's path and every NCCL_* variable set here.
   std::vector<std::string> pass = {kSecretEnv};
-  for (const char* v : {"COLLVIZ_FAULT", "COLLVIZ_WIRE_FAULT"})
+  for (const char* v : {"COLLVIZ_FAULT", "COLLVIZ_WIRE_FAULT", "COLLVIZ_NCCL_MODULE"})
     if (std::getenv(v)) pass.push_back(v);
+  if (cfg_.backend == BackendKind::nccl)
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "NCCL_", 5) == 0 && std::strchr(*e, '='))
+        pass.emplace_back(*e, std::strchr(*e, '=') - *e);
   std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
   added.push_back(std::string(kSecretEnv) + "=" + *secret);
   if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, hosts, pass, worker), added); !st) return st;

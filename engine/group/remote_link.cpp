@@ -193,6 +193,21 @@ Result<int> parseWireFault(const char* value, int ranks) {
                    v, ranks - 1)};
 }
 
+std::string interfaceOf(int fd) {
+  sockaddr_in me{};
+  socklen_t len = sizeof me;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &len) != 0 || me.sin_family != AF_INET) return "";
+  ifaddrs* all = nullptr;
+  if (::getifaddrs(&all) != 0) return "";
+  std::string name;
+  for (ifaddrs* a = all; a && name.empty(); a = a->ifa_next)
+    if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
+        reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr.s_addr == me.sin_addr.s_addr)
+      name = a->ifa_name;
+  ::freeifaddrs(all);
+  return name;
+}
+
 Result<std::string> listenAddress(const std::string& iface, const std::string& host) {
   if (!iface.empty()) {
     ifaddrs* all = nullptr;

@@ -65,6 +65,11 @@ Result<int> parseWireFault(const char* value, int ranks);
 // reaches `host` from (the interface toward it) when `iface` is empty.
 Result<std::string> listenAddress(const std::string& iface, const std::string& host);
 
+// The name of the interface that holds socket `fd`'s own IPv4 address (a
+// remote rank's NCCL sockets go where its link to the engine goes); empty
+// when none does.
+std::string interfaceOf(int fd);
+
 // A joined rank as the engine accepted it.
 struct RemotePeer {
   Channel ch;

@@ -221,4 +221,28 @@ std::vector<HostProbe> probeHosts(const HostSpec& hosts, const std::string& work
   return out;
 }
 
+DeviceReport combineHostReports(const std::vector<HostProbe>& probes) {
+  BackendStatus nccl;
+  nccl.kind = BackendKind::nccl;
+  nccl.info.name = "nccl";
+  nccl.reason = say("no host to run on").english();
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const HostProbe& p = probes[i];
+    const BackendStatus* b = p.report ? p.report->find(BackendKind::nccl) : nullptr;
+    Text why;
+    if (!p.ok()) why = p.problem;
+    else if (!b) why = say("its collviz-rank has no NCCL backend");
+    else if (!b->available) why = lit(b->reason);
+    if (!why.empty()) {
+      nccl.available = false;
+      nccl.reason = say("on host {0}: {1}", p.host, why).english();
+      break;
+    }
+    if (i == 0) nccl = *b;
+  }
+  DeviceReport rep;
+  rep.backends.push_back(std::move(nccl));
+  return rep;
+}
+
 }  // namespace collviz

@@ -36,6 +36,12 @@ std::vector<HostProbe> probeHosts(const HostSpec& hosts, const std::string& work
 Text mpirunFailure(const std::string& log, const std::string& host, const std::string& worker_path,
                    const std::string& agent);
 
+// One report for NCCL across `probes`' hosts (pure, unit-tested): NCCL as
+// the first host offers it (its version, caps, devices), available only
+// when every host answered and offers it, else the first host that does not
+// is named with its reason. Without probes, NCCL is unavailable.
+DeviceReport combineHostReports(const std::vector<HostProbe>& probes);
+
 // A probe's answer (its JSON) checked against this collviz: the report, the
 // host's own name and version, and a problem when the version differs.
 HostProbe readHostProbe(const std::string& host, const std::string& json);

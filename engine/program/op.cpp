@@ -166,17 +166,17 @@ void Engine::handle(const Request& r) {
   }
   if (!probed) setPhase(Progress::Phase::starting);
   // Across hosts `auto` is MPI, the backend that runs there (issue 33).
-  auto backend = devices().choose(
-      r.backend == BackendKind::automatic && !hosts().empty() ? BackendKind::mpi
-      : rounds && r.backend == BackendKind::automatic             ? BackendKind::gloo
-                                                                  : r.backend,
-      &snap->notice);
+  const BackendKind asked = r.backend == BackendKind::automatic && !hosts().empty() ? BackendKind::mpi
+                            : rounds && r.backend == BackendKind::automatic             ? BackendKind::gloo
+                                                                                        : r.backend;
+  const DeviceReport report = devicesFor(asked);  // NCCL across hosts: the hosts' own
+  auto backend = report.choose(asked, &snap->notice);
   if (!backend) {
     snap->error = backend.error().text;
     snap->rejected = true;
     return finish();
   }
-  const BackendStatus* bs = devices().find(*backend);
+  const BackendStatus* bs = report.find(*backend);
   snap->backend = bs->info;
   // COLLVIZ_FAULT is checked here, once, before any worker starts with it: a
   // bad value is the user's input (refused, what is allowed), not N workers

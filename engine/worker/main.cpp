@@ -109,6 +109,7 @@ struct Args {
   std::string backend = "gloo";
   std::string connect;  // MPI: the engine's socket; rank from mpirun's environment
   std::string connect_tcp;  // MPI on several hosts: the engine's ADDRESS:PORT
+  std::string iface;  // on several hosts: the interface they share (--iface), else the link's
 };
 
 int envInt(const char* name) {
@@ -127,6 +128,7 @@ bool parse(int argc, char** argv, Args& a) {
     else if (k == "--backend") a.backend = v;
     else if (k == "--connect") a.connect = v;
     else if (k == "--connect-tcp") a.connect_tcp = v;
+    else if (k == "--iface") a.iface = v;
     else return false;
   }
   if (!a.connect.empty() || !a.connect_tcp.empty()) {  // started by mpirun: it says which rank this is
@@ -174,7 +176,7 @@ Result<Channel> connectTcp(const Args& a, std::string* host) {
                        std::chrono::milliseconds(std::max(1000, a.timeout_ms)));
 }
 
-int serve(const Args& a) {
+int serve(Args a) {
   Channel ch(a.fd);
   std::string host;
   const bool remote = !a.connect_tcp.empty();
@@ -215,7 +217,15 @@ int serve(const Args& a) {
   const bool corrupt_wire = wire && (*wire == -1 || *wire == a.rank);
   Error wire_error;  // a buffer that arrived corrupt: the next run's answer
   Error why;
-  auto comm = makeCommunicator(a, &why);
+  std::unique_ptr<Communicator> comm;
+#ifdef COLLVIZ_HAVE_NCCL
+  if (remote && a.backend == "nccl") {  // this host's GPU for this rank, NCCL's sockets on the hosts' link
+    auto gpu = placeNcclRankOnHost(host, a.iface.empty() ? interfaceOf(ch.fd()) : a.iface);
+    if (gpu) a.gpu = *gpu;
+    else why = gpu.error();
+  }
+#endif
+  if (why.message.empty()) comm = makeCommunicator(a, &why);
   ch.send(json{{"type", "hello"}, {"rank", a.rank}, {"pid", ::getpid()}}.dump());
   if (!comm) {
     ch.send(protocol::errorMessage(why).dump());
@@ -332,7 +342,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "collviz-rank: started by collviz with --rank R --size N --fd FD "
                  "[--backend gloo|nccl] [--gpu G] [--timeout-ms T], by mpirun with "
-                 "--backend mpi --connect NAME|--connect-tcp ADDRESS:PORT --size N, or --probe\n");
+                 "--backend mpi|gloo|nccl --connect NAME|--connect-tcp ADDRESS:PORT [--iface NAME] --size N, or --probe\n");
     return 2;
   }
   // End with the engine even if it is killed outright.

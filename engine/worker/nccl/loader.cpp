@@ -3,6 +3,9 @@
 // loader's text.
 #include "engine/worker/nccl/loader.h"
 
+#include <cstdlib>
+
+#include "engine/group/placement.h"
 #include "engine/worker/module_loader.h"
 #include "engine/worker/nccl/module.h"
 
@@ -55,6 +58,19 @@ nlohmann::json probeNcclModule() {
     return {{"name", "nccl"}, {"available", false},
             {"reason", "the NCCL module's probe printed no valid JSON"}, {"gpus", 0}};
   return j;
+}
+
+Result<int> placeNcclRankOnHost(const std::string& host, const std::string& iface) {
+  const char* lr = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!lr || !ls) return Error{say("host {0}: mpirun did not say this rank's local rank (OMPI_COMM_WORLD_LOCAL_RANK)", host)};
+  const nlohmann::json probe = probeNcclModule();
+  const int gpus = probe.value("gpus", 0);
+  if (!probe.value("available", false) || gpus <= 0)
+    return Error{say("NCCL unavailable on host {0}: {1}", host, probe.value("reason", std::string("no GPU")))};
+  const RankPlacement p = placeOnHost(std::atoi(lr), std::atoi(ls), gpus, host, iface);
+  for (const auto& [k, v] : p.env) ::setenv(k.c_str(), v.c_str(), k == "NCCL_SOCKET_IFNAME" ? 0 : 1);
+  return p.gpu;
 }
 
 }  // namespace collviz

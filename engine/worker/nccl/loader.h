@@ -29,4 +29,12 @@ Result<std::unique_ptr<Communicator>> loadNcclCommunicator(
 // reason the module could not be loaded.
 nlohmann::json probeNcclModule();
 
+// A rank that mpirun started on one of several hosts (issue 33): its GPU,
+// from its local rank on this host (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK
+// and _SIZE) and the GPUs the module sees here, after setting the NCCL
+// environment placeOnHost (engine/group/placement.h) gives it: NCCL's
+// sockets on `iface` unless NCCL_SOCKET_IFNAME came set, NCCL_HOSTID only
+// for ranks that share a GPU. An error names the host when it has no GPU.
+Result<int> placeNcclRankOnHost(const std::string& host, const std::string& iface);
+
 }  // namespace collviz

@@ -145,6 +145,32 @@ TEST(Placement, TransportDescriptionSaysWhatHappens) {
   EXPECT_EQ(describeTransport(2, 0, GpuSharing::host_id), "none (no GPU)");
 }
 
+// Across hosts (issue 33): each host places its own ranks; the hosts' ids
+// never collide and a host's ranks share a GPU only beyond its GPUs.
+TEST(Placement, OnAHostTheLocalRankPicksTheGpuAndOnlySharersGetHostIds) {
+  for (int l = 0; l < 2; ++l) {  // two ranks, two GPUs: one each, NCCL's own transports
+    auto p = placeOnHost(l, 2, 2, "nodeA", "eth1");
+    EXPECT_EQ(p.gpu, l);
+    EXPECT_EQ(envOf(p).count("NCCL_HOSTID"), 0u);
+    EXPECT_EQ(envOf(p)["NCCL_SOCKET_IFNAME"], "eth1");
+  }
+  // Four ranks on two GPUs: slot 0 = local ranks 0, 1; slot 1 = 2, 3.
+  std::set<std::string> ids;
+  for (int l = 0; l < 4; ++l) {
+    auto p = placeOnHost(l, 4, 2, "nodeA", "eth1");
+    EXPECT_EQ(p.gpu, l % 2);
+    ids.insert(envOf(p)["NCCL_HOSTID"]);
+    EXPECT_NE(envOf(p)["NCCL_SOCKET_IFNAME"], "lo");
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{"nodeA-slot0", "nodeA-slot1"}));
+  EXPECT_NE(envOf(placeOnHost(0, 4, 2, "nodeB", "eth1"))["NCCL_HOSTID"],
+            envOf(placeOnHost(0, 4, 2, "nodeA", "eth1"))["NCCL_HOSTID"]);
+  // No GPU: no device, nothing but the interface.
+  auto none = placeOnHost(1, 2, 0, "nodeA", "");
+  EXPECT_EQ(none.gpu, -1);
+  EXPECT_TRUE(none.env.empty());
+}
+
 TEST(Placement, NcclVersionString) {
   EXPECT_EQ(ncclVersionString(22809), "2.28.9");
   EXPECT_EQ(ncclVersionString(23000), "2.30.0");
