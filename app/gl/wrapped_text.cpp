@@ -9,11 +9,12 @@
 
 namespace collviz::ui {
 
-void WrappedText(const std::string& utf8, float width) {
+void WrappedText(const std::string& utf8, float width, bool cut_wide) {
   WrapParams p;
   // As TextWrapped: up to the content region's right edge, at least one em.
   p.width = std::max(width > 0 ? width : ImGui::GetContentRegionAvail().x, ImGui::GetFontSize());
   p.measure = [](const std::string& t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
+  p.cut_wide_pieces = cut_wide;
   // One item, lines at the font's line height, as TextWrapped draws them.
   const std::vector<std::string> lines = wrapText(utf8, p);
   std::string text;

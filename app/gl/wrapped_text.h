@@ -10,8 +10,9 @@ namespace collviz::ui {
 
 // `utf8` in lines no wider than `width` pixels in the current font (<= 0:
 // to the right edge of the window's content region), in the current text
-// colour.
-void WrappedText(const std::string& utf8, float width = 0);
+// colour. `cut_wide`: a piece wider than a line (a long path) is cut between
+// code points instead of running past the edge.
+void WrappedText(const std::string& utf8, float width = 0, bool cut_wide = false);
 
 // A row of items that wraps (the trace bar, the status line): call between
 // two items with the next one's width. It keeps the next item on this line

@@ -13,21 +13,29 @@
 namespace collviz::ui {
 
 namespace {
-// One line per note, cut at the panel's edge; hovering shows all of it, or
-// `more` (every note, where the line keeps only some) when that is given.
+// Text in `color` (w == 0: the current text colour) that keeps to the
+// panel: on the rest of the line where it fits there, else from the next
+// line, wrapped where English and Chinese break when it is wider than the
+// panel (a piece wider than a line is cut between characters), so nothing
+// runs past the window's edge at 2x or in 中文.
+void fitText(const std::string& text, ImVec4 color = ImVec4(0, 0, 0, 0)) {
+  const float w = ImGui::CalcTextSize(text.c_str()).x;
+  if (w > ImGui::GetContentRegionAvail().x && ImGui::GetCursorPosX() > ImGui::GetCursorStartPos().x + 0.5f)
+    ImGui::NewLine();  // after SameLine: start a line of its own
+  if (color.w > 0) ImGui::PushStyleColor(ImGuiCol_Text, color);
+  if (w <= ImGui::GetContentRegionAvail().x) ImGui::TextUnformatted(text.c_str());
+  else WrappedText(text, 0, true);
+  if (color.w > 0) ImGui::PopStyleColor();
+}
+
+// A note on lines of its own, wrapped within the panel (in the disabled
+// colour when `color.w` is 0); hovering shows `more` (every note, where the
+// note keeps only some) when that is given.
 void noteLine(const std::string& text, ImVec4 color, const std::string& more = "") {
-  ImVec2 p = ImGui::GetCursorScreenPos();
-  float w = ImGui::GetContentRegionAvail().x;
-  float h = ImGui::GetTextLineHeight();
-  ImU32 c = color.w > 0 ? ImGui::GetColorU32(color) : ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  ImGui::GetWindowDrawList()->PushClipRect(p, ImVec2(p.x + w, p.y + h), true);
-  ImGui::GetWindowDrawList()->AddText(p, c, text.c_str());
-  ImGui::GetWindowDrawList()->PopClipRect();
-  ImGui::Dummy(ImVec2(w, h));
-  const bool cut = ImGui::CalcTextSize(text.c_str()).x > w;
-  if (ImGui::IsItemHovered() && (cut || (!more.empty() && more != text))) {
+  fitText(text, color.w > 0 ? color : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  if (!more.empty() && more != text && ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    WrappedText(more.empty() ? text : more, ImGui::GetFontSize() * 40);
+    WrappedText(more, ImGui::GetFontSize() * 40);
     ImGui::EndTooltip();
   }
 }
@@ -61,8 +69,8 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - in.progress.since).count();
   const bool long_run = in.busy && in.progress.request != 0 && elapsed > 0.3;
   if (long_run) {
-    ImGui::TextUnformatted(fonts.display(progressText(in.progress, elapsed)).c_str());
-    ImGui::SameLine();
+    fitText(fonts.display(progressText(in.progress, elapsed)));
+    SameLineIfFits(ButtonWidth(tr("Cancel (Esc)")));
     cancel_clicked = ImGui::SmallButton(tr("Cancel (Esc)"));
     ImGui::SameLine();
   }
@@ -73,39 +81,39 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   } else {
     const BackendLine b = backendLine(s->backend);  // as `collviz run` prints it
     ImGui::PushFont(fonts.bold);
-    ImGui::TextUnformatted(b.head.c_str());
+    fitText(b.head);
     ImGui::PopFont();
     for (const std::string& part : b.parts) {
       const std::string shown = fonts.display(part);
       sep(shown);
-      ImGui::TextUnformatted(shown.c_str());
+      fitText(shown);
     }
     std::string t = s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
                                  : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)});
-    ImGui::TextUnformatted(fonts.display(t).c_str());
+    fitText(fonts.display(t));
     if (allRight(*s, in.bad_blocks)) {
       const std::string mode = s->steps.empty() ? "" : render(patternText(s->steps[0].verify.mode));
       const std::string verified = fonts.display(tr("✓ verified against the oracle"));
       sep(verified);
-      ImGui::TextColored(ok, "%s", verified.c_str());
+      fitText(verified, ok);
       if (!mode.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", fonts.display(mode).c_str());
     } else if (s->error.empty()) {
       const std::string wrong = fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))}));
       sep(wrong);
-      ImGui::TextColored(bad, "%s", wrong.c_str());
+      fitText(wrong, bad);
       std::string first = render(s->problem);
       for (const StepResult& st : s->steps)
         if (first.empty() && !st.verify.first_problem.empty()) first = render(st.verify.first_problem);
       if (!first.empty()) {
         first = fonts.display(first);
         sep(first);
-        ImGui::TextColored(bad, "%s", first.c_str());
+        fitText(first, bad);
       }
     }
     if (in.bad_blocks > 0) {
       const std::string marked = trf("{0} block(s) marked !", {std::to_string(in.bad_blocks)});
       sep(marked);
-      ImGui::TextColored(bad, "%s", marked.c_str());
+      fitText(marked, bad);
     }
   }
   // Ranks on several hosts: where each ran ("R0–R1 on a · R2–R3 on b").
