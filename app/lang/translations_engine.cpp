@@ -79,6 +79,8 @@ std::span<const Translation> tableEngine() {
       {"rank {0} (pid {1}) ended: its channel closed; {2}", "rank {0}（进程号 {1}）已结束：它的通道关闭；{2}"},
       {"socket name too long: {0}", "套接字名太长：{0}"},
       {"COLLVIZ_MPIRUN={0} is not an executable file", "COLLVIZ_MPIRUN={0} 不是可执行文件"},
+      {"COLLVIZ_MPI_BIND='{0}' is not a binding; allowed: none, core, hwthread, l3cache, numa, socket (mpirun's --bind-to)",
+       "COLLVIZ_MPI_BIND='{0}' 不是绑定方式；允许的值：none、core、hwthread、l3cache、numa、socket（mpirun 的 --bind-to）"},
       {"mpirun not found on PATH (install Open MPI: {0})", "在可执行文件路径中找不到 mpirun（安装 Open MPI：{0}）"},
       {"bind of the MPI ranks' socket: {0}", "绑定 MPI rank 的套接字：{0}"},
       {"refused a connection from uid {0} (pid {1})", "拒绝了来自用户 {0}（进程号 {1}）的连接"},

@@ -63,9 +63,18 @@ Result<std::string> findMpirun() {
   return Error{say("mpirun not found on PATH (install Open MPI: {0})", "apt-get install openmpi-bin libopenmpi-dev")};
 }
 
+Result<std::string> mpiBinding(const char* value) {
+  const std::string v = value ? value : "";
+  if (v.empty() || v == "none") return std::string("none");
+  for (const char* ok : {"core", "hwthread", "l3cache", "numa", "socket"})
+    if (v == ok) return v + ":overload-allowed";
+  return Error{say("COLLVIZ_MPI_BIND='{0}' is not a binding; allowed: none, core, hwthread, l3cache, numa, socket (mpirun's --bind-to)",
+                   v)};
+}
+
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
-                                    const std::vector<std::string>& worker_argv) {
-  std::vector<std::string> a = {mpirun,       "--oversubscribe", "--bind-to", "none",
+                                    const std::vector<std::string>& worker_argv, const std::string& bind_to) {
+  std::vector<std::string> a = {mpirun,       "--oversubscribe", "--bind-to", bind_to,
                                 "--mca",      "btl",             "self,vader", "--stdin",
                                 "none",       "-np",             std::to_string(ranks)};
   a.insert(a.end(), worker_argv.begin(), worker_argv.end());

@@ -31,10 +31,20 @@ namespace collviz {
 Result<std::string> findMpirun();
 
 // mpirun's argv for N ranks of `worker` (pure, unit-tested): one job on this
-// host, more ranks than cores allowed (--oversubscribe), no binding (ranks
-// share 2 cores), shared memory between ranks (btl self,vader), no stdin.
+// host, more ranks than cores allowed (--oversubscribe), bound as `bind_to`
+// says (mpiBinding: none unless COLLVIZ_MPI_BIND asks), shared memory
+// between ranks (btl self,vader), no stdin.
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
-                                    const std::vector<std::string>& worker_argv);
+                                    const std::vector<std::string>& worker_argv,
+                                    const std::string& bind_to = "none");
+
+// The ranks' binding on one host, mpirun's --bind-to: "none" (the default:
+// ranks move between cores as the kernel likes), or what COLLVIZ_MPI_BIND
+// names (`value`, pure: core, hwthread, l3cache, numa, socket), then with
+// ":overload-allowed", as collviz runs more ranks than cores. A bound run
+// places the same ranks on the same cores every time (a benchmark's figures
+// then repeat; unbound, 4 ranks on 2 cores pair up as the kernel decides).
+Result<std::string> mpiBinding(const char* value);
 // The same across `hosts` (issue 33): -H with their slots, --map-by, shared
 // memory inside a host and TCP across (btl self,vader,tcp), the interface
 // for Open MPI's own traffic and its TCP btl, the launcher agent, and the

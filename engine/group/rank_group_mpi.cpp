@@ -14,6 +14,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -98,7 +99,10 @@ Status RankGroup::launchMpi() {
   const std::vector<std::string> worker = {cfg_.worker_path, "--backend", "mpi", "--connect",
                                            listener->name(), "--size", std::to_string(n),
                                            "--timeout-ms", std::to_string(initTimeout().count())};
-  if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, worker), mpirunEnv(::geteuid() == 0)); !st) return st;
+  auto bind = mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
+  if (!bind) return Error{say("starting mpi: {0}", bind.error().text)};
+  if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, worker, *bind), mpirunEnv(::geteuid() == 0)); !st)
+    return st;
 
   // Every rank connects and says hello; mpirun failing ends the wait.
   const auto deadline = Clock::now() + joinTimeout();

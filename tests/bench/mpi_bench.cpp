@@ -10,8 +10,15 @@
 // all_gather, broadcast (busbw, nccl-tests' formulas). The three alternate
 // per repeat so a neighbour's load hits them alike; the table shows medians.
 //
-//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 2000]
+// Each point's repeats are printed under it (the spread). --bind core binds
+// both the plain loop's ranks and the engine's (COLLVIZ_MPI_BIND) the same
+// way; unbound (the default), four ranks on two cores pair up on the cores as
+// the kernel decides, for each new plain job and once for the engine's
+// group, and a point's figures move with that pairing.
+//
+//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 2000] [--bind none|core|...]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,12 +56,13 @@ std::string loadavg() {
 
 // The plain loop's time per call (us), or < 0 with the reason on stderr.
 double plainMpi(const std::string& mpirun, int ranks, Op op, std::size_t size, int iters,
-                int warmup) {
+                int warmup, const std::string& bind) {
   std::string cmd;
   for (const auto& e : mpirunEnv(::geteuid() == 0)) cmd += e + " ";
   for (const auto& a : mpirunArgs(mpirun, ranks,
                                   {MPI_PLAIN_LOOP, std::string(name(op)), std::to_string(size),
-                                   std::to_string(iters), std::to_string(warmup)}))
+                                   std::to_string(iters), std::to_string(warmup)},
+                                  bind))
     cmd += "'" + a + "' ";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return -1;
@@ -93,6 +101,13 @@ int main(int argc, char** argv) {
   const int repeats = std::max(1, std::atoi(arg(argc, argv, "--repeats", "3")));
   const int iters = std::atoi(arg(argc, argv, "--iters", "5"));
   const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "2000"));
+  const char* bind_arg = arg(argc, argv, "--bind", "none");
+  auto bind = mpiBinding(bind_arg);
+  if (!bind) {
+    std::fprintf(stderr, "mpi_bench: --bind: %s\n", bind.error().message.c_str());
+    return 2;
+  }
+  ::setenv("COLLVIZ_MPI_BIND", bind_arg, 1);  // the engine's ranks bound as the plain loop's
   auto mpirun = findMpirun();
   if (!mpirun) {
     std::fprintf(stderr, "mpi_bench: %s\n", mpirun.error().message.c_str());
@@ -118,8 +133,8 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::printf("mpi_bench: f32 sum, N = %d, %d repeats (median); 64 B: -n %d, big: -n %d -w 1; "
-              "%s; %u cores, load %s\n",
-              ranks, repeats, lat_iters, iters,
+              "--bind-to %s; %s; %u cores, load %s\n",
+              ranks, repeats, lat_iters, iters, bind->c_str(),
               mpi.devices().find(BackendKind::mpi)->info.version.c_str(),
               std::thread::hardware_concurrency(), loadavg().c_str());
   std::printf("%-11s %9s | %11s %11s %11s | %9s %9s %9s | %10s %10s\n", "op", "size", "plain us",
@@ -139,7 +154,7 @@ int main(int argc, char** argv) {
     one.warmup = lat ? 100 : 1;
     std::vector<double> plain, em, eg;
     for (int k = 0; k < repeats; ++k) {
-      plain.push_back(plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup));
+      plain.push_back(plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup, *bind));
       one.backend = BackendKind::mpi;
       em.push_back(engineUs(mpi, one, p.op, p.size));
       one.backend = BackendKind::gloo;
@@ -152,6 +167,11 @@ int main(int argc, char** argv) {
     std::printf("%-11s %9s | %11.2f %11.2f %11.2f | %9.3f %9.3f %9.3f | %9.3fx %9.4fx\n",
                 std::string(name(p.op)).c_str(), formatSize(p.size).c_str(), tp, tm, tg, bw(tp),
                 bw(tm), bw(tg), bw(tp) > 0 ? bw(tm) / bw(tp) : 0.0, tg > 0 ? tm / tg : 0.0);
+    std::string spread = "            repeats (us): plain";
+    for (double v : plain) spread += " " + std::to_string(std::lround(v));
+    spread += " | mpi";
+    for (double v : em) spread += " " + std::to_string(std::lround(v));
+    std::printf("%s\n", spread.c_str());
     std::fflush(stdout);
     ratios.push_back({p.op, p.size, bw(tp) > 0 ? bw(tm) / bw(tp) : 0.0});
   }

@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -29,6 +30,7 @@
 #include "engine/verify/poison.h"
 #include "engine/worker/mpi/common.h"
 #include "engine/worker/mpi/rounds.h"
+#include "engine/group/mpi_launch.h"
 #include "engine/group/said_json.h"
 
 namespace collviz {
@@ -51,6 +53,12 @@ std::string standardVersion() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+// What the engine gave mpirun's --bind-to (the same variable, inherited).
+std::string binding() {
+  auto b = mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
+  return b ? *b : std::string("none");
+}
+
 BackendInfo mpiInfo() {
   BackendInfo b;
   b.name = "mpi";
@@ -64,8 +72,9 @@ BackendInfo mpiInfo() {
                         "user-defined ops (MPI_Op_create) computing in float"),
                     say("avg: MPI has no average, collviz runs MPI_SUM and divides by N in each rank "
                         "after the call"),
-                    say("mpirun started with --oversubscribe --bind-to none (more ranks than cores) "
-                        "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz")});
+                    say("mpirun started with --oversubscribe --bind-to {0} (more ranks than cores) "
+                        "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz",
+                        binding())});
   return b;
 }
 

@@ -9,6 +9,7 @@
 // unavailable (no Open MPI, or built without it).
 #include <dirent.h>
 #include <gmock/gmock.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <fstream>
@@ -259,6 +260,55 @@ TEST(MpiLaunch, MpirunIsToldToOversubscribeAndRootIsAllowedOnlyAsRoot) {
   EXPECT_EQ(d->rank, 3);
   EXPECT_EQ(d->pid, 4242);
   EXPECT_FALSE(parseMpiDeath("all fine"));
+}
+
+// COLLVIZ_MPI_BIND: none by default; a binding Open MPI knows, allowed on
+// more ranks than cores; anything else refused with what is allowed.
+TEST(MpiLaunch, TheRanksBindingIsNoneUnlessAskedAndABadOneIsNamed) {
+  EXPECT_EQ(*mpiBinding(nullptr), "none");
+  EXPECT_EQ(*mpiBinding(""), "none");
+  EXPECT_EQ(*mpiBinding("none"), "none");
+  EXPECT_EQ(*mpiBinding("core"), "core:overload-allowed");
+  EXPECT_EQ(*mpiBinding("socket"), "socket:overload-allowed");
+  auto bad = mpiBinding("cores;rm");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("COLLVIZ_MPI_BIND='cores;rm' is not a binding; allowed: none, core"));
+  const auto a = mpirunArgs("/usr/bin/mpirun", 4, {"collviz-rank"}, "core:overload-allowed");
+  const auto at = std::find(a.begin(), a.end(), "--bind-to");
+  ASSERT_NE(at, a.end());
+  EXPECT_EQ(*(at + 1), "core:overload-allowed");
+  const auto plain = mpirunArgs("/usr/bin/mpirun", 4, {"collviz-rank"});
+  EXPECT_EQ(*(std::find(plain.begin(), plain.end(), "--bind-to") + 1), "none");
+}
+
+// A bound group runs and says how it was bound; a bad binding is the run's error.
+TEST(MpiLaunch, ABoundGroupRunsAndSaysSo) {
+  ::setenv("COLLVIZ_MPI_BIND", "core", 1);
+  {
+    Engine engine;
+    SKIP_WITHOUT_MPI(engine);
+    auto s = runAndWait(engine, makeSpec(Op::all_reduce, 4, 8), Program::single, 60s, BackendKind::mpi);
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->verified) << s->error;
+    EXPECT_THAT(std::string(s->backend.notes), HasSubstr("--bind-to core:overload-allowed"));
+    // Each rank on one core (where there is more than one to choose from).
+    if (std::thread::hardware_concurrency() > 1)
+      for (pid_t pid : engine.workerPids()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        ASSERT_EQ(::sched_getaffinity(pid, sizeof set, &set), 0) << pid;
+        EXPECT_EQ(CPU_COUNT(&set), 1) << "rank pid " << pid << " is not bound to one core";
+      }
+    EXPECT_EQ(engine.workerPids().size(), 4u);
+  }
+  ::setenv("COLLVIZ_MPI_BIND", "diagonal", 1);
+  {
+    Engine engine;
+    auto s = runAndWait(engine, makeSpec(Op::all_reduce, 2, 8), Program::single, 60s, BackendKind::mpi);
+    ASSERT_TRUE(s);
+    EXPECT_THAT(std::string(s->error), HasSubstr("COLLVIZ_MPI_BIND='diagonal' is not a binding"));
+  }
+  ::unsetenv("COLLVIZ_MPI_BIND");
 }
 
 }  // namespace
