@@ -5,16 +5,15 @@
 // and divides by N in each rank after the call (outside the timed region).
 // The ranks are one job started by mpirun (engine/group/mpi_launch.cpp); MPI_Init
 // reads the job from the environment mpirun gives each rank.
-// Big ops that move without reducing (from 1 MiB: broadcast, scatter,
-// gather, all_gather, all_to_all) run on the rank's own private pages: the
-// input (and the poisoned output) copied from the shared memory before the
-// timed calls, the output copied back after them, both timed apart as
-// copy_us. Open MPI's shared-memory transport moves private pages faster
-// than pages of the shared memory the engine checks (broadcast of 16 MiB
-// through the engine: 15.8 ms a call on memfd pages, 13.3 ms on private
-// ones); the reductions were not faster there (a plain loop's all_reduce
-// of 64 MiB: faster on memfd pages), so they stay in place
-// (docs/performance.md).
+// Big ops (from 1 MiB) run on the rank's own private pages: the input
+// (and the poisoned output) copied from the shared memory before the timed
+// calls, the output copied back after them, both timed apart as copy_us.
+// Open MPI's shared-memory transport moves private pages faster than pages
+// of the shared memory the engine checks (broadcast of 16 MiB through the
+// engine: 15.8 ms a call on memfd pages, 13.3 ms on private ones; with the
+// ranks bound, all_reduce of 16 and 64 MiB: 0.94x and 0.85-0.92x of the
+// plain loop in place, 1.02-1.07x and 0.94-1.01x on private pages;
+// docs/performance.md).
 #include "engine/worker/mpi/communicator.h"
 
 #include <mpi.h>
@@ -88,7 +87,7 @@ BackendCaps mpiCaps() {
 }
 
 // From this size (all ranks' blocks of the op) the calls start at a barrier
-// (and, those that do not reduce, run on private pages).
+// (and run on private pages).
 constexpr std::size_t kAlignedBytes = std::size_t(1) << 20;
 
 // Anonymous private pages, faulted in when mapped; kept for the next op of
@@ -165,7 +164,7 @@ class MpiCommunicator : public Communicator {
     void* const shared_out = out;
     double copy_us = 0;
     const auto c0 = std::chrono::steady_clock::now();
-    if (aligned && !reduces(s.op)) {
+    if (aligned) {
       char* pin = in_bytes ? in_pages_.ensure(in_bytes) : nullptr;
       char* pout = out_bytes ? out_pages_.ensure(out_bytes) : nullptr;
       if ((in_bytes && !pin) || (out_bytes && !pout))

@@ -81,6 +81,30 @@ TEST_P(MpiBackendOps, EveryOpVerifiesOnMpisOwnCalls) {
 }
 INSTANTIATE_TEST_SUITE_P(Ranks, MpiBackendOps, ::testing::Values(1, 2, 3, 4, 8));
 
+// From 1 MiB (all ranks' blocks) every op runs on the ranks' private pages
+// and its output is copied back: a copy missing, or an average divided
+// after it, leaves the checked output poisoned or undivided. Each rank's
+// copy time says the private pages were used.
+TEST(MpiBackendOps, EveryOpOfAMiBAndMoreVerifiesOnPrivatePages) {
+  Engine engine;
+  SKIP_WITHOUT_MPI(engine);
+  const int n = 4;
+  const std::vector<Case> reducing = {{DType::f32, RedOp::sum}, {DType::f64, RedOp::avg},
+                                      {DType::f16, RedOp::max}, {DType::i32, RedOp::prod}};
+  for (const Collective& c : kCollectives)
+    for (const Case& k : reduces(c.op) ? reducing : std::vector<Case>{{DType::f32, RedOp::sum}}) {
+      const std::int64_t elems = 70001;  // 4 ranks x 70001 x 4 B > 1 MiB (f16: twice the elements)
+      const OpSpec s = makeSpec(c.op, n, k.t == DType::f16 ? 2 * elems : elems, k.t, k.r, c.uses_root ? 2 : 0);
+      auto snap = runAndWait(engine, s, Program::single, 60s, BackendKind::mpi);
+      ASSERT_TRUE(snap) << describe(s) << ": no snapshot";
+      checkSingle(*snap, s, "mpi");
+      ASSERT_FALSE(HasFatalFailure());
+      double copied = 0;
+      for (const auto& r : snap->steps.front().ranks) copied += r.copy_us;
+      EXPECT_GT(copied, 0) << describe(s) << ": no rank copied to or from private pages";
+    }
+}
+
 TEST(MpiBackendOps, DecomposedEqualsAllReduce) {
   Engine engine;
   SKIP_WITHOUT_MPI(engine);
