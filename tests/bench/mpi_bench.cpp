@@ -16,7 +16,11 @@
 // the kernel decides, for each new plain job and once for the engine's
 // group, and a point's figures move with that pairing.
 //
+// --fresh-group starts the engine's ranks as a new MPI job for each repeat,
+// as each repeat of the plain loop is one (the group's start is not timed).
+//
 //   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 2000] [--bind none|core|...]
+//                         [--fresh-group]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -102,6 +106,8 @@ int main(int argc, char** argv) {
   const int iters = std::atoi(arg(argc, argv, "--iters", "5"));
   const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "2000"));
   const char* bind_arg = arg(argc, argv, "--bind", "none");
+  bool fresh = false;  // --fresh-group: the engine's ranks a new MPI job each repeat
+  for (int i = 1; i < argc; ++i) fresh = fresh || std::strcmp(argv[i], "--fresh-group") == 0;
   auto bind = mpiBinding(bind_arg);
   if (!bind) {
     std::fprintf(stderr, "mpi_bench: --bind: %s\n", bind.error().message.c_str());
@@ -156,7 +162,12 @@ int main(int argc, char** argv) {
     for (int k = 0; k < repeats; ++k) {
       plain.push_back(plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup, *bind));
       one.backend = BackendKind::mpi;
-      em.push_back(engineUs(mpi, one, p.op, p.size));
+      if (fresh) {  // a new group (a new MPI job) for each repeat, as the plain loop's
+        Engine again(eo);
+        em.push_back(engineUs(again, one, p.op, p.size));
+      } else {
+        em.push_back(engineUs(mpi, one, p.op, p.size));
+      }
       one.backend = BackendKind::gloo;
       eg.push_back(engineUs(gloo, one, p.op, p.size));
     }
