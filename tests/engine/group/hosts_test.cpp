@@ -1,6 +1,7 @@
 // Host specs (engine/group/hosts.h): Open MPI's -H and hostfile syntax,
 // the mapping of ranks to hosts, and every refusal naming what is allowed.
 #include "engine/group/hosts.h"
+#include "engine/group/remote_probe.h"
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,47 @@ TEST(Hosts, ArgsTogether) {
   EXPECT_NE(err(parseHostArgs(a, "")).find("--launcher-agent must be one line"), std::string::npos);
   a.agent = "  ";
   EXPECT_NE(err(parseHostArgs(a, "")).find("--launcher-agent is empty"), std::string::npos);
+}
+
+
+// NCCL across hosts is what every host's probe says: the first host's NCCL
+// when all offer it, else the first that does not, named with its reason.
+HostProbe probeWithNccl(const std::string& host, bool available, const std::string& reason, int gpus) {
+  HostProbe p;
+  p.host = host;
+  BackendStatus b;
+  b.kind = BackendKind::nccl;
+  b.available = available;
+  b.reason = reason;
+  b.gpus = gpus;
+  b.info.version = "2.28.9 on " + host;
+  p.report = DeviceReport{};
+  p.report->backends.push_back(b);
+  return p;
+}
+
+TEST(HostsNccl, EveryHostMustOfferNcclAndTheFirstThatDoesNotIsNamed) {
+  auto both = combineHostReports({probeWithNccl("a", true, "", 4), probeWithNccl("b", true, "", 2)});
+  const BackendStatus* n = both.find(BackendKind::nccl);
+  ASSERT_NE(n, nullptr);
+  EXPECT_TRUE(n->available);
+  EXPECT_EQ(n->gpus, 4);
+  EXPECT_EQ(n->info.version, "2.28.9 on a");
+  EXPECT_TRUE(both.choose(BackendKind::nccl, static_cast<std::string*>(nullptr)));
+
+  auto second = combineHostReports({probeWithNccl("a", true, "", 4), probeWithNccl("b", false, "no GPU", 0),
+                                    probeWithNccl("c", false, "no driver", 0)});
+  auto refused = second.choose(BackendKind::nccl, static_cast<std::string*>(nullptr));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("backend nccl is unavailable: on host b: no GPU"), std::string::npos)
+      << refused.error().message;
+
+  HostProbe gone;
+  gone.host = "d";
+  gone.problem = lit("cannot be reached");
+  auto unreachable = combineHostReports({gone, probeWithNccl("a", true, "", 4)});
+  EXPECT_EQ(unreachable.find(BackendKind::nccl)->reason, "on host d: cannot be reached");
+  EXPECT_FALSE(combineHostReports({}).find(BackendKind::nccl)->available);
 }
 
 }  // namespace
