@@ -60,6 +60,8 @@ std::span<const Translation> tableEngine() {
       {"rank(s) {0} still working after {1} ms (slow, not hung: {2} ms allowed per op); allow more with --deadline-ms {3}", "rank {0} 在 {1} ms 后仍在运行（过慢，并未挂起：每个操作允许 {2} ms）；可用 --deadline-ms {3} 放宽"},
       {"rank(s) {0} did not finish: no progress for {1} ms (hung)", "rank {0} 没有完成：{1} ms 内毫无进展（挂起）"},
       {"rank(s) {0} did not finish: no progress for {1} ms (hung, process stopped)", "rank {0} 没有完成：{1} ms 内毫无进展（挂起，进程已停住）"},
+      {"rank(s) {0} did not finish: not heard from for {1} ms (hung: the process stopped, or its host or link is down)",
+       "rank {0} 没有完成：{1} ms 内毫无音讯（挂起：进程已停住，或其主机或链路已断）"},
       {"rank(s) {0} did not finish: no progress for {1} ms (hung, no CPU time while its peers waited)", "rank {0} 没有完成：{1} ms 内毫无进展（挂起，同伴等待时它没有得到 CPU 时间）"},
       {"the group will be restarted", "这组 rank 将重新启动"},
       {"{0}: {1}; {2}", "{0}：{1}；{2}"},

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ std::chrono::milliseconds opDeadline(const OpSpec& s, std::chrono::milliseconds 
 // A --deadline-ms that would have left room for `per_op`, rounded up to
 // whole seconds with a margin of 2x.
 long long suggestedDeadlineMs(std::chrono::milliseconds per_op);
+
+// How often a rank on another host says it is alive while it runs
+// (engine/worker/heartbeat.h): a quarter of the --deadline-ms window, within
+// 100 ms .. 1 s, so a window with no beat at all is a rank that cannot speak.
+inline std::chrono::milliseconds beatPeriod(std::chrono::milliseconds window) {
+  return std::clamp(window / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(1000));
+}
 
 // "1, 2, 5".
 std::string rankList(const std::vector<int>& ranks);

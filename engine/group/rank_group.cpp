@@ -328,6 +328,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
     json m = base;
     m["in_offset"] = at.in[r];
     m["out_offset"] = at.out[r];
+    if (workers_[r].remote) m["beat_ms"] = beatPeriod(cfg_.deadline).count();
     if (!workers_[r].ch.send(m.dump())) {
       healthy_ = false;
       return Error{say("{0}: {1}", name(s.op), describeExit(r))};

@@ -88,6 +88,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
   for (int r = 0; r < n; ++r) {
     json m = with_file;
     m["work_offset"] = work_off[std::size_t(r)];
+    if (workers_[std::size_t(r)].remote) m["beat_ms"] = beatPeriod(cfg_.deadline).count();
     if (!workers_[std::size_t(r)].ch.send(m.dump())) {
       healthy_ = false;
       return Error{say("{0}: {1}", what, describeExit(r))};

@@ -5,7 +5,10 @@
 // sliding --deadline-ms window, sampled all through the wait whatever the
 // size: hung when no silent rank progressed during the last window (a
 // stopped rank is named at once, whatever its peers do), slow when they kept
-// working past the step's scaled deadline. MPI ranks poll while they wait
+// working past the step's scaled deadline. A rank on another host has no
+// process here to watch: it beats while it runs (engine/worker/heartbeat.h),
+// and one not heard from for a whole window is hung (stopped, or its host
+// or link gone) whatever its peers do. MPI ranks poll while they wait
 // for a peer, so waiting costs CPU there: a silent MPI rank that made no
 // progress during the window while its peers polled is the one that hangs.
 #include <poll.h>
@@ -43,10 +46,11 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
   ProgressWindow watch(pids(), window);
   const bool polling = cfg_.backend == BackendKind::mpi;
   // The silent ranks that made no progress in the last window (or stopped).
-  // A rank on another host has no process here to watch: it counts as
-  // working until the step's scaled deadline (then slow), or its connection
-  // closes (a crash), or it reports an error.
+  // A rank on another host counts as working while it beats; silent for a
+  // whole window it cannot speak (stopped, its host or its link gone).
   auto remote = [&](int r) { return workers_[std::size_t(r)].remote; };
+  std::vector<Clock::time_point> heard(std::size_t(n), t0);  // its last beat
+  auto unheard = [&](int r, Clock::time_point now) { return remote(r) && now - heard[std::size_t(r)] >= window; };
   // MPI's pollers yield the core while they wait: on loaded cores (another
   // job's busy threads, another group's pollers) each may run well under 1 %
   // of the window, and far less than another poller, yet it stays runnable
@@ -63,8 +67,10 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
       return polling && (watch.runnable(r) >= 0.5 || (busiest >= 1000000 && watch.ran(r) * 8 >= busiest));
     };
     std::vector<int> out;
+    const auto now = Clock::now();
     for (int r : ranks)
-      if (!remote(r) && (watch.stopped(r) || (!watch.progressed(r) && !polled(r)))) out.push_back(r);
+      if (remote(r) ? unheard(r, now) : (watch.stopped(r) || (!watch.progressed(r) && !polled(r))))
+        out.push_back(r);
     return out;
   };
   // "2, 3", and across hosts "2 (node2), 3 (node2)": the host named with its ranks.
@@ -109,8 +115,8 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
       if (watch.full(now)) {
         bool working = false, stopped = false;
         for (int r : silent()) {
-          working = working || remote(r) || watch.progressed(r);
-          stopped = stopped || (!remote(r) && watch.stopped(r));
+          working = working || (remote(r) ? !unheard(r, now) : watch.progressed(r));
+          stopped = stopped || (remote(r) ? unheard(r, now) : watch.stopped(r));
         }
         // MPI: a peer polling flat out is no sign of progress; one idle
         // silent rank is the hang.
@@ -125,12 +131,16 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
       const auto k = std::size_t(r);
       if (state[k] || !(pfds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       auto m = workers_[k].ch.recv(milliseconds(0));
-      --left;
       if (!m) {
         healthy_ = false;
         return Error{say("{0}: {1}", what, describeExit(r))};
       }
       const json j = json::parse(m->body, nullptr, false);
+      if (remote(r) && !j.is_discarded() && j.value("type", "") == "beat") {
+        heard[k] = Clock::now();
+        continue;
+      }
+      --left;
       if (!j.is_discarded() && j.value("type", "") == "done") {
         state[k] = 1;
         done[k] = m->body;
@@ -149,27 +159,40 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
   healthy_ = false;  // a failed or abandoned collective can leave peers mid-protocol
   Text silence;
   if (std::vector<int> quiet = silent(); !quiet.empty()) {
-    std::vector<int> stopped;
-    for (int r : quiet)
-      if (watch.stopped(r)) stopped.push_back(r);
-    if (why == Why::slow && !stopped.empty()) why = Why::hung;
-    // MPI: the idle ones among the silent (the others poll, waiting on them).
-    if (polling && stopped.empty() && why == Why::hung) stopped = idle(quiet);
-    if (why == Why::slow) {
-      silence = say("rank(s) {0} still working after {1} ms (slow, not hung: {2} ms allowed per op); allow more with --deadline-ms {3}",
-                    named(quiet), msSince(t0), per_op.count(),
-                    suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
-    } else {
-      const std::vector<int>& blamed = stopped.empty() ? quiet : stopped;
-      const bool any_stopped =
-          std::any_of(stopped.begin(), stopped.end(), [&](int r) { return watch.stopped(r); });
-      silence = stopped.empty()
-                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung)", named(blamed), window.count())
-                : any_stopped
-                    ? say("rank(s) {0} did not finish: no progress for {1} ms (hung, process stopped)",
-                          named(blamed), window.count())
-                    : say("rank(s) {0} did not finish: no progress for {1} ms (hung, no CPU time while its peers waited)",
-                          named(blamed), window.count());
+    std::vector<int> stopped, mute;
+    const auto end = Clock::now();
+    for (int r : quiet) {
+      if (!remote(r) && watch.stopped(r)) stopped.push_back(r);
+      if (unheard(r, end)) mute.push_back(r);
+    }
+    if (why == Why::slow && (!stopped.empty() || !mute.empty())) why = Why::hung;
+    if (why == Why::hung && stopped.empty() && !mute.empty()) {
+      // Remote ranks that fell silent: named first (their peers, MPI's
+      // pollers among them, wait on them), with how long since the last word.
+      Clock::time_point last = heard[std::size_t(mute[0])];
+      for (int r : mute) last = std::min(last, heard[std::size_t(r)]);
+      silence = say("rank(s) {0} did not finish: not heard from for {1} ms (hung: the process stopped, or its host or link is down)",
+                    named(mute), msSince(last));
+    } else if (polling && stopped.empty() && why == Why::hung) {
+      stopped = idle(quiet);  // MPI: the idle ones among the silent (the others poll, waiting on them)
+    }
+    if (silence.empty()) {
+      if (why == Why::slow) {
+        silence = say("rank(s) {0} still working after {1} ms (slow, not hung: {2} ms allowed per op); allow more with --deadline-ms {3}",
+                      named(quiet), msSince(t0), per_op.count(),
+                      suggestedDeadlineMs(milliseconds(msSince(t0) / reps)));
+      } else {
+        const std::vector<int>& blamed = stopped.empty() ? quiet : stopped;
+        const bool any_stopped =
+            std::any_of(stopped.begin(), stopped.end(), [&](int r) { return watch.stopped(r); });
+        silence = stopped.empty()
+                      ? say("rank(s) {0} did not finish: no progress for {1} ms (hung)", named(blamed), window.count())
+                  : any_stopped
+                      ? say("rank(s) {0} did not finish: no progress for {1} ms (hung, process stopped)",
+                            named(blamed), window.count())
+                      : say("rank(s) {0} did not finish: no progress for {1} ms (hung, no CPU time while its peers waited)",
+                            named(blamed), window.count());
+      }
     }
   }
   const Text restart = say("the group will be restarted");

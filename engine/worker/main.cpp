@@ -22,6 +22,7 @@
 #include "engine/worker/communicator.h"
 #include "engine/worker/control_store.h"
 #include "engine/worker/fault.h"
+#include "engine/worker/heartbeat.h"
 #include "engine/worker/rounds_message.h"
 #include "engine/group/said_json.h"
 #include "engine/group/mpi_launch.h"
@@ -302,8 +303,15 @@ int serve(Args a) {
       if (auto reply = handleSchedulePart(a.rank, j)) ch.send(reply->dump());
       continue;
     }
+    // A rank on another host beats while it runs (the engine's period).
+    const std::chrono::milliseconds beat_every(remote ? j.value("beat_ms", 0) : 0);
     if (type == "rounds") {
-      ch.send(handleRounds(*comm, a.rank, j, shm).dump());
+      json reply;
+      {
+        Heartbeat beat(ch, beat_every);
+        reply = handleRounds(*comm, a.rank, j, shm);
+      }
+      ch.send(reply.dump());
       continue;
     }
     if (type != "run") {
@@ -321,7 +329,11 @@ int serve(Args a) {
     const void* in = inputBytes(s, a.rank) ? shm.data() + in_off : nullptr;
     void* out = outputBytes(s, a.rank) ? shm.data() + out_off : nullptr;
     RunOptions o{j.value("warmup", 0), j.value("iters", 1), j.value("timeout_ms", 0)};
-    auto t = comm->run(s, in, out, o);
+    Result<OpTiming> t = Error{};
+    {
+      Heartbeat beat(ch, beat_every);
+      t = comm->run(s, in, out, o);
+    }
     if (!t) {
       ch.send(protocol::errorMessage(t.error()).dump());
       continue;
