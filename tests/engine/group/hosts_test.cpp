@@ -140,5 +140,48 @@ TEST(HostsNccl, EveryHostMustOfferNcclAndTheFirstThatDoesNotIsNamed) {
   EXPECT_FALSE(combineHostReports({}).find(BackendKind::nccl)->available);
 }
 
+// What mpirun printed, as Open MPI 4.1 prints it (help-orterun.txt and
+// help-errmgr-base.txt, wrapped as there), read as the two failures collviz
+// names; anything else is not named (the caller says mpirun's own words).
+TEST(HostsProbe, MpirunsWrappedMessagesAreReadAsAMissingRankOrAnUnreachableHost) {
+  const std::string missing =
+      "--------------------------------------------------------------------------\n"
+      "mpirun was unable to launch the specified application as it could not access\n"
+      "or execute an executable:\n\n"
+      "Executable: /opt/collviz/bin/collviz-rank\n"
+      "Node: node2\n";
+  const std::string m = mpirunFailure(missing, "node2", "/opt/collviz/bin/collviz-rank", "").english();
+  EXPECT_NE(m.find("no collviz-rank at /opt/collviz/bin/collviz-rank there"), std::string::npos) << m;
+  EXPECT_NE(m.find("install the same collviz at the same path on every host"), std::string::npos) << m;
+
+  const std::string daemons =
+      "--------------------------------------------------------------------------\n"
+      "ORTE was unable to reliably start one or more daemons.\n"
+      "This usually is caused by:\n";
+  const std::string d = mpirunFailure(daemons, "node3", "/x/collviz-rank", "").english();
+  EXPECT_NE(d.find("mpirun could not start its daemon on node3 through ssh"), std::string::npos) << d;
+  const std::string a = mpirunFailure(daemons, "node3", "/x/collviz-rank", "/usr/bin/rsh").english();
+  EXPECT_NE(a.find("on node3 through /usr/bin/rsh"), std::string::npos) << a;
+
+  EXPECT_TRUE(mpirunFailure("", "node2", "/x/collviz-rank", "").empty());
+  EXPECT_TRUE(mpirunFailure("MPI_ABORT was invoked on rank 0\n", "node2", "/x/collviz-rank", "").empty());
+}
+
+// A host's probe answer: the JSON is its last line; anything else, or
+// another collviz's version, is a problem that says what was found.
+TEST(HostsProbe, AnAnswerThatIsNotTheProbesJsonOrAnotherVersionIsAProblem) {
+  const HostProbe junk = readHostProbe("node2", "bash: collviz-rank: command not found\n");
+  EXPECT_FALSE(junk.ok());
+  EXPECT_NE(junk.problem.english().find("it printed: bash: collviz-rank: command not found"), std::string::npos)
+      << junk.problem.english();
+  EXPECT_FALSE(readHostProbe("node2", "").ok());
+
+  const HostProbe old = readHostProbe("node2", "a library's words\n{\"collviz\": \"0.0.1\", \"host\": \"n2\"}\n");
+  EXPECT_FALSE(old.ok());
+  EXPECT_EQ(old.hostname, "n2");
+  EXPECT_NE(old.problem.english().find("runs collviz-rank 0.0.1 and this collviz is"), std::string::npos)
+      << old.problem.english();
+}
+
 }  // namespace
 }  // namespace collviz
