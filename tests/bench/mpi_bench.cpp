@@ -8,7 +8,14 @@
 //   gloo:   the same on --backend gloo.
 // Points: 64 B all_reduce (latency), and 16 MiB and 64 MiB all_reduce,
 // all_gather, broadcast (busbw, nccl-tests' formulas). The three alternate
-// per repeat so a neighbour's load hits them alike; the table shows medians.
+// per repeat so a neighbour's load hits them alike, the plain loop and the
+// engine in turn first (an order effect cancels); the times are medians, and
+// the ratio engine/plain is the median of each repeat's pair (the two run
+// back to back, so a slow minute of the machine slows both of a pair).
+//
+// --control runs the plain loop a second time in each repeat and prints its
+// ratio to the first, paired the same way: the same program against itself,
+// what this machine's noise alone moves a ratio by.
 //
 // Each point's repeats are printed under it (the spread). --bind core binds
 // both the plain loop's ranks and the engine's (COLLVIZ_MPI_BIND) the same
@@ -19,8 +26,8 @@
 // --fresh-group starts the engine's ranks as a new MPI job for each repeat,
 // as each repeat of the plain loop is one (the group's start is not timed).
 //
-//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 2000] [--bind none|core|...]
-//                         [--fresh-group]
+//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 10000] [--bind none|core|...]
+//                         [--fresh-group] [--control]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,10 +111,14 @@ int main(int argc, char** argv) {
   const int ranks = std::atoi(arg(argc, argv, "--ranks", "4"));
   const int repeats = std::max(1, std::atoi(arg(argc, argv, "--repeats", "3")));
   const int iters = std::atoi(arg(argc, argv, "--iters", "5"));
-  const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "2000"));
+  const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "10000"));
   const char* bind_arg = arg(argc, argv, "--bind", "none");
-  bool fresh = false;  // --fresh-group: the engine's ranks a new MPI job each repeat
-  for (int i = 1; i < argc; ++i) fresh = fresh || std::strcmp(argv[i], "--fresh-group") == 0;
+  bool fresh = false;    // --fresh-group: the engine's ranks a new MPI job each repeat
+  bool control = false;  // --control: the plain loop twice per repeat (the noise)
+  for (int i = 1; i < argc; ++i) {
+    fresh = fresh || std::strcmp(argv[i], "--fresh-group") == 0;
+    control = control || std::strcmp(argv[i], "--control") == 0;
+  }
   auto bind = mpiBinding(bind_arg);
   if (!bind) {
     std::fprintf(stderr, "mpi_bench: --bind: %s\n", bind.error().message.c_str());
@@ -138,7 +149,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mpi_bench: MPI unavailable: %s\n", st ? st->reason.c_str() : "?");
     return 77;
   }
-  std::printf("mpi_bench: f32 sum, N = %d, %d repeats (median); 64 B: -n %d, big: -n %d -w 1; "
+  std::printf("mpi_bench: f32 sum, N = %d, %d repeats (times: medians; ratios: the median of the pairs); 64 B: -n %d (Gloo at most 1000), big: -n %d -w 1; "
               "--bind-to %s; %s; %u cores, load %s\n",
               ranks, repeats, lat_iters, iters, bind->c_str(),
               mpi.devices().find(BackendKind::mpi)->info.version.c_str(),
@@ -158,33 +169,56 @@ int main(int argc, char** argv) {
     BenchConfig one = c;
     one.iters = lat ? lat_iters : iters;
     one.warmup = lat ? 100 : 1;
-    std::vector<double> plain, em, eg;
-    for (int k = 0; k < repeats; ++k) {
-      plain.push_back(plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup, *bind));
+    std::vector<double> plain, em, eg, again, paired, noise;
+    auto plainOnce = [&] { return plainMpi(*mpirun, ranks, p.op, p.size, one.iters, one.warmup, *bind); };
+    auto engineOnce = [&] {
       one.backend = BackendKind::mpi;
-      if (fresh) {  // a new group (a new MPI job) for each repeat, as the plain loop's
-        Engine again(eo);
-        em.push_back(engineUs(again, one, p.op, p.size));
+      if (!fresh) return engineUs(mpi, one, p.op, p.size);
+      Engine group(eo);  // a new group (a new MPI job) for this repeat, as the plain loop's
+      return engineUs(group, one, p.op, p.size);
+    };
+    for (int k = 0; k < repeats; ++k) {
+      if (k % 2 == 0) {  // the pair back to back, each first in turn
+        plain.push_back(plainOnce());
+        em.push_back(engineOnce());
       } else {
-        em.push_back(engineUs(mpi, one, p.op, p.size));
+        em.push_back(engineOnce());
+        plain.push_back(plainOnce());
+      }
+      if (plain.back() > 0 && em.back() > 0) paired.push_back(plain.back() / em.back());
+      if (control) {
+        again.push_back(plainOnce());
+        if (plain.back() > 0 && again.back() > 0) noise.push_back(plain.back() / again.back());
       }
       one.backend = BackendKind::gloo;
-      eg.push_back(engineUs(gloo, one, p.op, p.size));
+      BenchConfig g = one;  // Gloo's 64 B call takes milliseconds: a thousand of them are enough
+      if (lat) g.iters = std::min(g.iters, 1000);
+      eg.push_back(engineUs(gloo, g, p.op, p.size));
     }
     const double factor = busBandwidthFactor(p.op, ranks);
     const double bytes = double(p.size);
     const double tp = median(plain), tm = median(em), tg = median(eg);
+    // engine/plain busbw (the same bytes): the plain loop's time over the
+    // engine's, the median of the pairs.
+    const double ratio = median(paired);
     auto bw = [&](double us) { return us > 0 ? bandwidthGBs(bytes, us) * factor : 0.0; };
     std::printf("%-11s %9s | %11.2f %11.2f %11.2f | %9.3f %9.3f %9.3f | %9.3fx %9.4fx\n",
                 std::string(name(p.op)).c_str(), formatSize(p.size).c_str(), tp, tm, tg, bw(tp),
-                bw(tm), bw(tg), bw(tp) > 0 ? bw(tm) / bw(tp) : 0.0, tg > 0 ? tm / tg : 0.0);
-    std::string spread = "            repeats (us): plain";
-    for (double v : plain) spread += " " + std::to_string(std::lround(v));
-    spread += " | mpi";
-    for (double v : em) spread += " " + std::to_string(std::lround(v));
+                bw(tm), bw(tg), ratio, tg > 0 ? tm / tg : 0.0);
+    auto list = [](const std::vector<double>& v, int digits) {
+      std::string t;
+      char b[32];
+      for (double x : v) std::snprintf(b, sizeof b, " %.*f", digits, x), t += b;
+      return t;
+    };
+    std::string spread = "            repeats (us): plain" + list(plain, 0) + " | mpi" + list(em, 0) +
+                         " | pairs" + list(paired, 3);
+    if (control)
+      spread += "\n            control: plain again (us)" + list(again, 0) + " | plain/plain" +
+                list(noise, 3) + " (median " + list({median(noise)}, 3).substr(1) + ")";
     std::printf("%s\n", spread.c_str());
     std::fflush(stdout);
-    ratios.push_back({p.op, p.size, bw(tp) > 0 ? bw(tm) / bw(tp) : 0.0});
+    ratios.push_back({p.op, p.size, ratio});
   }
   std::printf("aims: mpi/plain busbw >= 0.9x; 64 B all_reduce mpi/gloo time <= 0.1x\n");
   std::printf("load at the end: %s\n", loadavg().c_str());
