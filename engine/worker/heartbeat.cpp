@@ -6,8 +6,14 @@ Heartbeat::Heartbeat(Channel& ch, std::chrono::milliseconds period) : ch_(ch) {
   if (period.count() <= 0) return;
   t_ = std::thread([this, period] {
     std::unique_lock lock(m_);
-    while (!cv_.wait_for(lock, period, [this] { return stop_; }))
-      if (!ch_.send(R"({"type":"beat"})")) return;  // the engine has gone: the watchdog ends us
+    while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
+      // Sent unlocked: a send held up by a link that is down must not hold
+      // up the stop (the destructor joins after it returns either way).
+      lock.unlock();
+      const bool sent = bool(ch_.send(R"({"type":"beat"})"));
+      lock.lock();
+      if (!sent) return;  // the engine has gone: the watchdog ends us
+    }
   });
 }
 
