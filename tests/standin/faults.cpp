@@ -13,8 +13,12 @@
 //            async:ncclX: (NCCL ops) its stream work sets the communicator's
 //              asynchronous error to ncclX, then waits until ncclCommAbort;
 //            kill: (NCCL ops) the process ends with SIGKILL inside the op's
-//              stream work, after its sends (a peer lost mid-op).
+//              stream work, before its sends (a peer lost mid-op);
+//            delay:MS: (NCCL ops) the op's stream work takes MS milliseconds
+//              longer (a slow link: the op is healthy, only slow).
 // A rule the stand-in cannot read ends the process with the reason.
+// COLLVIZ_STANDIN_TRACE=1 says every call and its count on stderr (to
+// write a rule).
 #include <signal.h>
 #include <unistd.h>
 
@@ -66,7 +70,7 @@ int nvmlByName(const std::string& n) {
 [[noreturn]] void unreadable(const std::string& rule, const std::string& why) {
   std::fprintf(stderr,
                "collviz stand-in: COLLVIZ_STANDIN_FAULT: cannot read \"%s\": %s; allowed: "
-               "[rR/]CALL[#N]=ERROR|hang|stall|async:ncclX|kill, comma-separated\n",
+               "[rR/]CALL[#N]=ERROR|hang|stall|async:ncclX|kill|delay:MS, comma-separated\n",
                rule.c_str(), why.c_str());
   std::abort();
 }
@@ -103,6 +107,11 @@ Rule parse(const std::string& text) {
   if (act == "hang") r.action.kind = Fault::Kind::hang;
   else if (act == "stall") r.action.kind = Fault::Kind::stall;
   else if (act == "kill") r.action.kind = Fault::Kind::kill;
+  else if (act.rfind("delay:", 0) == 0) {
+    r.action.kind = Fault::Kind::delay;
+    r.action.code = std::atoi(act.substr(6).c_str());
+    if (r.action.code <= 0) unreadable(text, "delay:MS needs a number of milliseconds above 0");
+  }
   else if (act.rfind("async:", 0) == 0) {
     r.action.kind = Fault::Kind::async_error;
     r.action.code = codeOf(text, act.substr(6));
@@ -146,6 +155,21 @@ void setFaultRank(int rank) { g_rank = rank; }
 
 Fault takeFault(const char* call) {
   Faults& f = faults();
+  static const bool trace = std::getenv("COLLVIZ_STANDIN_TRACE") != nullptr;
+  if (trace) {
+    long n;
+    {
+      std::lock_guard<std::mutex> lock(f.mu);
+      n = ++f.counts[call];
+    }
+    say("call " + std::string(call) + "#" + std::to_string(n) + " (rank " + std::to_string(g_rank.load()) + ")");
+    for (const Rule& r : f.rules)
+      if (r.call == call && (r.rank < 0 || r.rank == g_rank.load()) && (r.nth == 0 || r.nth == n)) {
+        say("fault injected: " + std::string(call) + " call " + std::to_string(n) + " (rule \"" + r.action.rule + "\")");
+        return r.action;
+      }
+    return {};
+  }
   if (f.rules.empty()) return {};
   long n = 0;
   {

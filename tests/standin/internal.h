@@ -24,9 +24,9 @@ std::string notOptedIn();
 
 // Fault injection: COLLVIZ_STANDIN_FAULT (see tests/standin/faults.cpp).
 struct Fault {
-  enum class Kind { none, error, hang, stall, async_error, kill };
+  enum class Kind { none, error, hang, stall, async_error, kill, delay };
   Kind kind = Kind::none;
-  int code = 0;      // the error (error, async_error)
+  int code = 0;      // the error (error, async_error), or milliseconds (delay)
   std::string rule;  // as written, for the messages
 };
 // Counts one call of `call` and returns the action of the rule it meets.

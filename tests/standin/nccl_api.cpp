@@ -29,8 +29,9 @@ namespace {
 
 constexpr std::uint64_t kCommMagic = 0x636f6c6c5354444eull;
 
-std::mutex g_mu;
-std::set<ncclComm*> g_live;
+// Never destroyed: stream threads may outlive main.
+std::mutex& g_mu = *new std::mutex;
+std::set<ncclComm*>& g_live = *new std::set<ncclComm*>;
 
 thread_local int t_depth = 0;
 thread_local std::vector<std::pair<std::shared_ptr<Comm>, Op>> t_ops;

@@ -9,7 +9,9 @@
 // hangs until ncclCommAbort, as a device would.
 #include <signal.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "tests/standin/elements.h"
 #include "tests/standin/nccl_ops.h"
@@ -219,6 +221,14 @@ void execute(Comm& c, std::vector<Op>& ops, std::uint64_t group) {
       c.hangUntilAbort();
       return;
     }
+    if (op.fault.kind == Fault::Kind::delay) {
+      say(std::string(opName(op.kind)) + " takes " + std::to_string(op.fault.code) + " ms longer (" + op.fault.rule + ")");
+      std::this_thread::sleep_for(std::chrono::milliseconds(op.fault.code));
+    }
+    if (op.fault.kind == Fault::Kind::kill) {
+      say(std::string(opName(op.kind)) + ": the process ends with SIGKILL, as told (" + op.fault.rule + ")");
+      ::raise(SIGKILL);
+    }
     if (op.fault.kind == Fault::Kind::async_error) {
       c.setAsync(ncclResult_t(op.fault.code), "stand-in NCCL: injected asynchronous error in " +
                                                   std::string(opName(op.kind)) + " (" + op.fault.rule + ")");
@@ -233,11 +243,6 @@ void execute(Comm& c, std::vector<Op>& ops, std::uint64_t group) {
     if (ops[i].count == 0 && ops[i].kind != OpKind::send && ops[i].kind != OpKind::recv) continue;
     if (!g.post(ops[i], mine[i])) return;
   }
-  for (const Op& op : ops)
-    if (op.fault.kind == Fault::Kind::kill) {
-      say(std::string(opName(op.kind)) + ": the process ends with SIGKILL, as told (" + op.fault.rule + ")");
-      ::raise(SIGKILL);
-    }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].count == 0 && ops[i].kind != OpKind::send && ops[i].kind != OpKind::recv) continue;
     if (!g.finish(ops[i], mine[i])) return;

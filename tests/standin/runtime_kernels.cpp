@@ -42,8 +42,9 @@ struct Kernel {
   std::string mangled, readable;
 };
 
-std::mutex g_mu;
-std::map<const void*, Kernel*> g_by_host;  // host stub -> kernel (never freed: handles stay valid)
+// Never destroyed (stream threads may outlive main); kernels' handles stay valid.
+std::mutex& g_mu = *new std::mutex;
+std::map<const void*, Kernel*>& g_by_host = *new std::map<const void*, Kernel*>;  // host stub -> kernel
 
 struct Config {
   dim3 grid, block;

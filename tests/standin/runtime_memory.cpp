@@ -30,11 +30,12 @@ struct Block {
   int device;
 };
 
-std::mutex g_mu;
-std::map<const char*, Block> g_device;    // base -> allocation
-std::map<const char*, std::size_t> g_pinned;  // base -> bytes (cudaHostRegister, cudaMallocHost)
-std::map<const char*, std::size_t> g_host_alloc;  // cudaMallocHost's own
-std::map<int, std::size_t> g_used;        // device -> bytes allocated
+// Never destroyed: stream threads may outlive main.
+std::mutex& g_mu = *new std::mutex;
+std::map<const char*, Block>& g_device = *new std::map<const char*, Block>;  // base -> allocation
+std::map<const char*, std::size_t>& g_pinned = *new std::map<const char*, std::size_t>;  // cudaHostRegister's, cudaMallocHost's
+std::map<const char*, std::size_t>& g_host_alloc = *new std::map<const char*, std::size_t>;  // cudaMallocHost's own
+std::map<int, std::size_t>& g_used = *new std::map<int, std::size_t>;  // device -> bytes allocated
 
 std::string hex(const void* p) {
   char b[32];

@@ -89,10 +89,11 @@ struct Event {
   std::shared_ptr<Marker> last;  // the latest record's; null: never recorded
 };
 
-std::mutex g_mu;
-std::map<const void*, std::shared_ptr<Stream>> g_streams;
-std::map<int, std::shared_ptr<Stream>> g_default;  // per device, made on first use
-std::map<const void*, std::shared_ptr<Event>> g_events;
+// Never destroyed: stream threads may outlive main.
+std::mutex& g_mu = *new std::mutex;
+std::map<const void*, std::shared_ptr<Stream>>& g_streams = *new std::map<const void*, std::shared_ptr<Stream>>;
+std::map<int, std::shared_ptr<Stream>>& g_default = *new std::map<int, std::shared_ptr<Stream>>;  // per device, made on first use
+std::map<const void*, std::shared_ptr<Event>>& g_events = *new std::map<const void*, std::shared_ptr<Event>>;
 
 std::shared_ptr<Stream> lookup(cudaStream_t s) {
   std::lock_guard<std::mutex> lock(g_mu);
@@ -174,6 +175,19 @@ void waitFor(cudaStream_t s, std::shared_ptr<Marker> m) {
 
 void synchronizeDevice(int device) { drainDevice(device); }
 
+namespace {
+cudaError_t createEvent(cudaEvent_t* e, unsigned flags) {
+  if (!e) return fail(cudaErrorInvalidValue, "cudaEventCreate: null pointer");
+  const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (flags & ~known) return fail(cudaErrorInvalidValue, "cudaEventCreateWithFlags: unknown flags");
+  auto ev = std::make_shared<Event>(Event{currentDevice(), flags, nullptr});
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_events[ev.get()] = ev;
+  *e = reinterpret_cast<cudaEvent_t>(ev.get());
+  return cudaSuccess;
+}
+}  // namespace
+
 }  // namespace collviz::standin
 
 using namespace collviz::standin;
@@ -226,19 +240,12 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int flags) {
   if (auto r = gate("cudaEventCreateWithFlags")) return r;
-  if (!e) return fail(cudaErrorInvalidValue, "cudaEventCreate: null pointer");
-  const unsigned known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
-  if (flags & ~known) return fail(cudaErrorInvalidValue, "cudaEventCreateWithFlags: unknown flags");
-  auto ev = std::make_shared<Event>(Event{currentDevice(), flags, nullptr});
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_events[ev.get()] = ev;
-  *e = reinterpret_cast<cudaEvent_t>(ev.get());
-  return cudaSuccess;
+  return createEvent(e, flags);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   if (auto r = gate("cudaEventCreate")) return r;
-  return cudaEventCreateWithFlags(e, cudaEventDefault);
+  return createEvent(e, cudaEventDefault);
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
