@@ -87,7 +87,7 @@ sockets=$(grep -c '@collviz-stand-in' /proc/net/unix)
 [ "$sockets" -eq 0 ] || echo "FAIL: $sockets stand-in sockets left in the abstract namespace"
 echo "checked: /tmp, /dev/shm and the abstract sockets after the runs"
 EOF
-  cat "$work/ns.log" | grep -E '^(FAIL|checked)' | while read -r l; do echo "  $l"; done
+  grep -E '^(FAIL|checked)' "$work/ns.log" | while read -r l; do echo "  $l"; done
   if grep -q '^FAIL' "$work/ns.log"; then bad "runs left something behind or failed in the namespace"; else
     echo "ok: nothing left in /tmp, /dev/shm or the abstract socket namespace (a killed rank among the runs)"; fi
 fi
