@@ -79,6 +79,7 @@ refuse() {
   echo "device_check: REFUSED: $1. The stand-in CUDA runtime and NCCL (tests/standin) is a test double"
   echo "on host memory, not a GPU: nothing it runs is a GPU result. Run this check on the machine's"
   echo "own libnccl.so.2 and libcudart.so.13 (unset COLLVIZ_STANDIN, NCCL_LIB, CUDART_LIB, LD_LIBRARY_PATH)."
+  [ -z "${W:-}" ] || rm -rf "$W"  # nothing left behind
   exit 2
 }
 if [ -z "$REHEARSAL" ] && [ -n "${COLLVIZ_STANDIN:-}" ]; then refuse "COLLVIZ_STANDIN is set"; fi
@@ -192,6 +193,7 @@ for spec in "libnccl.so.2:nccl:NCCL_LIB:${NCCL_LIB:-}" \
     [ "$REHEARSAL" = standin ] || refuse "$name at $path is collviz's stand-in"
   elif [ "$REHEARSAL" = standin ]; then
     echo "device_check: COLLVIZ_DEVICE_CHECK_REHEARSAL=standin, but $name at $path is not the stand-in: refused" >&2
+    rm -rf "$W"
     exit 2
   fi
   say "$name: $path (from the $where; $(lib_version "$path" "$wheel"); $(echo "$cands" | wc -l) candidate(s))"
