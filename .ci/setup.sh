@@ -53,7 +53,15 @@ fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The test set: the NCCL module's tests on the stand-in CUDA runtime and NCCL
+# too (a test double, docs/standin.md; ctest -L standin), when the module is
+# built (CUDA toolkit and NCCL found), else said and left out.
+standin=()
+[ "$mode" = test ] && standin=(-DCOLLVIZ_NCCL_STANDIN=ON)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${standin[@]}" >/dev/null
+if [ "$mode" = test ] && ! grep -q 'standin_cudart' "$build/build.ninja"; then
+  echo "collviz: no NCCL module here (CUDA toolkit or NCCL not found), so ctest -L standin has no tests" >&2
+fi
 cmake --build "$build" -j"$jobs"
 
 case "$mode" in

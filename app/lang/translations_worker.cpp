@@ -143,6 +143,7 @@ std::span<const Translation> tableWorker() {
       {"gather/scatter/all_to_all: grouped ncclSend/ncclRecv ({0})",
        "gather/scatter/all_to_all：成组的 ncclSend/ncclRecv（{0}）"},
       {"{0} x {1} ({2} GiB)", "{0} × {1}（{2} GiB）"},
+      {"{0} x {1}", "{0} × {1}"},
       {"no GPU", "无 GPU"},
       {"NCCL's choice with one rank per GPU; socket over lo (NCCL_HOSTID per slot) when ranks share a GPU",
        "每张 GPU 一个 rank 时由 NCCL 选择；多个 rank 共用一张 GPU 时经 lo 的套接字传输（每个槽位一个 NCCL_HOSTID）"},

@@ -5,7 +5,8 @@
 # (the module's loading, the round logic on a stand-in device, the reduce
 # arithmetic on the host) and not yet run on GPU hardware; both say how to
 # run the GPU check (tests/gpu/make_bundle.sh, tests/gpu/README.md), and
-# docs/gpu.md where to report its output.
+# docs/gpu.md where to report its output; docs/standin.md says plainly what
+# the stand-in (a test double) proves and what it cannot.
 #   usage: gpu_status_test.sh SOURCE_DIR [NCCL_H]
 set -u
 root=${1:?usage: gpu_status_test.sh SOURCE_DIR [NCCL_H]}
@@ -22,6 +23,13 @@ for phrase in "not yet run on GPU hardware" "built against NCCL 2." "tested with
   grep -Fqi "$phrase" <<<"$gpu" || fail "docs/gpu.md does not say \"$phrase\""
 done
 grep -Fq "report its output" <<<"$gpu" || fail "docs/gpu.md does not say where to report the GPU check's output"
+# The stand-in (a test double) is said in one place, never as a GPU result.
+standin=$(tr '\n' ' ' <"$root/docs/standin.md" 2>/dev/null | tr -s ' ')
+for phrase in "NCCL has not run on GPU hardware" "a test double" "What it cannot prove" \
+              "not a GPU" "GPU code" "topology" "performance"; do
+  grep -Fq "$phrase" <<<"$standin" || fail "docs/standin.md does not say \"$phrase\""
+done
+grep -Fq "docs/standin.md" <<<"$row" || fail "README.md's NCCL row does not point to docs/standin.md"
 # The version said is the one built against.
 if [ -n "$nccl_h" ] && [ -f "$nccl_h" ]; then
   v=$(awk '/#define NCCL_MAJOR/ {M=$3} /#define NCCL_MINOR/ {m=$3} END {print M "." m}' "$nccl_h")

@@ -25,9 +25,27 @@
 #   tests/gpu/make_bundle.sh build-bundle
 #   run  command: bash build-bundle/device_check.sh
 #        carry:   ["build-bundle"]      (build*/ is git-ignored, so it must be carried)
-#        timeout_s: 480                 (the check ends within 7 minutes)
+#        timeout_s: 330                 (the check ends within 5 minutes)
 # The results (at most 8 files) come back from $OUT.
+# The stand-in CUDA runtime and NCCL (tests/standin, a test double on host
+# memory) is REFUSED (exit 2): COLLVIZ_STANDIN set, or ldd resolving any
+# library of the bundle to a stand-in file (LD_LIBRARY_PATH=build/standin).
 set -euo pipefail
+refuse_standin() {
+  echo "make_bundle.sh: REFUSED: $1. The stand-in CUDA runtime and NCCL (tests/standin) is a test" \
+       "double on host memory, not a GPU; the bundle is made against the real CUDA runtime and NCCL" \
+       "(unset COLLVIZ_STANDIN and LD_LIBRARY_PATH)." >&2
+  exit 2
+}
+[ -z "${COLLVIZ_STANDIN:-}" ] || refuse_standin "COLLVIZ_STANDIN is set"
+IFS=: read -ra _ldp <<< "${LD_LIBRARY_PATH:-}"
+for d in "${_ldp[@]}"; do
+  for l in libcudart.so.13 libnccl.so.2; do
+    if [ -f "$d/$l" ] && grep -qaE 'stand-in: host memory, not a GPU|stand-in NCCL' "$d/$l"; then
+      refuse_standin "LD_LIBRARY_PATH holds $d/$l, collviz's stand-in"
+    fi
+  done
+done
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$root/build-bundle-obj
@@ -99,6 +117,9 @@ for e in "${exes[@]}" "${modules[@]}"; do
   esac
   while read -r soname arrow path _; do
     [ "$arrow" = "=>" ] || continue
+    if [ -f "$path" ] && grep -qaE 'stand-in: host memory, not a GPU|stand-in NCCL' "$path"; then
+      refuse_standin "$e would load $soname from $path, collviz's stand-in"
+    fi
     system_lib "$soname" && continue
     if [ "$path" = "not" ]; then
       echo "make_bundle.sh: $e needs $soname, which ldd cannot find here" >&2

@@ -79,6 +79,7 @@ Text describeGpus(const GpuList& g);  // "1 x NVIDIA H200 (140 GiB)"
 
 std::vector<DType> ncclDTypes(int version);
 std::vector<RedOp> ncclRedOps(int version);
+// The smallest GPU's memory (a GPU of unknown size caps nothing), at most kMaxRankBytes.
 std::size_t maxRankBytes(const GpuList& g);
 
 }  // namespace collviz::nccl_detail

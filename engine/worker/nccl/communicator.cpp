@@ -137,8 +137,7 @@ Status NcclCommunicator::launch(const OpSpec& s) {
 
 Result<OpTiming> NcclCommunicator::run(const OpSpec& s, const void* in, void* out,
                                        const RunOptions& opts) {
-  const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
-  return guarded<OpTiming>(say("NCCL {0} on {1}", name(s.op), who()), reps,
+  return guarded<OpTiming>(say("NCCL {0} on {1}", name(s.op), who()), opts,
                            [&](HostPin& pin) { return runBody(s, in, out, opts, pin); });
 }
 

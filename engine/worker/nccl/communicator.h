@@ -19,7 +19,9 @@ namespace collviz {
 // of joinBudget(timeout_ms) counted from `started` (the worker's start).
 // run() copies shared memory to device buffers (cached, grown on demand),
 // runs the op timed with CUDA events, and copies back on a stream of its own;
-// `timeout_ms` per iteration is its deadline. A watchdog thread aborts the
+// its deadline per iteration is the one the engine sends with it
+// (RunOptions::timeout_ms, scaled with the op's bytes), else init's
+// `timeout_ms`; runRounds() likewise. A watchdog thread aborts the
 // communicator when a deadline passes; if the calling thread is then still
 // inside an NCCL call (which an abort must not race), the watchdog prints why
 // on stderr and ends the process with exit code 3.

@@ -48,11 +48,12 @@ class NcclCommunicator final : public Communicator {
     poison_begin, poison_end, kEvents
   };
   Status join(const ncclUniqueId& id, Clock::time_point deadline, milliseconds budget);
-  // Runs body(pin) under the watchdog, armed for `reps` deadlines less 10 %;
-  // a failure (or the watchdog's expiry) aborts the communicator and names
-  // `what`.
+  // Runs body(pin) under the watchdog, armed for `reps` deadlines of the
+  // call (RunOptions::timeout_ms, the engine's deadline for this op scaled
+  // with its bytes; the init's when 0) less 10 %; a failure (or the
+  // watchdog's expiry) aborts the communicator and names `what`.
   template <typename T, typename Body>
-  Result<T> guarded(const Text& what, int reps, Body&& body);
+  Result<T> guarded(const Text& what, const RunOptions& opts, Body&& body);
   Result<OpTiming> runBody(const OpSpec& s, const void* in, void* out, const RunOptions& o,
                            HostPin& pin);
   Result<RoundsTiming> roundsBody(const algo::Schedule& s, int from, int to, const void* in,
@@ -98,14 +99,16 @@ class NcclCommunicator final : public Communicator {
 };
 
 template <typename T, typename Body>
-Result<T> NcclCommunicator::guarded(const Text& what, int reps, Body&& body) {
+Result<T> NcclCommunicator::guarded(const Text& what, const RunOptions& opts, Body&& body) {
   if (!watchdog_)
     return Error{say("{0}: {1}", what,
                      broken_.empty() ? say("communicator not initialised")
                                      : say("communicator aborted earlier ({0})", broken_))};
-  // timeout_ms per repetition, as the engine counts, less 10% so that this
-  // rank reports (and aborts) before the engine gives up on it.
-  const milliseconds budget(int64_t(timeout_ms_) * std::max(1, reps) * 9 / 10);
+  // The call's deadline per repetition, as the engine counts, less 10% so
+  // that this rank reports (and aborts) before the engine gives up on it.
+  const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
+  const int64_t per_rep = opts.timeout_ms > 0 ? opts.timeout_ms : timeout_ms_;
+  const milliseconds budget(per_rep * reps * 9 / 10);
   HostPin pin;
   queued_ = false;
   armed_ = what;

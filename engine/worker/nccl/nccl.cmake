@@ -132,6 +132,16 @@ set_target_properties(collviz-nccl PROPERTIES
 target_sources(collviz-rank PRIVATE ${CMAKE_CURRENT_LIST_DIR}/loader.cpp)
 target_link_libraries(collviz-rank PRIVATE ${CMAKE_DL_LIBS})
 target_compile_definitions(collviz-rank PRIVATE COLLVIZ_HAVE_NCCL=1)
+if(COLLVIZ_NCCL_COVERAGE)  # tests/standin/coverage.sh: only this folder's files counted
+  target_compile_options(collviz_nccl PRIVATE --coverage -O0)
+  target_compile_options(collviz-nccl PRIVATE --coverage -O0)
+  # -u: the fork harness's weak __gcov_dump (tests/engine/worker/nccl_group.cpp) pulls libgcov's in
+  target_link_options(collviz_nccl INTERFACE --coverage -Wl,--undefined=__gcov_dump)
+  target_link_options(collviz-nccl PRIVATE --coverage)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/loader.cpp TARGET_DIRECTORY collviz-rank
+                              PROPERTIES COMPILE_OPTIONS "--coverage;-O0")
+  target_link_options(collviz-rank PRIVATE --coverage)
+endif()
 add_dependencies(collviz-rank collviz-nccl)
 
 # A plain NCCL all_reduce busbw loop (tests/gpu/device_check.sh compares the

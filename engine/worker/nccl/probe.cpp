@@ -148,7 +148,9 @@ Text describeGpus(const GpuList& g) {
   for (std::size_t i = 0; i < g.names.size();) {  // runs of equal GPUs grouped
     std::size_t j = i;
     while (j < g.names.size() && g.names[j] == g.names[i] && g.bytes[j] == g.bytes[i]) ++j;
-    const Text run = say("{0} x {1} ({2} GiB)", j - i, g.names[i], (g.bytes[i] + (std::size_t(1) << 29)) >> 30);
+    // A GPU whose properties could not be read has no size to say.
+    const Text run = g.bytes[i] ? say("{0} x {1} ({2} GiB)", j - i, g.names[i], (g.bytes[i] + (std::size_t(1) << 29)) >> 30)
+                                : say("{0} x {1}", j - i, g.names[i]);
     s = s.empty() ? run : say("{0}, {1}", s, run);
     i = j;
   }
@@ -167,7 +169,8 @@ std::vector<RedOp> ncclRedOps(int version) {
 }
 std::size_t maxRankBytes(const GpuList& g) {
   std::size_t m = kMaxRankBytes;
-  for (std::size_t b : g.bytes) m = std::min(m, b);
+  for (std::size_t b : g.bytes)
+    if (b) m = std::min(m, b);  // 0: unknown (properties unavailable), no cap
   return m;
 }
 

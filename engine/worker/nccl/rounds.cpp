@@ -101,8 +101,7 @@ Result<RoundsTiming> NcclCommunicator::runRounds(const algo::Schedule& s, int fr
                                                  const void* in, void* work,
                                                  const RunOptions& opts) {
   const Text what = say("NCCL {0} {1} on {2}", s.algo, name(s.spec.op), who());
-  const int reps = std::max(0, opts.warmup) + std::max(1, opts.iters);
-  return guarded<RoundsTiming>(what, reps, [&](HostPin& pin) {
+  return guarded<RoundsTiming>(what, opts, [&](HostPin& pin) {
     return roundsBody(s, from, to, in, work, opts, pin);
   });
 }

@@ -1,11 +1,12 @@
-// An algorithm's rounds on NCCL through a real Engine (ctest label `gpu`):
+// An algorithm's rounds on NCCL through a real Engine (ctest label `gpu`;
+// `standin` on the stand-in CUDA runtime and NCCL, a test double):
 // every algorithm of the algorithms table on every op it serves, N = 1 to 4
 // (ranks beyond the GPUs share one through the NCCL_HOSTID route), for
 // several dtypes and reduce ops. Every round's working buffers must decode to
 // the symbolic reference, the output after the last round must verify and
 // equal NCCL's own op on the same inputs byte for byte, and the bytes each
 // rank moved must be the schedule's (tests/engine/algo/algo_run_check.h, the same
-// checks as the Gloo tests).
+// checks as the Gloo tests). MSCCL files run the same way.
 //
 // Without a usable GPU the program prints the probe's reason and exits 77,
 // which ctest reports as skipped (SKIP_RETURN_CODE), never as passed. This
@@ -14,7 +15,9 @@
 
 #include <cstdio>
 
+#include "engine/algo/msccl/msccl.h"
 #include "tests/engine/algo/algo_run_check.h"
+#include "tests/engine/algo/msccl/msccl_fixtures.h"
 
 namespace collviz::test {
 namespace {
@@ -82,6 +85,36 @@ TEST(NcclRoundsRoots, EveryRoot) {
         ASSERT_TRUE(snap);
         checkRun(*snap, s, algo);
       }
+}
+
+// MSCCL files on NCCL's ncclSend/ncclRecv: every good fixture, every round
+// decoded and held against the reference the file gives, the output equal
+// to NCCL's own op byte for byte, the bytes each rank sent the file's.
+TEST(NcclRoundsMsccl, EveryGoodFixtureRunsVerifiedEveryRound) {
+  Engine engine(ncclOptions());
+  int runs = 0;
+  for (const std::string& f : goodFixtures()) {
+    SCOPED_TRACE(f);
+    auto a = algo::readMscclFile(f);
+    ASSERT_TRUE(a) << a.error().message;
+    auto shared = std::make_shared<algo::MscclAlgo>(std::move(*a));
+    const std::string name = algo::mscclAlgoName(*shared);
+    algo::registerMscclFile(shared);
+    for (auto [elems, t, op] : {std::tuple{2, DType::f32, RedOp::sum}, {3, DType::i32, RedOp::max},
+                                {2, DType::f64, RedOp::avg}}) {
+      OpSpec s = fixtureSpec(*shared, int64_t(elems) * shared->parts, t);
+      s.redop = op;
+      auto snap = runAlgo(engine, s, name, true, BackendKind::nccl);
+      ASSERT_TRUE(snap) << "no answer";
+      ASSERT_EQ(snap->backend.name, "nccl") << snap->error;
+      checkRun(*snap, s, name);
+      ASSERT_EQ(snap->bytes_sent.size(), std::size_t(s.ranks)) << snap->error;
+      for (int r = 0; r < s.ranks; ++r)
+        EXPECT_EQ(snap->bytes_sent[std::size_t(r)], fileBytesSent(*shared, r, s)) << "rank " << r;
+      ++runs;
+    }
+  }
+  std::fprintf(stderr, "%d MSCCL runs on NCCL, every round checked\n", runs);
 }
 
 // Back to back, as `collviz bench --algo` runs them: warm-up and timed
