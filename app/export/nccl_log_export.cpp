@@ -1,6 +1,6 @@
 // collviz export --nccl-log FILE... -o x.svg|x.png|x.html: the figure of
 // what NCCL built (app/view/nccl_log_figure), from its own log
-// (engine/algo/nccl_log): as SVG (app/files/nccl_log_svg), as pixels drawn by
+// (engine/job/nccl_log): as SVG (app/files/nccl_log_svg), as pixels drawn by
 // cairo from the same shapes (app/files/nccl_log_png), or as a web page
 // around the SVG (app/files/html_writer: light and dark unless --theme).
 #include "app/export/nccl_log_export.h"
