@@ -37,7 +37,7 @@ namespace collviz::job {
 // ---- Bounds: what a read keeps (past them: a clear error or a counted note) ----
 constexpr std::int64_t kMaxFileBytes = std::int64_t(512) << 20;  // one file; larger: refused, named
 constexpr int kMaxRank = 1 << 20;            // a rank number above: refused
-constexpr std::size_t kMaxRanks = 65536;     // distinct ranks in one job
+constexpr std::size_t kMaxJobRanks = 65536;  // ranks in one group list
 constexpr std::size_t kMaxFiles = 100000;    // files in one read
 constexpr std::size_t kMaxCalls = 50000000;  // calls kept over all files (64 B each)
 constexpr std::size_t kMaxNotes = 16;        // examples kept per kind of note
@@ -101,6 +101,7 @@ struct Rank {
   int worldSize = -1;      // the job's size as this rank's dump says (its default group's ranks)
   Health health = Health::unknown;
   Said healthText;         // RAS's own words for it ("Rank 7 has launched up to operation 60")
+  int duplicates = 0;      // more Flight Recorder dumps that claimed this rank (not read: the first is kept)
 };
 
 // ---- Process groups (PyTorch) and communicators (NCCL) ----
@@ -143,6 +144,15 @@ struct Call {
   float busbw = -1, algbw = -1;   // GB/s
 };
 
+// A rank's own count of its collectives in one group (Flight Recorder's
+// pg_status): what it enqueued, saw start and saw complete, by sequence number.
+struct PgStatus {
+  int rank = -1;
+  int group = -1;                 // Job::groups index; -1: its local id appears in none of the rank's entries
+  std::int64_t localId = -1;      // the rank's own number for the group (pg_id)
+  std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1;
+};
+
 // ---- nccl-tests: the table, per size ----
 struct TestRow {
   std::int64_t bytes = 0, count = 0;
@@ -169,11 +179,23 @@ struct RasComm {
   std::string status, errors;      // "RUNNING", "INCOMPLETE" / "OK", "MISMATCH"
   int group_index = -1;            // Job::groups index it was attached to
 };
+// A process RAS names without its rank (the job's DEAD and INCOMPLETE
+// blocks, monitor events): attached to the ranks of that host and pid (or
+// host and GPU) that another file names.
+struct RasProcess {
+  std::string host;
+  std::int64_t pid = -1;
+  std::vector<int> devices;        // CUDA devices it manages
+  Health health = Health::unknown;
+  Said text;                       // RAS's own line
+};
 struct RasReport {
   int source = -1;
   std::string version;             // NCCL version
   std::vector<RasComm> comms;
   std::vector<Said> errors, warnings;  // each block, its lines joined ("DEAD: 1 job process is considered dead ...")
+  std::vector<RasProcess> processes;
+  std::vector<Said> events;        // monitor events: "2025-12-19 13:07:07 PEER_DEAD: Process 1524345 on node 172.16.64.245"
 };
 
 // ---- The job ----
@@ -183,6 +205,7 @@ struct Job {
   std::vector<std::string> hosts;  // distinct, in the order of their lowest rank
   std::vector<Group> groups;
   std::vector<Call> calls;         // by group, then p2p after collectives, then seq, then rank
+  std::vector<PgStatus> status;    // Flight Recorder's pg_status, per rank and group
   int worldSize = -1;              // the job's size, as the sources agree (-1: none says)
   std::vector<TestRun> tests;
   std::vector<RasReport> ras;
@@ -256,6 +279,16 @@ struct Analysis {
   std::vector<int> missingDumps;  // ranks of the job with no dump (when some ranks have one)
   std::vector<GroupProgress> groups;
 };
+
+// ---- Texts the analysis, the CLI and the figure share (texts.cpp) ----
+// "rank 12", "ranks 9 and 14", "ranks 0–7, 9 and 12" (runs of 3 or more
+// as ranges; past 12 pieces "and N more").
+Text rankList(std::vector<int> ranks);
+// "EXPERT_MODEL_PARALLEL_GROUP (74)": its description and id; the id alone
+// where it has no description.
+std::string groupName(const Job& job, int group);
+// NCCL RAS's word for a health: "INCOMPLETE", "DEAD", "MISMATCH", ...
+std::string healthWord(Health h);
 
 // ---- Reading and analysing ----
 // Reads files and folders (every regular file in a folder, not deeper),
