@@ -36,12 +36,12 @@ void printSources(const Job& j) {
   std::printf("\n%s\n", trf("files read:", {}).c_str());
   for (const Source& s : j.sources) {
     std::string what = render(formatText(s.format));
-    if (s.rank >= 0) what += " · " + trf("rank {0}", {n(s.rank)});
+    if (s.rank >= 0) what += " · rank " + n(s.rank);
     if (!s.host.empty()) what += " · " + trf("host {0}", {s.host});
     if (!s.version.empty()) what += " · " + trf("format {0}", {s.version});
-    if (!s.library.empty()) what += " · " + trf("NCCL {0}", {s.library});
+    if (!s.library.empty()) what += " · NCCL " + s.library;
     what += " · " + trf("{0} records", {n(s.records)});
-    std::printf("  %s: %s\n", s.path.c_str(), what.c_str());
+    std::printf("  %s\n", trf("{0}: {1}", {s.path, what}).c_str());
     for (const Note& note : s.notes)
       std::printf("    %s\n", note.count > 1 ? trf("{0} (×{1})", {render(note.text), n(note.count)}).c_str() : render(note.text).c_str());
   }
@@ -55,14 +55,14 @@ void printRanks(const Job& j) {
   std::map<std::string, std::vector<int>> byHost;
   for (const Rank& r : j.ranks) byHost[r.host].push_back(r.rank);
   for (const auto& [host, ranks] : byHost)
-    std::printf("  %s: %s\n", host.empty() ? tr("(host not named)") : host.c_str(), render(rankList(ranks)).c_str());
+    std::printf("  %s\n", trf("{0}: {1}", {host.empty() ? tr("(host not named)") : host, render(rankList(ranks))}).c_str());
   for (const Rank& r : j.ranks) {
     if (r.device < 0 && r.pid < 0 && r.health == Health::unknown) continue;
-    std::string s = trf("rank {0}", {n(r.rank)});
+    std::string s = "rank " + n(r.rank);
     if (r.device >= 0) s += " · " + trf("device {0}", {n(r.device)});
     if (!r.busId.empty()) s += " [" + r.busId + "]";
     if (!r.gpu.empty()) s += " " + r.gpu;
-    if (r.pid >= 0) s += " · " + trf("pid {0}", {n(r.pid)});
+    if (r.pid >= 0) s += " · pid " + n(r.pid);
     if (r.health != Health::unknown) s += " · NCCL RAS: " + healthWord(r.health) + (r.healthText.empty() ? "" : " (" + render(r.healthText) + ")");
     std::printf("  %s\n", s.c_str());
   }
@@ -90,7 +90,7 @@ void printGroups(const Job& j, bool all) {
 }
 
 void printFindings(const Job& j, const Analysis& a) {
-  std::printf("\n%s %s\n", tr("verdict:"), render(a.verdict).c_str());
+  std::printf("\n%s\n", trf("verdict: {0}", {render(a.verdict)}).c_str());
   if (a.findings.empty()) return;
   std::printf("\n%s\n", trf("found:", {}).c_str());
   for (const Finding& f : a.findings) std::printf("  - %s\n", render(f.text).c_str());
@@ -99,14 +99,15 @@ void printFindings(const Job& j, const Analysis& a) {
     if (f.kind != FindingKind::hang) continue;
     for (const GroupProgress& g : a.groups) {
       if (g.group != f.group) continue;
-      std::printf("\n%s\n", trf("{0}: each rank's collectives (entered / completed):", {groupName(j, g.group)}).c_str());
+      std::printf("\n%s\n", trf("{0}: where each rank stands:", {groupName(j, g.group)}).c_str());
       for (const job::Progress& p : g.ranks) {
         std::string where = !p.dumped                                      ? tr("no dump")
                             : std::find(f.ranks.begin(), f.ranks.end(), p.rank) != f.ranks.end() ? trf("never entered #{0}", {n(f.seq)})
                             : std::find(f.waiting.begin(), f.waiting.end(), p.rank) != f.waiting.end() ? trf("waits in #{0}", {n(f.seq)})
                                                                                                       : "";
-        std::printf("  %s: %s / %s  %s\n", trf("rank {0}", {n(p.rank)}).c_str(), p.lastEntered >= 0 ? n(p.lastEntered).c_str() : "—",
-                    p.lastCompleted >= 0 ? n(p.lastCompleted).c_str() : "—", where.c_str());
+        std::printf("  %s\n", trf("{0}: entered {1}, completed {2}  {3}", {"rank " + n(p.rank), p.lastEntered >= 0 ? n(p.lastEntered) : "—",
+                                                                           p.lastCompleted >= 0 ? n(p.lastCompleted) : "—", where})
+                                  .c_str());
       }
     }
     break;
@@ -119,7 +120,7 @@ void printLastCalls(const Job& j) {
   std::printf("\n%s\n", trf("each rank's last collectives (Flight Recorder, oldest first):", {}).c_str());
   for (const auto& v : last) {
     if (v.empty()) continue;
-    std::printf("  %s:\n", trf("rank {0}", {n(j.calls[v[0]].rank)}).c_str());
+    std::printf("  %s:\n", ("rank " + n(j.calls[v[0]].rank)).c_str());
     for (std::size_t i : v) {
       const Call& c = j.calls[i];
       std::printf("    %-16s #%-8lld %-44s %-10s %s\n", std::string(j.str(c.op)).c_str(), static_cast<long long>(c.seq), groupName(j, c.group).c_str(),

@@ -32,7 +32,7 @@ void printNcclCalls(const Job& j, bool all) {
   for (const Call& c : j.calls) total += fromNcclTool(j, c) ? 1 : 0;
   if (total == 0) return;
   std::printf("\n%s\n", trf("NCCL's calls (Inspector, profiler): time, bandwidth, algorithm, protocol, channels:", {}).c_str());
-  std::printf("  %-6s %-20s %-16s %8s %14s %12s %10s %-10s %-8s %s\n", tr("rank"), tr("communicator"), tr("op"), tr("seq"), tr("bytes"),
+  std::printf("  %-6s %-20s %-16s %8s %14s %12s %10s %-10s %-8s %s\n", "rank", tr("communicator"), tr("op"), tr("seq"), tr("bytes"),
               tr("time (us)"), tr("busbw"), tr("algorithm"), tr("protocol"), tr("channels"));
   std::size_t shown = 0;
   for (const Call& c : j.calls) {
@@ -67,12 +67,11 @@ void printRas(const Job& j) {
       std::printf("  %s\n", tr("ranks:"));
       for (const Rank& x : j.ranks)
         if (x.health != Health::unknown)
-          std::printf("    %s: %s%s\n", trf("rank {0}", {n(x.rank)}).c_str(), healthWord(x.health).c_str(),
-                      x.healthText.empty() ? "" : (" — " + render(x.healthText)).c_str());
+          std::printf("    %s\n", trf("{0}: {1}", {"rank " + n(x.rank), healthWord(x.health) + (x.healthText.empty() ? "" : " — " + render(x.healthText))}).c_str());
     }
-    for (const Said& e : r.errors) std::printf("  %s %s\n", tr("error:"), render(e).c_str());
-    for (const Said& w : r.warnings) std::printf("  %s %s\n", tr("warning:"), render(w).c_str());
-    for (const Said& e : r.events) std::printf("  %s %s\n", tr("event:"), render(e).c_str());
+    for (const Said& e : r.errors) std::printf("  %s\n", trf("error: {0}", {render(e)}).c_str());
+    for (const Said& w : r.warnings) std::printf("  %s\n", trf("warning: {0}", {render(w)}).c_str());
+    for (const Said& e : r.events) std::printf("  %s\n", trf("event: {0}", {render(e)}).c_str());
   }
 }
 

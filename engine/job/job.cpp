@@ -52,6 +52,19 @@ std::string_view healthName(Health h) {
   return "?";
 }
 
+int severity(Health h) {
+  switch (h) {
+    case Health::unknown: return 0;
+    case Health::ok: return 1;
+    case Health::mismatch: return 2;
+    case Health::incomplete: return 3;
+    case Health::unresponsive: return 4;
+    case Health::error: return 5;
+    case Health::dead: return 6;
+  }
+  return 0;
+}
+
 std::string_view stateName(State s) {
   switch (s) {
     case State::unknown: return "unknown";

@@ -89,6 +89,8 @@ enum class Health : std::uint8_t {
   error,         // RAS: an async error, abort flag
 };
 std::string_view healthName(Health h);  // "ok", "incomplete", ... (JSON)
+// How bad: unknown 0, ok 1, mismatch 2, incomplete 3, unresponsive 4, error 5, dead 6.
+int severity(Health h);
 
 struct Rank {
   int rank = -1;

@@ -84,8 +84,8 @@ class Reader {
         }
         table = !l.empty();
       }
-      if (!section.empty() && !l.empty() && l[0] != ' ') i = block(ls, i, section == "Errors");
-      else if (l.size() > 22 && l[0] == '[' && l[20] == ']') event(l.substr(1, 19), l.substr(22), "");
+      if (l.size() > 22 && l[0] == '[' && l[20] == ']') event(l.substr(1, 19), l.substr(22), "");
+      else if (!section.empty() && !l.empty() && l[0] != ' ') i = block(ls, i, section == "Errors");
     }
     if (report_.comms.empty() && report_.errors.empty() && report_.warnings.empty() && report_.events.empty() && report_.version.empty())
       return Error(say("not an NCCL RAS report: no communicator table, no Errors or Warnings, no event"));
@@ -193,7 +193,7 @@ class Reader {
     x.host = host;
     x.pid = r.value("pid", std::int64_t(-1));
     x.device = r.value("cuda_dev", -1);
-    if (int(h) > int(x.health)) x.health = h, x.healthText = Said(clean(why, 200));
+    if (severity(h) > severity(x.health)) x.health = h, x.healthText = Said(clean(why, 200));
     Group& grp = job_.groups[std::size_t(g)];
     if (std::find(grp.ranks.begin(), grp.ranks.end(), rank) == grp.ranks.end()) grp.ranks.push_back(rank);
   }
@@ -242,7 +242,7 @@ class Reader {
         if (r.host.empty()) r.host = p.host;
         if (r.pid < 0) r.pid = p.pid;
         if (r.device < 0 && !p.devices.empty()) r.device = p.devices[0];
-        if (int(h) > int(r.health)) r.health = h, r.healthText = Said(clean(l.substr(l.find_first_not_of(' ')), 200));
+        if (severity(h) > severity(r.health)) r.health = h, r.healthText = Said(clean(l.substr(l.find_first_not_of(' ')), 200));
         Group& grp = job_.groups[std::size_t(g)];
         if (std::find(grp.ranks.begin(), grp.ranks.end(), rank) == grp.ranks.end()) grp.ranks.push_back(rank);
       } else if (l.find("Process ") != std::string::npos && h != Health::unknown) {

@@ -88,8 +88,8 @@ Part readOne(const Input& in) {
   return part;
 }
 
-// Health: the worse of two (the order of the enum, unknown least).
-Health worse(Health a, Health b) { return int(b) > int(a) ? b : a; }
+// Health: the worse of two.
+Health worse(Health a, Health b) { return severity(b) > severity(a) ? b : a; }
 
 void merge(Job& into, Builder& b, Job&& part) {
   const int srcBase = int(into.sources.size());
@@ -128,7 +128,7 @@ void merge(Job& into, Builder& b, Job&& part) {
     if (r.pid < 0) r.pid = from.pid;
     if (r.busId.empty()) r.busId = from.busId;
     if (r.gpu.empty()) r.gpu = from.gpu;
-    if (int(from.health) > int(r.health)) r.healthText = from.healthText;
+    if (severity(from.health) > severity(r.health)) r.healthText = from.healthText;
     r.health = worse(r.health, from.health);
   }
   auto skipped = [&](int rank) { return std::find(skipRank.begin(), skipRank.end(), rank) != skipRank.end(); };
@@ -202,7 +202,7 @@ void attachProcesses(Job& job) {
     for (const RasProcess& p : rep.processes)
       for (Rank& r : job.ranks) {
         const bool same = r.host == p.host && (r.pid == p.pid || (r.pid < 0 && std::find(p.devices.begin(), p.devices.end(), r.device) != p.devices.end()));
-        if (!same || int(p.health) <= int(r.health)) continue;
+        if (!same || severity(p.health) <= severity(r.health)) continue;
         r.health = p.health;
         r.healthText = p.text;
       }

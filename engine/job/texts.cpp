@@ -9,7 +9,7 @@ Text rankList(std::vector<int> ranks) {
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   if (ranks.empty()) return lit("—");
-  if (ranks.size() == 1) return say("rank {0}", ranks[0]);
+  if (ranks.size() == 1) return lit("rank " + std::to_string(ranks[0]));  // "rank" is kept in every language
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < ranks.size();) {
     std::size_t j = i;
