@@ -89,11 +89,12 @@ class Converter {
     if (!whoAmI()) return Error(say("which rank this dump is of is not known: its groups do not tell one rank, and its file name ends in no number"));
     if (hasEntries) {
       if (!p_.isSeq(entries)) return Error(say("not a Flight Recorder dump: \"entries\" is not a list"));
+      job_.calls.reserve(std::min(p_.children(entries).size(), kMaxCalls));
       for (std::uint32_t e : p_.children(entries)) entry(e);
     }
     if (p_.find(p_.root, "pg_status", v)) readStatus(v);
     src.records = std::int64_t(job_.calls.size());
-    b_.finish();
+    b_.finish(false);
     return std::move(job_);
   }
 
@@ -315,9 +316,11 @@ class Converter {
 }  // namespace
 
 Result<Job> readFlightRecorder(std::string_view bytes, const std::string& path, Format f) {
-  auto plain = f == Format::flight_recorder_json ? readJsonPlain(bytes) : readPickle(bytes);
-  if (!plain) return plain.error();
-  auto job = Converter(*plain, path, f).run();
+  thread_local Plain plain;  // its memory reused from file to file
+  Status st = f == Format::flight_recorder_json ? readJsonPlain(bytes, plain) : readPickle(bytes, plain);
+  if (!st) return st.error();
+  auto job = Converter(plain, path, f).run();
+  if (plain.nodes.capacity() > (std::size_t(8) << 20)) plain = Plain{};  // a large file's room not kept
   if (job) job->sources[0].bytes = std::int64_t(bytes.size());
   return job;
 }

@@ -87,7 +87,7 @@ Result<Job> readInspector(std::string_view bytes, const std::string& path) {
     if (g.size > 0 && g.size < largest)
       Builder::note(s.notes, say("communicator {0} has {1} of the {2} ranks: its rank numbers are its own, read as the job's", g.id, g.size, largest));
   }
-  b.finish();
+  b.finish(false);
   return job;
 }
 

@@ -122,28 +122,28 @@ std::string_view stateName(State s);  // "scheduled", "started", "completed", "u
 
 using Name = std::uint32_t;  // Job::str(name); 0 is ""
 
-struct Call {
+struct Call {  // 128 bytes: the 64-bit fields first, then the 32-, 16- and 8-bit ones
+  std::int64_t seq = -1;          // collective_seq_id (p2p: p2p_seq_id); NCCL: its seq / coll_sn / opCount
+  std::int64_t record = -1;       // the file's own record number (Flight Recorder record_id), -1 if none
+  std::int64_t inElems = -1, outElems = -1;  // elements over all tensors
+  std::int64_t bytes = -1;        // the message size where a source gives bytes (Inspector, profiler: count x dtype)
+  // Times in ns since the epoch of their source (0: unknown); duration where measured.
+  std::int64_t created = 0, started = 0, completed = 0;
   int rank = -1;
   int group = -1;                 // Job::groups index
   int source = -1;                // Job::sources index
-  std::int64_t seq = -1;          // collective_seq_id (p2p: p2p_seq_id); NCCL: its seq / coll_sn / opCount
-  std::int64_t record = -1;       // the file's own record number (Flight Recorder record_id), -1 if none
+  int peer = -1;                  // p2p: the other rank (global where the name tells)
   Name op = 0;                    // the op, plain: "all_reduce", "all_gather", "all_to_all", "send", "barrier", ...
   Name name = 0;                  // as the file wrote it: "nccl:_all_gather_base", "nccl:send 0->3", "AllReduce"
   Name dtype = 0;                 // as written: "BFloat16", "ncclFloat32", "float"
   Name inShape = 0, outShape = 0; // "4096x1x5120" (several tensors: "4096x5120;16"), "" when unknown
-  std::int64_t inElems = -1, outElems = -1;  // elements over all tensors
-  std::int64_t bytes = -1;        // the message size where a source gives bytes (Inspector, profiler: count x dtype)
-  int peer = -1;                  // p2p: the other rank (global where the name tells)
-  bool p2p = false;
-  State state = State::unknown;
-  // Times in ns since the epoch of their source (0: unknown); duration where measured.
-  std::int64_t created = 0, started = 0, completed = 0;
   float durationMs = -1;
   // What NCCL did (Inspector, profiler): -1 / 0 where no source says.
   Name algo = 0, proto = 0;       // "RING", "SIMPLE"
-  std::int16_t channels = -1;
   float busbw = -1, algbw = -1;   // GB/s
+  std::int16_t channels = -1;
+  bool p2p = false;
+  State state = State::unknown;
 };
 
 // A rank's own count of its collectives in one group (Flight Recorder's
@@ -231,7 +231,10 @@ class Builder {
   int group(const std::string& id);          // found or added
   // Count a note of its kind (its id: the English template), keeping the first text.
   static void note(std::vector<Note>& notes, Text text);
-  void finish();                             // sort ranks and calls; hosts; calls per group
+  // Sort ranks and calls (by group, p2p after collectives, seq, rank, then
+  // file and record: a total order, sorted in place); hosts; calls per group.
+  // A reader's one-file Job need not sort its calls (read() sorts them all).
+  void finish(bool sortCalls = true);
 
  private:
   Job& job_;

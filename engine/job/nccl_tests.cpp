@@ -160,7 +160,7 @@ Result<Job> readNcclTests(std::string_view bytes, const std::string& path) {
   }
   flush();
   if (job.tests.empty() && job.ranks.empty()) return Error(say("not nccl-tests output: no table and no device line read"));
-  b.finish();
+  b.finish(false);
   return job;
 }
 

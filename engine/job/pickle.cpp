@@ -6,6 +6,7 @@
 // refuses the file, naming the opcode and its offset, before anything after
 // it is read. Nothing is ever looked up, imported or called: the reader has
 // no way to, whatever the bytes say.
+#include <algorithm>
 #include <cstring>
 
 #include "engine/job/plain.h"
@@ -44,9 +45,16 @@ std::string hexByte(unsigned char b) {
 
 class Machine {
  public:
-  explicit Machine(std::string_view b) : b_(b) {}
+  Machine(std::string_view b, Plain& p) : b_(b), p_(p) {
+    p_.clear();
+    // Room for what the bytes can make (untouched room costs no memory):
+    // no growth, no copy, no fresh pages as the values come.
+    p_.nodes.reserve(std::min(b.size() / 3 + 16, kMaxPlainValues + 1));
+    p_.strs.reserve(b.size() / 24 + 16);
+    p_.items.reserve(b.size() / 24 + 16);
+  }
 
-  Result<Plain> run() {
+  Status run() {
     while (true) {
       if (at_ >= b_.size()) return truncated();
       const std::size_t where = at_;
@@ -70,7 +78,7 @@ class Machine {
           if (stack_.size() != 1 || !marks_.empty())
             return Error(say("a broken pickle: {0} values left at its STOP (byte {1}), one expected", std::int64_t(stack_.size()), std::int64_t(where)));
           p_.root = stack_.back();
-          return std::move(p_);
+          return Status::Ok();
         case '0':
           if (stack_.empty()) return underflow(op, where);
           stack_.pop_back();
@@ -132,24 +140,21 @@ class Machine {
           at_ += n;
           break;
         }
-        case ']': container(Plain::Kind::list); break;
-        case '}': container(Plain::Kind::dict); break;
-        case ')': container(Plain::Kind::tuple); break;
+        case ']': container(Plain::Kind::list, nullptr, 0); break;
+        case '}': container(Plain::Kind::dict, nullptr, 0); break;
+        case ')': container(Plain::Kind::tuple, nullptr, 0); break;
         case 'l': case 'd': case 't': {  // LIST, DICT, TUPLE: the values since the mark
           std::size_t m;
           if (!popMark(m)) return underflow(op, where);
           if (op == 'd' && (stack_.size() - m) % 2) return Error(say("a broken pickle: DICT of an odd number of values at byte {0}", std::int64_t(where)));
-          std::vector<std::uint32_t> v(stack_.begin() + std::ptrdiff_t(m), stack_.end());
-          stack_.resize(m);
-          container(op == 'l' ? Plain::Kind::list : op == 'd' ? Plain::Kind::dict : Plain::Kind::tuple, std::move(v));
+          const Plain::Kind k = op == 'l' ? Plain::Kind::list : op == 'd' ? Plain::Kind::dict : Plain::Kind::tuple;
+          container(k, stack_.data() + m, stack_.size() - m, m);
           break;
         }
         case 0x85: case 0x86: case 0x87: {
           const std::size_t n = std::size_t(op - 0x84);
           if (stack_.size() < n) return underflow(op, where);
-          std::vector<std::uint32_t> v(stack_.end() - std::ptrdiff_t(n), stack_.end());
-          stack_.resize(stack_.size() - n);
-          container(Plain::Kind::tuple, std::move(v));
+          container(Plain::Kind::tuple, stack_.data() + stack_.size() - n, n, stack_.size() - n);
           break;
         }
         case 'a': case 's': case 'e': case 'u': {  // APPEND, SETITEM, APPENDS, SETITEMS
@@ -213,10 +218,11 @@ class Machine {
     stack_.push_back(x);
     return x;
   }
-  void container(Plain::Kind k, std::vector<std::uint32_t> items = {}) {
-    const std::uint32_t x = push(k);
-    p_.nodes[x].ref = std::uint32_t(p_.items.size());
-    p_.items.push_back(std::move(items));
+  // A container of the n values at `first` (on the stack, from `keep` on: popped first).
+  void container(Plain::Kind k, const std::uint32_t* first, std::size_t n, std::size_t keep = std::size_t(-1)) {
+    const std::uint32_t x = p_.addContainer(k, first, n);
+    if (keep != std::size_t(-1)) stack_.resize(keep);
+    stack_.push_back(x);
   }
   bool le(int n, std::uint64_t& v) {
     if (b_.size() - at_ < std::size_t(n)) return false;
@@ -240,7 +246,7 @@ class Machine {
 
   std::string_view b_;
   std::size_t at_ = 0;
-  Plain p_;
+  Plain& p_;
   std::vector<std::uint32_t> stack_, memo_;
   std::vector<std::size_t> marks_;
 };
@@ -253,8 +259,12 @@ std::string_view pickleOpcodeName(unsigned char op) {
   return {};
 }
 
+Status readPickle(std::string_view bytes, Plain& into) { return Machine(bytes, into).run(); }
+
 Result<Plain> readPickle(std::string_view bytes) {
-  return Machine(bytes).run();
+  Plain p;
+  if (Status st = readPickle(bytes, p); !st) return st.error();
+  return p;
 }
 
 }  // namespace collviz::job

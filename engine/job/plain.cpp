@@ -46,6 +46,23 @@ bool Plain::real(std::uint32_t n, double& out) const {
   return false;
 }
 
+void Plain::clear() {
+  nodes.clear();
+  containers = 0;  // items kept, with their room
+  strs.clear();
+  owned.clear();
+  root = 0;
+}
+
+std::uint32_t Plain::addContainer(Kind k, const std::uint32_t* first, std::size_t n) {
+  const std::uint32_t x = add(k);
+  if (containers == items.size()) items.emplace_back();
+  auto& v = items[containers];
+  v.assign(first, first + n);
+  nodes[x].ref = std::uint32_t(containers++);
+  return x;
+}
+
 std::uint32_t Plain::add(Kind k) {
   nodes.emplace_back();
   nodes.back().kind = k;
@@ -105,10 +122,14 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
       error = say("nested deeper than {0}: not read", std::int64_t(kMaxPlainDepth));
       return false;
     }
-    if (!value(k)) return false;
-    p_.nodes.back().ref = std::uint32_t(p_.items.size());
-    p_.items.emplace_back();
-    open_.push_back(std::uint32_t(p_.nodes.size() - 1));
+    if (p_.nodes.size() >= kMaxPlainValues) {
+      error = say("more than {0} values: not read (a Flight Recorder dump holds far fewer)", std::int64_t(kMaxPlainValues));
+      return false;
+    }
+    const std::uint32_t x = p_.addContainer(k);
+    if (open_.empty()) p_.root = x;
+    else p_.items[p_.nodes[open_.back()].ref].push_back(x);
+    open_.push_back(x);
     return true;
   }
   bool close() {
@@ -121,12 +142,18 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-Result<Plain> readJsonPlain(std::string_view bytes) {
-  Plain p;
+Status readJsonPlain(std::string_view bytes, Plain& p) {
+  p.clear();
   JsonToPlain sax(p);
   const bool ok = nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::json::input_format_t::json, true, true);
   if (!ok) return Error(sax.error.empty() ? say("not JSON") : sax.error);
   if (p.nodes.empty()) return Error(say("not JSON"));
+  return Status::Ok();
+}
+
+Result<Plain> readJsonPlain(std::string_view bytes) {
+  Plain p;
+  if (Status st = readJsonPlain(bytes, p); !st) return st.error();
   return p;
 }
 

@@ -56,11 +56,20 @@ struct Plain {
   bool real(std::uint32_t n, double& out) const;
 
   std::uint32_t add(Kind k);  // a new node (its container or string set by the caller)
+  // A new container's node: its items' list (a used one, emptied, where a
+  // cleared Plain has one: no allocation file after file).
+  std::uint32_t addContainer(Kind k, const std::uint32_t* first = nullptr, std::size_t n = 0);
+  void clear();               // empty, its memory kept
+  std::size_t containers = 0; // items in use (items.size() may be more: kept for reuse)
 };
 
-// `bytes` must outlive the Plain (its strings point into them).
+// `bytes` must outlive the Plain (its strings point into them). The Status
+// forms fill `into`, cleared first and its memory reused (a reader of many
+// files keeps one a thread).
 Result<Plain> readPickle(std::string_view bytes);
 Result<Plain> readJsonPlain(std::string_view bytes);
+Status readPickle(std::string_view bytes, Plain& into);
+Status readJsonPlain(std::string_view bytes, Plain& into);
 
 // The name of a pickle opcode ("GLOBAL"), "" for a byte that is none.
 std::string_view pickleOpcodeName(unsigned char op);

@@ -231,7 +231,7 @@ class Reader {
       const double f = busFactor(job_.str(c.op), job_.groups[std::size_t(c.group)].size);
       if (f > 0) c.busbw = float(c.algbw * f);
     }
-    b_.finish();
+    b_.finish(false);
     return std::move(job_);
   }
 

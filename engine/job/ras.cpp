@@ -260,7 +260,7 @@ class Reader {
   Result<Job> finish() {
     for (Group& g : job_.groups) std::sort(g.ranks.begin(), g.ranks.end());
     job_.ras.push_back(std::move(report_));
-    b_.finish();
+    b_.finish(false);
     return std::move(job_);
   }
 

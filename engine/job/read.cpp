@@ -4,6 +4,8 @@
 // re-interned, groups joined by id, ranks by number (a second dump of one
 // rank is counted, not read), NCCL's own log read once over all its files
 // and its communicators' members attached to the ranks.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -11,6 +13,10 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include "engine/job/nccl_log/nccl_log.h"
@@ -26,12 +32,14 @@ struct Input {
   bool named = false;  // named on its own (not found in a folder): what fails in it fails the read
 };
 
-Result<std::string> readAll(const std::string& path) {
+// The bytes of a file, into `s` (its room kept from file to file: no fresh
+// pages for every file).
+Status readAll(const std::string& path, std::string& s) {
   if (path == "-") {
-    std::string s((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    s.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     if (std::int64_t(s.size()) > kMaxFileBytes)
       return Error(say("{0}: larger than {1} MiB: not read", "stdin", kMaxFileBytes >> 20));
-    return s;
+    return Status::Ok();
   }
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
@@ -41,11 +49,11 @@ Result<std::string> readAll(const std::string& path) {
                      kMaxFileBytes >> 20));
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Error(say("{0}: cannot open it: {1}", path, std::strerror(errno)));
-  std::string s(size, '\0');
+  s.resize(size);
   const std::size_t got = std::fread(s.data(), 1, size, f);
   std::fclose(f);
   s.resize(got);
-  return s;
+  return Status::Ok();
 }
 
 struct Part {
@@ -57,9 +65,10 @@ struct Part {
 
 Part readOne(const Input& in) {
   Part part;
-  auto bytes = readAll(in.path);
-  if (!bytes) {
-    part.job.emplace(bytes.error());
+  thread_local std::string buffer;
+  std::string* bytes = &buffer;
+  if (Status st = readAll(in.path, buffer); !st) {
+    part.job.emplace(st.error());
     return part;
   }
   std::optional<Format> also;
@@ -82,9 +91,10 @@ Part readOne(const Input& in) {
   };
   if (*f == Format::nccl_log || (also && *also == Format::nccl_log)) {
     part.isLog = true;
-    part.log = *f == Format::nccl_log ? std::move(*bytes) : *bytes;
+    part.log = *bytes;
   }
   if (*f != Format::nccl_log) part.job.emplace(readAs(*f));
+  if (buffer.capacity() > (std::size_t(64) << 20)) std::string().swap(buffer);  // a large file's room not kept
   return part;
 }
 
@@ -132,7 +142,8 @@ void merge(Job& into, Builder& b, Job&& part) {
     r.health = worse(r.health, from.health);
   }
   auto skipped = [&](int rank) { return std::find(skipRank.begin(), skipRank.end(), rank) != skipRank.end(); };
-  into.calls.reserve(into.calls.size() + part.calls.size());
+  if (into.calls.capacity() < into.calls.size() + part.calls.size())  // grown geometrically: not a copy a file
+    into.calls.reserve(std::max(into.calls.size() + part.calls.size(), into.calls.capacity() * 2));
   for (Call c : part.calls) {
     if (skipped(c.rank)) continue;
     if (into.calls.size() >= kMaxCalls) {
@@ -196,6 +207,19 @@ void attachLog(Job& job, Builder& b, nccl_log::Log&& log, const std::vector<std:
   job.ncclLog = std::make_shared<const nccl_log::Log>(std::move(log));
 }
 
+// The pages of [p, p + bytes) made present in one call, not one fault a page
+// as they are first written (a fault costs 10 µs and more in a VM: 160 MB of
+// calls, 0.5 s). Where the kernel cannot, they fault in as before.
+void prefault(void* p, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const std::uintptr_t page = 4096, a = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1),
+                       e = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+  if (e > a) (void)::madvise(reinterpret_cast<void*>(a), e - a, MADV_POPULATE_WRITE);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 // RAS' processes (no rank of their own) onto the ranks of that host and pid.
 void attachProcesses(Job& job) {
   for (const RasReport& rep : job.ras)
@@ -239,39 +263,63 @@ Result<Job> read(const std::vector<std::string>& paths) {
   std::vector<std::string> logFiles;
   Text firstRefusal;
   std::vector<std::string> skipped;  // files of a folder that are none of the formats
-  const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, inputs.size()}));
-  for (std::size_t at = 0; at < inputs.size(); at += threads) {  // a batch of files on `threads` threads, merged in order
-    const std::size_t n = std::min(threads, inputs.size() - at);
-    std::vector<Part> parts(n);
-    std::vector<std::thread> pool;
-    for (std::size_t k = 1; k < n; ++k) pool.emplace_back([&, k] { parts[k] = readOne(inputs[at + k]); });
-    parts[0] = readOne(inputs[at]);
-    for (std::thread& t : pool) t.join();
-    for (std::size_t k = 0; k < n; ++k) {
-      const Input& in = inputs[at + k];
-      Part& part = parts[k];
-      if (part.skipped) {
-        if (in.named) return Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", in.path));
-        skipped.push_back(in.path);
-        continue;
-      }
-      if (part.isLog) {
-        logReader.begin(in.path);
-        if (Status st = logReader.feed(part.log); st) (void)logReader.end();
-        logFiles.push_back(in.path);
-        part.log.clear();
-      }
-      if (!part.job) continue;
-      if (!*part.job) {
-        const Text why = say("{0}: {1}", in.path, part.job->error().text);
-        if (in.named) return Error(why);
-        if (firstRefusal.empty()) firstRefusal = why;
-        Builder::note(job.notes, say("not read: {0}", why));
-        continue;
-      }
-      merge(job, b, std::move(part.job->value()));
+  // A few threads read and parse files; whichever finishes merges, in the
+  // files' order, every part ready (so merging overlaps parsing, and the
+  // result does not depend on which thread was first).
+  std::optional<Error> failed;
+  std::vector<std::optional<Part>> parts(inputs.size());
+  std::size_t merged = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  auto commit = [&](std::size_t i) {  // under mu
+    const Input& in = inputs[i];
+    Part part = std::move(*parts[i]);
+    parts[i].reset();
+    if (part.skipped) {
+      if (in.named) return void(failed = Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", in.path)));
+      return skipped.push_back(in.path);
     }
-  }
+    if (part.isLog) {
+      logReader.begin(in.path);
+      if (Status st = logReader.feed(part.log); st) (void)logReader.end();
+      logFiles.push_back(in.path);
+    }
+    if (!part.job) return;
+    if (!*part.job) {
+      const Text why = say("{0}: {1}", in.path, part.job->error().text);
+      if (in.named) return void(failed = Error(why));
+      if (firstRefusal.empty()) firstRefusal = why;
+      return Builder::note(job.notes, say("not read: {0}", why));
+    }
+    merge(job, b, std::move(part.job->value()));
+    if (i == 3 && inputs.size() > 8) {  // room for all files' calls, from the first four
+      const std::size_t had = job.calls.size();
+      job.calls.reserve(std::min(kMaxCalls, had / 4 * inputs.size() * 21 / 20));
+      prefault(job.calls.data() + had, (job.calls.capacity() - had) * sizeof(Call));
+    }
+  };
+  const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, inputs.size()}));
+  std::condition_variable mergedMore;
+  auto work = [&] {
+    for (std::size_t i; !stop && (i = next++) < inputs.size();) {
+      {  // at most a few parts wait for their turn: memory stays bounded behind a slow file
+        std::unique_lock<std::mutex> lock(mu);
+        mergedMore.wait(lock, [&] { return stop || i < merged + 2 * threads; });
+      }
+      Part part = readOne(inputs[i]);
+      std::lock_guard<std::mutex> lock(mu);
+      parts[i] = std::move(part);
+      while (merged < inputs.size() && parts[merged] && !failed) commit(merged++);
+      if (failed) stop = true;
+      mergedMore.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failed) return *failed;
   for (const Rank& r : job.ranks) job.worldSize = std::max(job.worldSize, r.worldSize);
   if (!logFiles.empty()) {
     nccl_log::Log log = logReader.finish();
