@@ -13,7 +13,7 @@ using namespace job;
 std::string n(std::int64_t v) { return std::to_string(v); }
 
 std::string num(double v, int digits = 2) {
-  if (v < 0) return "—";
+  if (v < 0) return "-";
   char b[32];
   std::snprintf(b, sizeof b, "%.*f", digits, v);
   return b;
@@ -44,10 +44,10 @@ void printNcclCalls(const Job& j, bool all) {
     const std::string group = c.group >= 0 ? j.groups[std::size_t(c.group)].id : "?";
     const std::string peer = c.p2p && c.peer >= 0 ? "→" + n(c.peer) : "";
     std::printf("  %-6d %-20s %-16s %8s %14s %12s %10s %-10s %-8s %s\n", c.rank, group.c_str(),
-                (std::string(j.str(c.op)) + peer).c_str(), c.seq >= 0 ? n(c.seq).c_str() : "—", c.bytes >= 0 ? n(c.bytes).c_str() : "—",
+                (std::string(j.str(c.op)) + peer).c_str(), c.seq >= 0 ? n(c.seq).c_str() : "-", c.bytes >= 0 ? n(c.bytes).c_str() : "-",
                 num(c.durationMs >= 0 ? c.durationMs * 1000.0 : -1, 1).c_str(), num(c.busbw).c_str(),
-                j.str(c.algo).empty() ? "—" : std::string(j.str(c.algo)).c_str(), j.str(c.proto).empty() ? "—" : std::string(j.str(c.proto)).c_str(),
-                c.channels >= 0 ? n(c.channels).c_str() : "—");
+                j.str(c.algo).empty() ? "-" : std::string(j.str(c.algo)).c_str(), j.str(c.proto).empty() ? "-" : std::string(j.str(c.proto)).c_str(),
+                c.channels >= 0 ? n(c.channels).c_str() : "-");
   }
 }
 
@@ -57,8 +57,8 @@ void printRas(const Job& j) {
     if (!r.comms.empty()) {
       std::printf("  %-20s %-6s %6s %6s %6s %-10s %s\n", tr("communicator"), tr("group"), tr("ranks"), tr("seen"), tr("nodes"), tr("status"), tr("errors"));
       for (const RasComm& c : r.comms)
-        std::printf("  %-20s %-6s %6s %6s %6s %-10s %s\n", c.hash.empty() ? "—" : c.hash.c_str(), c.group.empty() ? "—" : c.group.c_str(),
-                    c.size >= 0 ? n(c.size).c_str() : "—", c.ranksSeen >= 0 ? n(c.ranksSeen).c_str() : "—", c.nodes >= 0 ? n(c.nodes).c_str() : "—",
+        std::printf("  %-20s %-6s %6s %6s %6s %-10s %s\n", c.hash.empty() ? "-" : c.hash.c_str(), c.group.empty() ? "-" : c.group.c_str(),
+                    c.size >= 0 ? n(c.size).c_str() : "-", c.ranksSeen >= 0 ? n(c.ranksSeen).c_str() : "-", c.nodes >= 0 ? n(c.nodes).c_str() : "-",
                     c.status.c_str(), c.errors.c_str());
     }
     bool any = false;
