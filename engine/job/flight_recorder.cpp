@@ -64,11 +64,7 @@ bool parseRanks(const Plain& p, std::uint32_t v, std::vector<int>& out) {
 
 class Converter {
  public:
-  Converter(const Plain& p, const std::string& path, Format f) : p_(p), b_(job_) {
-    Source s;
-    s.path = path;
-    s.format = f;
-    job_.sources.push_back(std::move(s));
+  Converter(const Plain& p, const std::string& path, Format f) : p_(p), job_(oneSource(path, f, 0)), b_(job_) {
     fieldOf_.assign(p.strs.size(), -2);
   }
 

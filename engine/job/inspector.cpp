@@ -14,13 +14,8 @@ namespace collviz::job {
 
 Result<Job> readInspector(std::string_view bytes, const std::string& path) {
   using nlohmann::json;
-  Job job;
+  Job job = oneSource(path, Format::nccl_inspector, std::int64_t(bytes.size()));
   Builder b(job);
-  Source src;
-  src.path = path;
-  src.format = Format::nccl_inspector;
-  src.bytes = std::int64_t(bytes.size());
-  job.sources.push_back(src);
   Source& s = job.sources[0];
   int largest = 0;
   for (const std::string& line : splitLines(bytes)) {

@@ -8,6 +8,16 @@
 
 namespace collviz::job {
 
+Job oneSource(const std::string& path, Format f, std::int64_t bytes) {
+  Job job;
+  Source s;
+  s.path = path;
+  s.format = f;
+  s.bytes = bytes;
+  job.sources.push_back(std::move(s));
+  return job;
+}
+
 std::string plainOp(std::string_view name) {
   if (auto colon = name.find(':'); colon != std::string_view::npos && colon < 16) name.remove_prefix(colon + 1);  // "nccl:", "gloo:"
   if (auto space = name.find(' '); space != std::string_view::npos) name = name.substr(0, space);                 // "send 0->3"

@@ -57,13 +57,8 @@ std::string versionCode(long code) {
 }  // namespace
 
 Result<Job> readNcclTests(std::string_view bytes, const std::string& path) {
-  Job job;
+  Job job = oneSource(path, Format::nccl_tests, std::int64_t(bytes.size()));
   Builder b(job);
-  Source src;
-  src.path = path;
-  src.format = Format::nccl_tests;
-  src.bytes = std::int64_t(bytes.size());
-  job.sources.push_back(src);
   Source& s = job.sources[0];
   std::vector<std::string> cols;  // after "root": the header's column names
   TestRun run;

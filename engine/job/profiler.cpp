@@ -73,12 +73,7 @@ std::string commOf(const json& v) {  // a decimal number (%lu) or a string
 
 class Reader {
  public:
-  Reader(const std::string& path, Format f) : b_(job_) {
-    Source s;
-    s.path = path;
-    s.format = f;
-    job_.sources.push_back(s);
-  }
+  Reader(const std::string& path, Format f) : job_(oneSource(path, f, 0)), b_(job_) {}
 
   Result<Job> chrome(std::string_view bytes) {
     std::map<std::pair<std::string, std::int64_t>, std::size_t> open;  // (cat, id) -> its call
@@ -117,19 +112,10 @@ class Reader {
         if (c.rank < 0 || c.rank > kMaxRank) continue;
         c.p2p = cat == "P2P";
         c.group = group(commOf(a.contains("CommHash") ? a["CommHash"] : json()));
-        const std::string func = e.value("name", std::string("?"));
-        c.name = b_.intern(clean(func, 64));
-        c.op = b_.intern(plainOp(func));
         c.seq = c.p2p ? -1 : a.value("SeqNum", std::int64_t(-1));
         c.peer = a.value("Peer", -1);
-        const std::string dt = a.value("Datatype", std::string());
-        c.dtype = b_.intern(clean(dt, 32));
-        const std::int64_t count = a.value("Count", std::int64_t(-1));
-        c.inElems = c.outElems = count;
-        c.bytes = count >= 0 ? count * ncclDtypeBytes(dt) : -1;
-        c.algo = b_.intern(clean(a.value("Algorithm", std::string()), 32));
-        c.proto = b_.intern(clean(a.value("Protocol", std::string()), 32));
-        c.channels = std::int16_t(std::clamp(a.value("nChannels", -1), -1, 4096));
+        what(c, e.value("name", std::string("?")), a.value("Datatype", std::string()), a.value("Count", std::int64_t(-1)),
+             a.value("Algorithm", std::string()), a.value("Protocol", std::string()), a.value("nChannels", -1));
         c.created = std::int64_t(ts * 1000);
         c.state = State::started;
         b_.rank(c.rank).pid = e.value("pid", std::int64_t(-1));
@@ -173,19 +159,10 @@ class Reader {
         if (c.rank < 0 || c.rank > kMaxRank) continue;
         c.p2p = type == "ncclProfileP2p";
         c.group = group(commOf(e.contains("commId") ? e["commId"] : json()));
-        const std::string func = d.value("func", std::string("?"));
-        c.name = b_.intern(clean(func, 64));
-        c.op = b_.intern(plainOp(func));
         c.seq = d.value("seq", std::int64_t(-1));
         c.peer = d.value("peer", -1);
-        const std::string dt = d.value("dtype", std::string());
-        c.dtype = b_.intern(clean(dt, 32));
-        const std::int64_t count = d.value("count", std::int64_t(-1));
-        c.inElems = c.outElems = count;
-        c.bytes = count >= 0 ? count * ncclDtypeBytes(dt) : -1;
-        c.algo = b_.intern(clean(d.value("algo", std::string()), 32));
-        c.proto = b_.intern(clean(d.value("proto", std::string()), 32));
-        c.channels = std::int16_t(std::clamp(d.value("channels", -1), -1, 4096));
+        what(c, d.value("func", std::string("?")), d.value("dtype", std::string()), d.value("count", std::int64_t(-1)),
+             d.value("algo", std::string()), d.value("proto", std::string()), d.value("channels", -1));
         const double start = e.value("start", json::object()).value("ts", 0.0), stop = e.value("stop", json::object()).value("ts", 0.0);
         c.created = std::int64_t(start * 1000);
         c.completed = stop > 0 ? std::int64_t(stop * 1000) : 0;
@@ -206,6 +183,18 @@ class Reader {
 
  private:
   Source& src() { return job_.sources[0]; }
+  // What both formats say of a call: its op, dtype, count, algorithm, protocol, channels.
+  void what(Call& c, const std::string& func, const std::string& dt, std::int64_t count, const std::string& algo,
+            const std::string& proto, int channels) {
+    c.name = b_.intern(clean(func, 64));
+    c.op = b_.intern(plainOp(func));
+    c.dtype = b_.intern(clean(dt, 32));
+    c.inElems = c.outElems = count;
+    c.bytes = count >= 0 ? count * ncclDtypeBytes(dt) : -1;
+    c.algo = b_.intern(clean(algo, 32));
+    c.proto = b_.intern(clean(proto, 32));
+    c.channels = std::int16_t(std::clamp(channels, -1, 4096));
+  }
   int group(const std::string& id) {
     const int g = b_.group(id);
     job_.groups[std::size_t(g)].commHash = id;

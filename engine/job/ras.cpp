@@ -46,13 +46,7 @@ void processOf(const std::string& l, RasProcess& p) {
 
 class Reader {
  public:
-  Reader(const std::string& path, Format f) : b_(job_) {
-    Source s;
-    s.path = path;
-    s.format = f;
-    job_.sources.push_back(std::move(s));
-    report_.source = 0;
-  }
+  Reader(const std::string& path, Format f) : job_(oneSource(path, f, 0)), b_(job_) { report_.source = 0; }
 
   Result<Job> text(std::string_view bytes) {
     const auto ls = splitLines(bytes);

@@ -28,6 +28,8 @@ Result<Job> readNcclTests(std::string_view bytes, const std::string& path);     
 Text hangText(const Job& job, const Finding& f, const Call& first, const std::vector<int>& unknown);
 
 // Shared by the readers (names.cpp).
+// A Job of one file: its one Source (path, format, size), calls to come.
+Job oneSource(const std::string& path, Format f, std::int64_t bytes);
 // "nccl:_all_gather_base" -> "all_gather", "nccl:send 0->3" -> "send",
 // "AllReduce" -> "all_reduce", "ncclFloat32" stays: the op, plain.
 std::string plainOp(std::string_view name);
