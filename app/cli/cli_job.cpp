@@ -63,7 +63,7 @@ void printRanks(const Job& j) {
     if (!r.busId.empty()) s += " [" + r.busId + "]";
     if (!r.gpu.empty()) s += " " + r.gpu;
     if (r.pid >= 0) s += " · pid " + n(r.pid);
-    if (r.health != Health::unknown) s += " · NCCL RAS: " + healthWord(r.health) + (r.healthText.empty() ? "" : " (" + render(r.healthText) + ")");
+    if (r.health != Health::unknown) s += " · " + trf("NCCL RAS: {0}", {healthWord(r.health)});
     std::printf("  %s\n", s.c_str());
   }
 }

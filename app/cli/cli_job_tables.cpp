@@ -61,18 +61,17 @@ void printRas(const Job& j) {
                     c.size >= 0 ? n(c.size).c_str() : "-", c.ranksSeen >= 0 ? n(c.ranksSeen).c_str() : "-", c.nodes >= 0 ? n(c.nodes).c_str() : "-",
                     c.status.c_str(), c.errors.c_str());
     }
-    bool any = false;
-    for (const Rank& x : j.ranks) any = any || (x.health != Health::unknown);
-    if (any) {
-      std::printf("  %s\n", tr("ranks:"));
-      for (const Rank& x : j.ranks)
-        if (x.health != Health::unknown)
-          std::printf("    %s\n", trf("{0}: {1}", {"rank " + n(x.rank), healthWord(x.health) + (x.healthText.empty() ? "" : " — " + render(x.healthText))}).c_str());
-    }
     for (const Said& e : r.errors) std::printf("  %s\n", trf("error: {0}", {render(e)}).c_str());
     for (const Said& w : r.warnings) std::printf("  %s\n", trf("warning: {0}", {render(w)}).c_str());
     for (const Said& e : r.events) std::printf("  %s\n", trf("event: {0}", {render(e)}).c_str());
   }
+  bool any = false;
+  for (const Rank& x : j.ranks) any = any || (x.health != Health::unknown);
+  if (j.ras.empty() || !any) return;
+  std::printf("  %s\n", tr("ranks:"));
+  for (const Rank& x : j.ranks)
+    if (x.health != Health::unknown)
+      std::printf("    %s\n", trf("{0}: {1}", {"rank " + n(x.rank), healthWord(x.health) + (x.healthText.empty() ? "" : " — " + render(x.healthText))}).c_str());
 }
 
 void printNcclTests(const Job& j) {

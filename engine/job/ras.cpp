@@ -243,7 +243,7 @@ class Reader {
         RasProcess p;
         processOf(l, p);
         p.health = h;
-        p.text = Said(clean(kind + ": " + l.substr(l.find_first_not_of(' ')), 200));
+        p.text = Said(clean(l.substr(l.find_first_not_of(' ')), 200));
         if (p.pid >= 0) report_.processes.push_back(std::move(p));
       }
     }
