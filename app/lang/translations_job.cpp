@@ -36,6 +36,8 @@ std::span<const Translation> tableJob() {
       {"ranks {0} and {1} more", "rank {0} 等另外 {1} 组"},
       {"ranks {0} and {1}", "rank {0} 和 {1}"},
       {"1 rank waits there", "1 个 rank 在那里等待"},
+      {"all {0} ranks of {1} wait in {2} #{3}; none is missing: what holds them is below the collective (NCCL, the network)",
+       "{1} 的全部 {0} 个 rank 都在 {2} #{3} 中等待；没有 rank 缺席：卡住它们的在集合操作之下（NCCL、网络）"},
       {"{0} ranks wait there", "{0} 个 rank 在那里等待"},
       {"{0} never entered {1} #{2} of {3}; {4}", "{0} 从未进入 {3} 的 {1} #{2}；{4}"},
       {"{0} waits in {1} #{2} of {3}", "{0} 在 {3} 的 {1} #{2} 中等待"},

@@ -20,6 +20,7 @@
 // statuses other than OK, nccl-tests' wrong values.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine/job/readers.h"
@@ -176,7 +177,11 @@ class Analyser {
         else if (p.lastEntered < s) f.ranks.push_back(p.rank);
         else if (p.lastCompleted < s) f.waiting.push_back(p.rank);
       }
-      if ((f.ranks.empty() && unknown.empty()) || f.waiting.empty()) continue;  // all entered, or none waits
+      if (f.waiting.empty()) continue;  // none waits
+      // Every member entered it: stuck only where none completed it (where some
+      // did, it was done, and those that say otherwise lost sight of it).
+      const bool allWait = f.ranks.empty() && unknown.empty();
+      if (allWait && (f.waiting.size() < gp.ranks.size() || f.waiting.size() < 2)) continue;
       std::sort(f.waiting.begin(), f.waiting.end());
       std::sort(f.ranks.begin(), f.ranks.end());
       // Its calls: the group's collectives are sorted by seq, then rank.
@@ -193,6 +198,12 @@ class Analyser {
       }
       if (!first) continue;
       f.op = std::max_element(ops.begin(), ops.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+      if (allWait) {  // kept aside: the verdict only where no rank is missing anywhere
+        f.text = say("all {0} ranks of {1} wait in {2} #{3}; none is missing: what holds them is below the collective (NCCL, the network)",
+                     std::int64_t(f.waiting.size()), groupName(job_, g), job_.str(f.op), f.seq);
+        if (!allWait_ || time < allWait_->time) allWait_ = Candidate{time, std::move(f)};
+        return;  // what comes after it in this group waits for it
+      }
       f.text = hangText(job_, f, *first, unknown);
       candidates_.push_back({time, std::move(f)});
       return;
@@ -267,8 +278,12 @@ class Analyser {
       a_.verdict = Said(v);
       return;
     }
-    for (const Finding& f : a_.findings)
+    for (const Finding& f : a_.findings)  // a mismatch is a cause; all waiting without one is a symptom
       if (f.kind == FindingKind::mismatch) return void(a_.verdict = f.text);
+    if (allWait_) {
+      a_.findings.insert(a_.findings.begin(), allWait_->f);
+      a_.verdict = allWait_->f.text;
+    }
   }
 
   void others() {
@@ -316,6 +331,7 @@ class Analyser {
   const Job& job_;
   Analysis a_;
   std::vector<Candidate> candidates_;
+  std::optional<Candidate> allWait_;  // the first group where every member waits in one collective
 };
 
 }  // namespace

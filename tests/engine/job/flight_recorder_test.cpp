@@ -256,6 +256,26 @@ TEST(FlightRecorder, AMissingDumpIsSaidNotGuessed) {
   EXPECT_TRUE(said);
 }
 
+TEST(FlightRecorder, AllRanksWaitingInOneCollectiveIsSaid) {
+  Tmp t;
+  for (int r = 0; r < 4; ++r) {  // every rank entered #4, none completed it; ranks 0 and 1 went on to #5
+    FrDump d = rankDump(r, {0, 1, 2, 3});
+    if (r < 2) {
+      FrEntry e = d.entries.back();
+      e.seq = 5, e.record = 5, e.state = "scheduled";
+      d.entries.push_back(e);
+      d.status[3].enqueued = 5;
+    }
+    t.write("_dump_" + std::to_string(r), test::pickleDump(d));
+  }
+  auto job = read({t.dir.string()});
+  ASSERT_TRUE(job) << job.error().message;
+  const Analysis a = analyse(*job);
+  EXPECT_EQ(std::string(a.verdict),
+            "all 4 ranks of DATA_PARALLEL_GROUP (5) wait in all_reduce #4; none is missing: what holds them is below the collective (NCCL, the network)");
+  for (const Finding& f : a.findings) EXPECT_TRUE(f.ranks.empty()) << std::string(f.text);  // #5 is not blamed on ranks 2 and 3
+}
+
 TEST(FlightRecorder, WorldSizeDisagreementAndDuplicateRanksAreCounted) {
   Tmp t;
   fs::create_directories(t.dir / "a");
