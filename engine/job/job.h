@@ -8,7 +8,7 @@
 // one picture: ranks by their number, groups by their name or NCCL's
 // communicator hash.
 //
-// Plain data, no UI: the engine reads and analyses (analysis.h), app/ draws
+// Plain data, no UI: the engine reads (read.cpp) and analyses (analysis.cpp), app/ draws
 // and prints. Ranks are the job's global ranks (PyTorch's default group,
 // NCCL's rank in a communicator spanning the job); a group's `ranks` lists
 // global ranks in the group's own rank order.
@@ -39,8 +39,8 @@ constexpr std::int64_t kMaxFileBytes = std::int64_t(512) << 20;  // one file; la
 constexpr int kMaxRank = 1 << 20;            // a rank number above: refused
 constexpr std::size_t kMaxJobRanks = 65536;  // ranks in one group list
 constexpr std::size_t kMaxFiles = 100000;    // files in one read
-constexpr std::size_t kMaxCalls = 50000000;  // calls kept over all files (64 B each)
-constexpr std::size_t kMaxNotes = 16;        // examples kept per kind of note
+constexpr std::size_t kMaxCalls = 50000000;  // calls kept over all files (128 B each)
+constexpr std::size_t kMaxNotes = 16;        // files named in a note that lists them (the rest: "…")
 
 // ---- What each file was ----
 enum class Format : std::uint8_t {
@@ -58,8 +58,8 @@ enum class Format : std::uint8_t {
 std::string_view formatName(Format f);  // "flight_recorder_pickle", ... (JSON, --json)
 Text formatText(Format f);              // "PyTorch Flight Recorder dump (pickle)" for a person
 
-// A kind of thing noted while reading, counted: the first kMaxNotes
-// examples of each are kept, the rest only counted.
+// A kind of thing noted while reading, counted: the first example of each
+// kind is kept, the rest only counted.
 struct Note {
   std::string kind;       // what is counted: the message's English template
   Said text;              // the first example, complete ("_dump_3: entry 12: state 'x' is not ...")
@@ -243,7 +243,7 @@ class Builder {
   std::unordered_map<std::string, int> groups_;
 };
 
-// ---- What the analysis finds (analysis.h) ----
+// ---- What the analysis finds (analysis.cpp) ----
 enum class FindingKind : std::uint8_t {
   hang,            // some ranks wait in a collective that others never entered
   mismatch,        // ranks disagree on the op, size or dtype of one collective
@@ -307,7 +307,7 @@ Result<Job> read(const std::vector<std::string>& paths);
 // the rank and host a dump's name tells.
 Result<Job> readBytes(std::string_view bytes, const std::string& name);
 
-Analysis analyse(const Job& job);  // analysis.h has the details
+Analysis analyse(const Job& job);  // analysis.cpp says the rules; docs/jobs.md too
 
 // A call as collviz's own op (engine/spec.h), to run it on the local
 // backend at the same shape: op, ranks (the group's, at most kMaxRanks),
