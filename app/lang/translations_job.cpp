@@ -29,6 +29,7 @@ std::span<const Translation> tableJob() {
       {"{0}. Also: {1}", "{0}。另外：{1}"},
       {"NCCL RAS: {0} {1}: {2}", "NCCL RAS：{0} {1}：{2}"},
       {"NCCL RAS: {0}", "NCCL RAS：{0}"},
+      {"NCCL RAS: {0} {1}", "NCCL RAS：{0} {1}"},
       {"nccl-tests {0}: {1} wrong values at {2} sizes", "nccl-tests {0}：{2} 个大小上共有 {1} 个错误值"},
       {"no collective waits for a rank: every member of every group entered each collective another entered", "没有集合操作在等待某个 rank：每个组的每个成员都进入了其他成员进入过的每个集合操作"},
       {"nothing wrong found in {0} files", "{0} 个文件中没有发现问题"},

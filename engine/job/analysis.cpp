@@ -287,15 +287,26 @@ class Analyser {
   }
 
   void others() {
+    // RAS: each rank with its own words (the first 8), the rest by status.
     std::map<Health, std::vector<int>> byHealth;
-    for (const Rank& r : job_.ranks)
-      if (r.health != Health::unknown && r.health != Health::ok) byHealth[r.health].push_back(r.rank);
+    int said = 0;
+    for (const Rank& r : job_.ranks) {
+      if (r.health == Health::unknown || r.health == Health::ok) continue;
+      if (said++ >= 8) {
+        byHealth[r.health].push_back(r.rank);
+        continue;
+      }
+      Finding f;
+      f.kind = FindingKind::ras;
+      f.ranks = {r.rank};
+      f.text = say("NCCL RAS: {0} {1}: {2}", rankList(f.ranks), healthWord(r.health), std::string(r.healthText));
+      a_.findings.push_back(std::move(f));
+    }
     for (const auto& [h, ranks] : byHealth) {
       Finding f;
       f.kind = FindingKind::ras;
       f.ranks = ranks;
-      const Rank* first = job_.rank(ranks[0]);
-      f.text = say("NCCL RAS: {0} {1}: {2}", rankList(ranks), healthWord(h), first ? Text(lit(std::string(first->healthText))) : lit(""));
+      f.text = say("NCCL RAS: {0} {1}", rankList(ranks), healthWord(h));
       a_.findings.push_back(std::move(f));
     }
     for (const RasReport& r : job_.ras)
