@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -105,6 +107,47 @@ std::string fontFileProblem(const std::string& path, int face) {
   std::lock_guard<std::mutex> lock(m);
   if (S_ISREG(st.st_mode)) cache[key] = why;
   return why;
+}
+
+std::string findFontDir() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("COLLVIZ_FONT_DIR")) dirs.push_back(env);
+  dirs.push_back("/usr/share/fonts/truetype/dejavu");
+  dirs.push_back("/usr/share/fonts/TTF");
+  dirs.push_back("/usr/share/fonts/dejavu");
+  dirs.push_back("/usr/local/share/fonts");
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    if (fs::exists(fs::path(d) / kDejaVuRegular, ec) && fs::exists(fs::path(d) / kDejaVuBold, ec)) return d;
+  }
+  return "";
+}
+
+std::string findCjkFont(bool bold, int* face) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // Only a file ImGui can load: a bad one would abort in its font builder.
+  if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
+    *face = 0;
+    return fontFileProblem(env, 0).empty() ? env : "";
+  }
+  const struct {
+    const char* path;
+    int face;  // Noto's .ttc: 0 JP, 1 KR, 2 SC, 3 TC
+  } kCandidates[] = {
+      {bold ? "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+            : "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
+      {"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
+      {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0},
+  };
+  for (const auto& c : kCandidates) {
+    if (fs::exists(c.path, ec) && fontFileProblem(c.path, c.face).empty()) {
+      *face = c.face;
+      return c.path;
+    }
+  }
+  return "";
 }
 
 }  // namespace collviz::ui

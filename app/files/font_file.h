@@ -10,6 +10,16 @@
 
 namespace collviz::ui {
 
+// DejaVu Sans's two files, in the folder findFontDir() answers.
+inline constexpr const char* kDejaVuRegular = "DejaVuSans.ttf";
+inline constexpr const char* kDejaVuBold = "DejaVuSans-Bold.ttf";
+
+// Where DejaVu Sans is looked for; COLLVIZ_FONT_DIR overrides. "" when not found.
+std::string findFontDir();
+// A CJK font file and its face number; "" when none. COLLVIZ_CJK_FONT overrides.
+// Only a file fontFileProblem passes (ImGui aborts on a bad one).
+std::string findCjkFont(bool bold, int* face);
+
 // Fonts are at most a few tens of MiB (Noto Sans CJK: about 20).
 inline constexpr long long kMaxFontBytes = 64ll << 20;
 

@@ -93,4 +93,23 @@ CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int c
   return s;
 }
 
+const FigureFonts& figureFonts() {
+  static const FigureFonts f = [] {
+    FigureFonts x;
+    const std::string dir = findFontDir();
+    if (dir.empty()) return x;
+    for (int bold = 0; bold < 2; ++bold) {
+      int face = 0;
+      const std::string cjk = findCjkFont(bold == 1, &face);
+      if (cjk.empty()) continue;
+      const CjkScale s = measureCjkScale(dir + "/" + (bold ? kDejaVuBold : kDejaVuRegular), cjk, face);
+      if (!s.measured) continue;
+      x.cjk_em[bold] = s.em;
+      if (!bold && !s.family.empty()) x.cjk = s.family;
+    }
+    return x;
+  }();
+  return f;
+}
+
 }  // namespace collviz::ui

@@ -44,4 +44,18 @@ std::string fontFamily(const std::string& path, int face);
 // H of `latin` against H of `cjk` (face `cjk_face`). Cached per file pair.
 CjkScale measureCjkScale(const std::string& latin, const std::string& cjk, int cjk_face);
 
+// The fonts of a figure drawn without a window (the NCCL log figure's SVG
+// and PNG): DejaVu Sans, and CJK runs in the CJK font findCjkFont() finds at
+// the size measureCjkScale() gives, as every other figure sets them
+// (regular and bold each measured against their own DejaVu file). Without a
+// CJK font or DejaVu: the family names below and a factor of 1.
+struct FigureFonts {
+  std::string latin = "DejaVu Sans";
+  std::string cjk = "Noto Sans CJK SC";
+  float cjk_em[2] = {1.0f, 1.0f};  // [0] regular, [1] bold
+  float em(bool bold) const { return cjk_em[bold ? 1 : 0]; }
+};
+// Found and measured once per process.
+const FigureFonts& figureFonts();
+
 }  // namespace collviz::ui

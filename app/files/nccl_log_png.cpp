@@ -2,10 +2,11 @@
 
 #include <cmath>
 
-#include "app/view/text.h"
 
 #ifdef COLLVIZ_HAVE_CAIRO
 #include <cairo.h>
+
+#include "app/files/cairo_text.h"
 #endif
 
 namespace collviz::ui {
@@ -61,33 +62,17 @@ void rect(cairo_t* cr, const NcclShape& s) {
   cairo_stroke(cr);
 }
 
-// SVG's <text>: y is the baseline, the anchor is start, middle or end.
-void text(cairo_t* cr, const NcclShape& s) {
-  const std::vector<TextRun> runs = cjkRuns(s.text);
-  auto select = [&](const TextRun& r) {
-    cairo_select_font_face(cr, r.cjk ? "Noto Sans CJK SC" : "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-                           s.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, s.size);
-  };
-  double width = 0;
-  for (const TextRun& r : runs) {
-    select(r);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, r.text.c_str(), &ext);
-    width += ext.x_advance;
-  }
-  const double x = s.x0 - (s.anchor == 1 ? width / 2 : s.anchor == 2 ? width : 0);
-  cairo_move_to(cr, x, s.y0);
+// SVG's <text>: y is the baseline, the anchor is start, middle or end; CJK
+// runs at the CJK font's natural size, as in every figure (cairo_text.h).
+void text(cairo_t* cr, const NcclShape& s, const FigureFonts& fonts) {
   source(cr, s.fill);
-  for (const TextRun& r : runs) {
-    select(r);
-    cairo_show_text(cr, r.text.c_str());
-  }
+  cairoText(cr, s.text, CairoFont{fonts.latin, fonts.cjk, s.size, fonts.em(s.bold), s.bold}, s.x0, s.y0,
+            s.anchor == 1 ? 0.5 : s.anchor == 2 ? 1.0 : 0.0);
 }
 
 }  // namespace
 
-Result<Image> figureToImage(const NcclFigure& f, float scale) {
+Result<Image> figureToImage(const NcclFigure& f, float scale, const FigureFonts& fonts) {
   if (!(scale >= 0.25f && scale <= 8)) return Error{say("{0}; allowed: {1} to {2}", say("{0} {1} is out of range", "--scale", scale), "0.25", 8)};
   const int w = int(std::ceil(f.width * scale)), h = int(std::ceil(f.height * scale));
   if (w <= 0 || h <= 0 || double(w) * h > 32768.0 * 32768.0)
@@ -123,7 +108,7 @@ Result<Image> figureToImage(const NcclFigure& f, float scale) {
         stroke(cr, s);
         break;
       case NcclShape::Kind::text:
-        text(cr, s);
+        text(cr, s, fonts);
         break;
     }
   }
@@ -145,7 +130,7 @@ Result<Image> figureToImage(const NcclFigure& f, float scale) {
   return img;
 }
 #else
-Result<Image> figureToImage(const NcclFigure&, float) {
+Result<Image> figureToImage(const NcclFigure&, float, const FigureFonts&) {
   return Error{say("this collviz was built without cairo (libcairo2-dev), so the figure of an NCCL log is SVG or HTML only")};
 }
 #endif

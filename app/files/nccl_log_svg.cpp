@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/view/text.h"
+
 namespace collviz::ui {
 
 namespace {
@@ -36,7 +38,7 @@ std::string esc(const std::string& t) {
 
 }  // namespace
 
-std::string figureToSvg(const NcclFigure& f) {
+std::string figureToSvg(const NcclFigure& f, const FigureFonts& fonts) {
   std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(f.width) + "\" height=\"" + num(f.height) + "\" viewBox=\"0 0 " +
                   num(f.width) + " " + num(f.height) + "\">\n<title>" + esc(f.title) + "</title>\n<defs>\n";
   for (const auto& [k, c] : f.markers)
@@ -65,8 +67,13 @@ std::string figureToSvg(const NcclFigure& f) {
         break;
       case NcclShape::Kind::text:
         o += "<text x=\"" + num(s.x0) + "\" y=\"" + num(s.y0) + "\" font-size=\"" + num(s.size) + "\" fill=\"" + hex(s.fill) +
-             "\" text-anchor=\"" + kAnchor[std::clamp(s.anchor, 0, 2)] + "\"" + (s.bold ? " font-weight=\"bold\"" : "") + ">" + esc(s.text) +
-             "</text>\n";
+             "\" text-anchor=\"" + kAnchor[std::clamp(s.anchor, 0, 2)] + "\"" + (s.bold ? " font-weight=\"bold\"" : "") + ">";
+        // CJK runs in their own font at its natural size, as in every figure.
+        for (const TextRun& r : cjkRuns(s.text))
+          o += r.cjk ? "<tspan font-size=\"" + num(s.size * fonts.em(s.bold)) + "\" font-family=\"" + esc(fonts.cjk) +
+                           ", sans-serif\">" + esc(r.text) + "</tspan>"
+                     : esc(r.text);
+        o += "</text>\n";
         break;
     }
   }

@@ -4,11 +4,13 @@
 
 #include <string>
 
+#include "app/files/font_metrics.h"
 #include "app/view/nccl_log_figure.h"
 
 namespace collviz::ui {
 
-std::string figureToSvg(const NcclFigure& f);
+// CJK runs are set in `fonts.cjk` at its natural size (FigureFonts).
+std::string figureToSvg(const NcclFigure& f, const FigureFonts& fonts = figureFonts());
 // ncclLogFigure then figureToSvg.
 Result<std::string> ncclLogSvg(const nccl_log::Log& log, const NcclFigureParams& p);
 

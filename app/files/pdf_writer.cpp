@@ -7,6 +7,8 @@
 #ifdef COLLVIZ_HAVE_CAIRO
 #include <cairo-pdf.h>
 #include <cairo.h>
+
+#include "app/files/cairo_text.h"
 #endif
 
 namespace collviz::ui {
@@ -32,30 +34,14 @@ void picture(cairo_t* cr, const Image& img) {
   cairo_surface_destroy(s);
 }
 
-// Latin runs in `font`, CJK runs in `cjk_family` at `cjk_em` times the size,
-// placed one after the other on one baseline.
+// Latin runs in `font`, CJK runs in `cjk_family` at `cjk_em` times the size
+// (cairo_text.h).
 void text(cairo_t* cr, const TextItem& t, const PdfParams& p) {
-  const cairo_font_weight_t weight =
-      t.style == TextStyle::regular ? CAIRO_FONT_WEIGHT_NORMAL : CAIRO_FONT_WEIGHT_BOLD;
-  const std::vector<TextRun> runs = cjkRuns(t.text);
-  auto select = [&](const TextRun& r) {
-    cairo_select_font_face(cr, (r.cjk ? p.cjk_family : p.font).c_str(), CAIRO_FONT_SLANT_NORMAL, weight);
-    cairo_set_font_size(cr, t.size * p.em_per_size * (r.cjk ? p.cjk_em[int(t.style)] : 1.0f));
-  };
-  double width = 0;
-  for (const TextRun& r : runs) {
-    select(r);
-    cairo_text_extents_t ext;
-    cairo_text_extents(cr, r.text.c_str(), &ext);
-    width += ext.x_advance;
-  }
+  const CairoFont f{p.font, p.cjk_family, t.size * p.em_per_size, p.cjk_em[int(t.style)],
+                    t.style != TextStyle::regular};
   const float top = t.anchor.y - t.size * t.align_y;
-  cairo_move_to(cr, t.anchor.x - width * t.align_x, top + p.ascent[int(t.style)] * t.size);
   cairo_set_source_rgba(cr, t.color.r, t.color.g, t.color.b, t.color.a);
-  for (const TextRun& r : runs) {
-    select(r);
-    cairo_show_text(cr, r.text.c_str());  // advances the current point
-  }
+  cairoText(cr, t.text, f, t.anchor.x, top + p.ascent[int(t.style)] * t.size, t.align_x);
 }
 
 // "YYYY-MM-DDThh:mm:ss" in UTC, the form cairo's metadata takes.

@@ -2,7 +2,6 @@
 
 #include <cfloat>
 #include <cstdlib>
-#include <filesystem>
 
 #include "app/files/font_file.h"
 #include "app/lang/lang.h"
@@ -11,52 +10,9 @@
 namespace collviz::ui {
 
 namespace {
-constexpr const char* kRegular = "DejaVuSans.ttf";
-constexpr const char* kBold = "DejaVuSans-Bold.ttf";
 constexpr float kBaseSize = 17.0f;
 constexpr float kHeadingSize = 28.0f;
 }  // namespace
-
-std::string findFontDir() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("COLLVIZ_FONT_DIR")) dirs.push_back(env);
-  dirs.push_back("/usr/share/fonts/truetype/dejavu");
-  dirs.push_back("/usr/share/fonts/TTF");
-  dirs.push_back("/usr/share/fonts/dejavu");
-  dirs.push_back("/usr/local/share/fonts");
-  for (const std::string& d : dirs) {
-    std::error_code ec;
-    if (fs::exists(fs::path(d) / kRegular, ec) && fs::exists(fs::path(d) / kBold, ec)) return d;
-  }
-  return "";
-}
-
-std::string findCjkFont(bool bold, int* face) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // Only a file ImGui can load: a bad one would abort in its font builder.
-  if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
-    *face = 0;
-    return fontFileProblem(env, 0).empty() ? env : "";
-  }
-  const struct {
-    const char* path;
-    int face;  // Noto's .ttc: 0 JP, 1 KR, 2 SC, 3 TC
-  } kCandidates[] = {
-      {bold ? "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
-            : "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
-      {"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2},
-      {"/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0},
-  };
-  for (const auto& c : kCandidates) {
-    if (fs::exists(c.path, ec) && fontFileProblem(c.path, c.face).empty()) {
-      *face = c.face;
-      return c.path;
-    }
-  }
-  return "";
-}
 
 std::string cjkMissingNotice() {
   if (const char* env = std::getenv("COLLVIZ_CJK_FONT"); env && *env) {
@@ -113,7 +69,7 @@ void Fonts::load(float s, const std::string& text) {
   std::string dir = findFontDir();
   unicode = !dir.empty();
   std::string bad_font;  // a DejaVu file ImGui would abort on: fall back instead
-  for (const char* f : {kRegular, kBold})
+  for (const char* f : {kDejaVuRegular, kDejaVuBold})
     if (std::string why = unicode ? fontFileProblem(dir + "/" + f, 0) : ""; !why.empty() && bad_font.empty())
       bad_font = dir + "/" + f + " " + why;
   if (!bad_font.empty()) unicode = false;
@@ -122,9 +78,9 @@ void Fonts::load(float s, const std::string& text) {
   if (unicode && have_cjk) {
     int bold_face = 0;
     const std::string cjk_regular = findCjkFont(false, &face), cjk_bold = findCjkFont(true, &bold_face);
-    cjk_scale[int(TextStyle::regular)] = measureCjkScale(dir + "/" + kRegular, cjk_regular, face);
+    cjk_scale[int(TextStyle::regular)] = measureCjkScale(dir + "/" + kDejaVuRegular, cjk_regular, face);
     cjk_scale[int(TextStyle::bold)] = cjk_scale[int(TextStyle::heading)] =
-        measureCjkScale(dir + "/" + kBold, cjk_bold, bold_face);
+        measureCjkScale(dir + "/" + kDejaVuBold, cjk_bold, bold_face);
     cjk_family = cjk_scale[int(TextStyle::regular)].family;
   }
   if (unicode) {
@@ -147,7 +103,7 @@ void Fonts::load(float s, const std::string& text) {
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     cfg.OversampleV = 2;
-    std::string reg = dir + "/" + kRegular, bld = dir + "/" + kBold;
+    std::string reg = dir + "/" + kDejaVuRegular, bld = dir + "/" + kDejaVuBold;
     regular = io.Fonts->AddFontFromFileTTF(reg.c_str(), kBaseSize * s, &cfg, ranges.Data);
     if (have_cjk) mergeCjk(io, kBaseSize * s, false, cjk_scale[int(TextStyle::regular)], cjk_ranges);
     bold = io.Fonts->AddFontFromFileTTF(bld.c_str(), kBaseSize * s, &cfg, ranges.Data);

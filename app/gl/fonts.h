@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "app/files/font_file.h"
 #include "app/files/font_metrics.h"
 #include "app/view/scene.h"
 
@@ -43,10 +44,6 @@ struct Fonts {
   float measure(const std::string& utf8, TextStyle style, float size) const;
 };
 
-// Where DejaVu Sans is looked for; COLLVIZ_FONT_DIR overrides.
-std::string findFontDir();
-// A CJK font file and its face number; "" when none. COLLVIZ_CJK_FONT overrides.
-std::string findCjkFont(bool bold, int* face);
 // The notice shown when Chinese was asked for and no CJK font is there.
 std::string cjkMissingNotice();
 // The Chinese text of the whole string table (the glyphs the UI may draw in 中文).

@@ -65,7 +65,8 @@ Result<std::string> findMpirun() {
 
 Result<std::string> mpiBinding(const char* value) {
   const std::string v = value ? value : "";
-  if (v.empty() || v == "none") return std::string("none");
+  if (v.empty()) return std::string(kDefaultMpiBinding);
+  if (v == "none") return std::string("none");
   for (const char* ok : {"core", "hwthread", "l3cache", "numa", "socket"})
     if (v == ok) return v + ":overload-allowed";
   return Error{say("COLLVIZ_MPI_BIND='{0}' is not a binding; allowed: none, core, hwthread, l3cache, numa, socket (mpirun's --bind-to)",

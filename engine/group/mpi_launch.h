@@ -32,18 +32,24 @@ Result<std::string> findMpirun();
 
 // mpirun's argv for N ranks of `worker` (pure, unit-tested): one job on this
 // host, more ranks than cores allowed (--oversubscribe), bound as `bind_to`
-// says (mpiBinding: none unless COLLVIZ_MPI_BIND asks), shared memory
+// says (mpiBinding: collviz's default, or what COLLVIZ_MPI_BIND asks), shared memory
 // between ranks (btl self,vader), no stdin.
 std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
                                     const std::vector<std::string>& worker_argv,
                                     const std::string& bind_to = "none");
 
-// The ranks' binding on one host, mpirun's --bind-to: "none" (the default:
-// ranks move between cores as the kernel likes), or what COLLVIZ_MPI_BIND
-// names (`value`, pure: core, hwthread, l3cache, numa, socket), then with
-// ":overload-allowed", as collviz runs more ranks than cores. A bound run
-// places the same ranks on the same cores every time (a benchmark's figures
-// then repeat; unbound, 4 ranks on 2 cores pair up as the kernel decides).
+// The ranks' binding on one host, mpirun's --bind-to. Unset (or empty),
+// collviz's default: each rank bound to one core, the ranks dealt to the
+// cores in turn (rank r on core r mod cores), more ranks than cores allowed,
+// and no binding where the system cannot bind (kDefaultMpiBinding). Why a
+// default and not mpirun's (none when oversubscribed): an unbound group is
+// one MPI job that keeps the first pairing of ranks on cores the kernel gave
+// it for its whole life, good or bad, where a plain job gets a new one each
+// run; bound, every group gets the same even one (docs/mpi.md). A user's
+// COLLVIZ_MPI_BIND wins: "none" (ranks move as the kernel likes) or a
+// binding (`value`, pure: core, hwthread, l3cache, numa, socket), then with
+// ":overload-allowed", as collviz runs more ranks than cores.
+inline constexpr const char* kDefaultMpiBinding = "core:overload-allowed,if-supported";
 Result<std::string> mpiBinding(const char* value);
 // The same across `hosts` (issue 33): -H with their slots, --map-by, shared
 // memory inside a host and TCP across (btl self,vader,tcp), the interface

@@ -17,16 +17,18 @@
 // ratio to the first, paired the same way: the same program against itself,
 // what this machine's noise alone moves a ratio by.
 //
-// Each point's repeats are printed under it (the spread). --bind core binds
-// both the plain loop's ranks and the engine's (COLLVIZ_MPI_BIND) the same
-// way; unbound (the default), four ranks on two cores pair up on the cores as
-// the kernel decides, for each new plain job and once for the engine's
-// group, and a point's figures move with that pairing.
+// Each point's repeats are printed under it (the spread). Without --bind,
+// each side runs as a user runs it: the plain loop as mpirun runs more ranks
+// than cores unless told (--bind-to none: the ranks pair up on the cores as
+// the kernel decides, anew for each plain job), the engine with collviz's
+// default binding (COLLVIZ_MPI_BIND unset: a rank per core in turn). --bind
+// VALUE binds both the plain loop's ranks and the engine's (COLLVIZ_MPI_BIND)
+// the same way; --bind none leaves both unbound.
 //
 // --fresh-group starts the engine's ranks as a new MPI job for each repeat,
 // as each repeat of the plain loop is one (the group's start is not timed).
 //
-//   build/tests/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 10000] [--bind none|core|...]
+//   build/bin/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 10000] [--bind none|core|...]
 //                         [--fresh-group] [--control]
 #include <algorithm>
 #include <cmath>
@@ -112,19 +114,23 @@ int main(int argc, char** argv) {
   const int repeats = std::max(1, std::atoi(arg(argc, argv, "--repeats", "3")));
   const int iters = std::atoi(arg(argc, argv, "--iters", "5"));
   const int lat_iters = std::atoi(arg(argc, argv, "--lat-iters", "10000"));
-  const char* bind_arg = arg(argc, argv, "--bind", "none");
+  // No --bind: the plain loop unbound (mpirun's own when oversubscribed), the
+  // engine with its default; --bind VALUE: both bound alike.
+  const char* bind_arg = arg(argc, argv, "--bind", nullptr);
   bool fresh = false;    // --fresh-group: the engine's ranks a new MPI job each repeat
   bool control = false;  // --control: the plain loop twice per repeat (the noise)
   for (int i = 1; i < argc; ++i) {
     fresh = fresh || std::strcmp(argv[i], "--fresh-group") == 0;
     control = control || std::strcmp(argv[i], "--control") == 0;
   }
-  auto bind = mpiBinding(bind_arg);
+  auto bind = bind_arg ? mpiBinding(bind_arg) : Result<std::string>(std::string("none"));
   if (!bind) {
     std::fprintf(stderr, "mpi_bench: --bind: %s\n", bind.error().message.c_str());
     return 2;
   }
-  ::setenv("COLLVIZ_MPI_BIND", bind_arg, 1);  // the engine's ranks bound as the plain loop's
+  if (bind_arg) ::setenv("COLLVIZ_MPI_BIND", bind_arg, 1);  // the engine's ranks bound as the plain loop's
+  else ::unsetenv("COLLVIZ_MPI_BIND");                      // the engine's default
+  const std::string engine_bind = *mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
   auto mpirun = findMpirun();
   if (!mpirun) {
     std::fprintf(stderr, "mpi_bench: %s\n", mpirun.error().message.c_str());
@@ -150,8 +156,9 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::printf("mpi_bench: f32 sum, N = %d, %d repeats (times: medians; ratios: the median of the pairs); 64 B: -n %d (Gloo at most 1000), big: -n %d -w 1; "
-              "--bind-to %s; %s; %u cores, load %s\n",
-              ranks, repeats, lat_iters, iters, bind->c_str(),
+              "plain --bind-to %s, engine --bind-to %s%s; %s; %u cores, load %s\n",
+              ranks, repeats, lat_iters, iters, bind->c_str(), engine_bind.c_str(),
+              bind_arg ? "" : " (its default)",
               mpi.devices().find(BackendKind::mpi)->info.version.c_str(),
               std::thread::hardware_concurrency(), loadavg().c_str());
   std::printf("%-11s %9s | %11s %11s %11s | %9s %9s %9s | %10s %10s\n", "op", "size", "plain us",

@@ -52,8 +52,11 @@ std::string standardVersion() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-// What the engine gave mpirun's --bind-to (the same variable, inherited).
+// What mpirun was given as --bind-to: Open MPI hands it to each rank as an
+// MCA variable (true across hosts too, where collviz's variable is not
+// passed); else what the engine would give (the same variable, inherited).
 std::string binding() {
+  if (const char* p = std::getenv("OMPI_MCA_hwloc_base_binding_policy"); p && *p) return p;
   auto b = mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
   return b ? *b : std::string("none");
 }

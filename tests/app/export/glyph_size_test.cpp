@@ -8,7 +8,9 @@
 // and 中/H must lie within 6 % of the CJK font's own 中/H (a scale left at 中
 // as tall as H, 1.0, is 20 % off). The figures are printed;
 // COLLVIZ_TEST_CLI=path measures another collviz (main's build, for the
-// figure before the change).
+// figure before the change). The NCCL log figure's writers (PNG by cairo,
+// SVG) are held to the same with a figure of two lines "H中", regular and
+// bold (issue 49: they set Chinese at the Latin em, 中/H 1.20 for 1.26).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "app/files/font_metrics.h"
+#include "app/files/nccl_log_png.h"
+#include "app/files/nccl_log_svg.h"
 #include "app/gl/fonts.h"
 #include "tests/app/export/export_support.h"
 
@@ -186,6 +190,46 @@ TEST(GlyphSize, Pdf) {
   ASSERT_EQ(pages.size(), 2u);
   expectTitleSlide(loadPng(dir + "/" + pages[0]), "PDF");
   expectCaption(loadPng(dir + "/" + pages[1]), "PDF page 2");
+}
+
+// The NCCL log figure's shapes: "H中" regular, then bold, black on white.
+ui::NcclFigure hanziFigure() {
+  ui::NcclFigure f;
+  f.width = 160, f.height = 110;
+  f.background = {1, 1, 1, 1};
+  for (int bold = 0; bold < 2; ++bold) {
+    ui::NcclShape t;
+    t.kind = ui::NcclShape::Kind::text;
+    t.text = "H中";
+    t.x0 = 20, t.y0 = 45 + 50 * bold, t.size = 32, t.bold = bold == 1;
+    t.fill = {0, 0, 0, 1};
+    f.shapes.push_back(t);
+  }
+  return f;
+}
+
+void expectHanziFigure(const Png& p, const std::string& what) {
+  ASSERT_TRUE(p.ok()) << what << ": no picture";
+  const auto lines = glyphLines(p);
+  ASSERT_EQ(lines.size(), 2u) << what << ": expected a regular and a bold line";
+  expectRatio(ratioOn(lines[0], what + " regular"), what + " regular");
+  expectRatio(ratioOn(lines[1], what + " bold"), what + " bold");
+}
+
+TEST(GlyphSize, NcclLogFigurePng) {
+  if (expectedRatio() == 0) GTEST_SKIP() << "no CJK font (fonts-noto-cjk) or DejaVu";
+  auto img = ui::figureToImage(hanziFigure(), 2);
+  if (!img) GTEST_SKIP() << img.error().message;  // built without cairo
+  expectHanziFigure(Png{img->width, img->height, img->rgb}, "NCCL log figure PNG");
+}
+
+TEST(GlyphSize, NcclLogFigureSvg) {
+  if (!haveTool("rsvg-convert")) GTEST_SKIP() << "rsvg-convert (librsvg2-bin) not found";
+  if (expectedRatio() == 0) GTEST_SKIP() << "no CJK font (fonts-noto-cjk) or DejaVu";
+  const std::string dir = freshDir("glyph_nccl_svg");
+  writeFile(dir + "/f.svg", ui::figureToSvg(hanziFigure()));
+  ASSERT_EQ(std::system(("rsvg-convert -z 2 -b white -o " + dir + "/f.png " + dir + "/f.svg").c_str()), 0);
+  expectHanziFigure(loadPng(dir + "/f.png"), "NCCL log figure SVG");
 }
 
 }  // namespace

@@ -25,16 +25,10 @@
 #include "app/view/round_model.h"
 #include "app/view/status_text.h"
 #include "app/view/trace.h"
+#include "tests/app/view/view_spec.h"
 
 namespace collviz::ui {
 namespace {
-
-OpSpec spec(Op op, int n) {
-  OpSpec s;
-  s.op = op;
-  s.ranks = n;
-  return s;
-}
 
 // Test double: a snapshot of `s` that ran (one step, no buffers: the
 // diagram shows the expected labels) with rank r on hosts[r].

@@ -14,16 +14,10 @@
 #include "app/view/round_model.h"
 #include "app/view/round_play.h"
 #include "engine/engine.h"
+#include "tests/app/view/view_spec.h"
 
 namespace collviz::ui {
 namespace {
-
-OpSpec spec(Op op, int n) {
-  OpSpec s;
-  s.op = op;
-  s.ranks = n;
-  return s;
-}
 
 ViewSettings roundView(const std::string& algo, int round, float tween = 0) {
   ViewSettings v;

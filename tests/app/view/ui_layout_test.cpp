@@ -12,20 +12,13 @@
 #include "app/view/diagram_model.h"
 #include "app/view/palette.h"
 #include "app/view/trace.h"
+#include "tests/app/view/view_spec.h"
 
 namespace collviz::ui {
 namespace {
 
 const Op kOps[] = {Op::broadcast,  Op::scatter,        Op::gather,     Op::reduce,
                    Op::all_gather, Op::reduce_scatter, Op::all_reduce, Op::all_to_all};
-
-OpSpec spec(Op op, int n, int root = 0) {
-  OpSpec s;
-  s.op = op;
-  s.ranks = n;
-  s.root = root;
-  return s;
-}
 
 std::vector<std::string> rowText(const DiagramModel& m, int column, int rank) {
   std::vector<std::string> out;

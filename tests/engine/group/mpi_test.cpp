@@ -286,11 +286,13 @@ TEST(MpiLaunch, MpirunIsToldToOversubscribeAndRootIsAllowedOnlyAsRoot) {
   EXPECT_FALSE(parseMpiDeath("all fine"));
 }
 
-// COLLVIZ_MPI_BIND: none by default; a binding Open MPI knows, allowed on
-// more ranks than cores; anything else refused with what is allowed.
-TEST(MpiLaunch, TheRanksBindingIsNoneUnlessAskedAndABadOneIsNamed) {
-  EXPECT_EQ(*mpiBinding(nullptr), "none");
-  EXPECT_EQ(*mpiBinding(""), "none");
+// COLLVIZ_MPI_BIND: unset, collviz's default (each rank on a core, more
+// ranks than cores allowed, unbound where binding is not supported); "none"
+// unbinds; a binding Open MPI knows, allowed on more ranks than cores;
+// anything else refused with what is allowed.
+TEST(MpiLaunch, TheRanksAreBoundToCoresUnlessToldOtherwiseAndABadBindingIsNamed) {
+  EXPECT_EQ(*mpiBinding(nullptr), "core:overload-allowed,if-supported");
+  EXPECT_EQ(*mpiBinding(""), kDefaultMpiBinding);
   EXPECT_EQ(*mpiBinding("none"), "none");
   EXPECT_EQ(*mpiBinding("core"), "core:overload-allowed");
   EXPECT_EQ(*mpiBinding("socket"), "socket:overload-allowed");
@@ -305,25 +307,45 @@ TEST(MpiLaunch, TheRanksBindingIsNoneUnlessAskedAndABadOneIsNamed) {
   EXPECT_EQ(*(std::find(plain.begin(), plain.end(), "--bind-to") + 1), "none");
 }
 
-// A bound group runs and says how it was bound; a bad binding is the run's error.
-TEST(MpiLaunch, ABoundGroupRunsAndSaysSo) {
-  ::setenv("COLLVIZ_MPI_BIND", "core", 1);
-  {
+// How many CPUs each of the engine's ranks may run on.
+std::vector<int> rankCpuCounts(Engine& engine) {
+  std::vector<int> counts;
+  for (pid_t pid : engine.workerPids()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    EXPECT_EQ(::sched_getaffinity(pid, sizeof set, &set), 0) << pid;
+    counts.push_back(CPU_COUNT(&set));
+  }
+  return counts;
+}
+
+// With no COLLVIZ_MPI_BIND a group is bound, each rank on one core, and
+// says so; the user's "none" leaves the ranks free, "core" binds them; a bad
+// binding is the run's error.
+TEST(MpiLaunch, AGroupIsBoundByDefaultUnlessTheUserSaysNoneAndSaysHow) {
+  cpu_set_t mine;  // what this test may run on: an unbound rank inherits it
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  const int cpus = CPU_COUNT(&mine);
+  for (const char* bind : {static_cast<const char*>(nullptr), "none", "core"}) {
+    if (bind) ::setenv("COLLVIZ_MPI_BIND", bind, 1);
+    else ::unsetenv("COLLVIZ_MPI_BIND");
+    const std::string what = bind ? bind : "(unset)";
     Engine engine;
     SKIP_WITHOUT_MPI(engine);
     auto s = runAndWait(engine, makeSpec(Op::all_reduce, 4, 8), Program::single, 60s, BackendKind::mpi);
     ASSERT_TRUE(s);
-    EXPECT_TRUE(s->verified) << s->error;
-    EXPECT_THAT(std::string(s->backend.notes), HasSubstr("--bind-to core:overload-allowed"));
-    // Each rank on one core (where there is more than one to choose from).
-    if (std::thread::hardware_concurrency() > 1)
-      for (pid_t pid : engine.workerPids()) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        ASSERT_EQ(::sched_getaffinity(pid, sizeof set, &set), 0) << pid;
-        EXPECT_EQ(CPU_COUNT(&set), 1) << "rank pid " << pid << " is not bound to one core";
-      }
-    EXPECT_EQ(engine.workerPids().size(), 4u);
+    EXPECT_TRUE(s->verified) << what << ": " << s->error;
+    const std::string want = !bind ? "--bind-to core:overload-allowed,if-supported"
+                             : std::string(bind) == "none" ? "--bind-to none"
+                                                           : "--bind-to core:overload-allowed";
+    EXPECT_THAT(std::string(s->backend.notes), HasSubstr(want)) << what;
+    const std::vector<int> counts = rankCpuCounts(engine);
+    EXPECT_EQ(counts.size(), 4u) << what;
+    // Each rank on one core, or (none) free to run on every core; where there
+    // is only one core the two cannot be told apart.
+    if (cpus > 1)
+      for (int c : counts) EXPECT_EQ(c, bind && std::string(bind) == "none" ? cpus : 1) << what;
   }
   ::setenv("COLLVIZ_MPI_BIND", "diagonal", 1);
   {
