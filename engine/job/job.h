@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -321,6 +322,9 @@ struct OpMapping {
   std::vector<Said> changes;    // ok: what differs from the call ("64 ranks shown as 16", "elements capped")
   std::int64_t elems = -1;      // the call's own elements per block (before the cap)
 };
+// collviz's dtype for a dtype as a job's files name it (PyTorch's, NCCL's,
+// nccl-tests'); none for one collviz does not have.
+std::optional<DType> dtypeOf(std::string_view name);
 OpMapping toOpSpec(const Job& job, const Call& call, std::int64_t maxRankBytes = std::int64_t(kMaxRankBytes));
 
 }  // namespace collviz::job

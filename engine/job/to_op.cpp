@@ -8,7 +8,6 @@
 #include "engine/job/readers.h"
 
 namespace collviz::job {
-namespace {
 
 std::optional<DType> dtypeOf(std::string_view d) {
   struct Alias {
@@ -29,8 +28,6 @@ std::optional<DType> dtypeOf(std::string_view d) {
     if (d == a.name) return a.t;
   return std::nullopt;
 }
-
-}  // namespace
 
 OpMapping toOpSpec(const Job& job, const Call& call, std::int64_t maxRankBytes) {
   OpMapping m;
