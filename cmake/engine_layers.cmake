@@ -7,12 +7,17 @@
 #            dtype, snapshots, version), except engine.* (the core)
 #   verify   engine/verify/
 #   algo     engine/algo/ (and algo/msccl/)
+#   job      engine/job/ (a real job's files read back: NCCL's own logs in
+#            job/nccl_log/, Flight Recorder dumps, RAS, Inspector, profiler
+#            traces, nccl-tests output): over base only, so any layer above
+#            may read a job and a job needs nothing of how collviz runs ops
 #   group    engine/group/
 #   worker   engine/worker/ (the rank process's backend-free parts)
 #   gloo, nccl, mpi   engine/worker/<backend>/: each over worker, never
 #            another backend; worker/main.cpp (collviz-rank's main) wires
 #            them and may include each
-#   core     engine/engine.*, engine/program/ (over worker, never a backend)
+#   core     engine/engine.*, engine/program/ (over worker and job, never a
+#            backend)
 #   bench    engine/bench/ (over core)
 # Configuring fails with the file, the line and the rule it breaks.
 if(CMAKE_SCRIPT_MODE_FILE)
@@ -25,6 +30,8 @@ function(_collviz_layer path out)  # path relative to engine/, or "engine/..." i
     set(l verify)
   elseif(p MATCHES "^algo/")
     set(l algo)
+  elseif(p MATCHES "^job/")
+    set(l job)
   elseif(p MATCHES "^group/")
     set(l group)
   elseif(p MATCHES "^worker/(gloo|nccl|mpi)/")
@@ -48,6 +55,7 @@ endfunction()
 # What each layer may include.
 set(_collviz_may_base base)
 set(_collviz_may_verify base verify)
+set(_collviz_may_job base job)
 set(_collviz_may_algo base verify algo)
 set(_collviz_may_group base verify algo group)
 set(_collviz_may_worker base verify algo group worker)
@@ -55,8 +63,8 @@ set(_collviz_may_gloo base verify algo group worker gloo)
 set(_collviz_may_nccl base verify algo group worker nccl)
 set(_collviz_may_mpi base verify algo group worker mpi)
 set(_collviz_may_rank base verify algo group worker gloo nccl mpi)
-set(_collviz_may_core base verify algo group worker core)
-set(_collviz_may_bench base verify algo group worker core bench)
+set(_collviz_may_core base verify algo group worker job core)
+set(_collviz_may_bench base verify algo group worker job core bench)
 
 function(collviz_check_layers engine_dir)
   file(GLOB_RECURSE files RELATIVE ${engine_dir}

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "engine/algo/algorithms.h"
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 #include "engine/group/memory_budget.h"
 #include "engine/group/nccl_debug_env.h"
 #include "engine/group/netns.h"

@@ -49,7 +49,7 @@ struct EngineOptions {
   // viewer that sleeps until something happens (the window) wakes for it.
   std::function<void()> wake;
   // NCCL ranks write NCCL's own log (NCCL_DEBUG=INFO, group/nccl_debug_env.h)
-  // into a folder of the engine's, read back with engine/algo/nccl_log
+  // into a folder of the engine's, read back with engine/job/nccl_log
   // (ncclLogDir). Off for the bench, whose times it would change.
   bool nccl_log = true;
   // Ranks on these hosts (engine/group/hosts.h, issue 33), launched by

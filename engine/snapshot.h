@@ -16,7 +16,7 @@
 namespace collviz {
 
 namespace nccl_log {
-struct Log;  // engine/algo/nccl_log/nccl_log.h
+struct Log;  // engine/job/nccl_log/nccl_log.h
 }
 
 // A block's label, decoded from the bytes a backend returned.

@@ -15,7 +15,7 @@ namespace collviz {
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "nccl-log", "lecture"};
+constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "nccl-log", "job", "lecture"};
 
 bool isCommand(const char* arg) {
   for (const char* c : kCommands)
@@ -87,6 +87,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addExportCommand(app, action);
   addAlgosCommand(app, action);
   addNcclLogCommand(app, action, window);
+  addJobCommand(app, action);
   addLectureCommand(app, action, window);
   try {
     app.parse(argc, argv);

@@ -13,6 +13,8 @@ void addExportCommand(CLI::App& app, std::function<int()>& action);
 void addAlgosCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
+// collviz job FILE|DIR...: a real job's traces (cli_job.cpp).
+void addJobCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 namespace nccl_log {

@@ -1,5 +1,5 @@
 // collviz nccl-log FILE|DIR...|-: what NCCL built and chose, read from its
-// own NCCL_DEBUG=INFO log (engine/algo/nccl_log): communicators, rings,
+// own NCCL_DEBUG=INFO log (engine/job/nccl_log): communicators, rings,
 // trees, transports, channels and each collective's algorithm and protocol;
 // what the log does not say, with the NCCL_DEBUG_SUBSYS that would add it.
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
 #include "app/lang/lang.h"
-#include "engine/algo/nccl_log/json.h"
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/json.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace collviz {
 namespace {

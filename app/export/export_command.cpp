@@ -26,6 +26,7 @@
 #include "app/lang/lang.h"
 #include "app/files/export_set.h"
 #include "app/files/gif_writer.h"
+#include "app/export/job_export.h"
 #include "app/export/nccl_log_export.h"
 #include "app/view/round_layout.h"
 #include "engine/algo/algorithms.h"
@@ -468,7 +469,21 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--nccl-log", nccl->logs, "NCCL's own log (files, folders, -): draw its ranks, rings, trees and transports (SVG, PNG, HTML)");
   cmd->add_option("--channel", nccl->channel, "With --nccl-log: one channel's ring and trees, or all (every ring overlaid)");
   cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
-  cmd->callback([&action, a, cmd, algo_file, nccl] {
+  auto jobArgs = std::make_shared<JobExportArgs>();
+  cmd->add_option("--job", jobArgs->files,
+                  "A real job's files (Flight Recorder dumps, NCCL RAS, Inspector, profiler traces, nccl-tests output; "
+                  "files, folders): draw which rank the others wait for (SVG, PNG, HTML)");
+  cmd->callback([&action, a, cmd, algo_file, nccl, jobArgs] {
+    if (!jobArgs->files.empty()) {
+      if (!nccl->logs.empty()) {
+        action = [] { return fail("export", say("--job and --nccl-log draw different figures: give one"), kExitUsage); };
+        return;
+      }
+      jobArgs->output = a->output, jobArgs->format = a->format, jobArgs->theme = a->theme;
+      jobArgs->scale = a->scale, jobArgs->theme_given = cmd->count("--theme") > 0;
+      action = [jobArgs] { return runJobExport(*jobArgs); };
+      return;
+    }
     if (!nccl->logs.empty()) {
       nccl->output = a->output, nccl->format = a->format, nccl->theme = a->theme;
       nccl->scale = a->scale, nccl->theme_given = cmd->count("--theme") > 0;

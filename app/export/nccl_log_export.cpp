@@ -1,6 +1,6 @@
 // collviz export --nccl-log FILE... -o x.svg|x.png|x.html: the figure of
 // what NCCL built (app/view/nccl_log_figure), from its own log
-// (engine/algo/nccl_log): as SVG (app/files/nccl_log_svg), as pixels drawn by
+// (engine/job/nccl_log): as SVG (app/files/nccl_log_svg), as pixels drawn by
 // cairo from the same shapes (app/files/nccl_log_png), or as a web page
 // around the SVG (app/files/html_writer: light and dark unless --theme).
 #include "app/export/nccl_log_export.h"
@@ -38,16 +38,15 @@ std::string replaceAll(const std::string& s, const std::string& from, const std:
 // arrowheads' ids made the figure's own, so two figures can share a page;
 // the shapes' kinds as data-kind, the page's colour classes being their
 // only class (an element keeps the first of two class attributes).
-std::string ncclLogPage(const nccl_log::Log& log, ui::NcclFigureParams p, const ui::NcclFigure& fig, bool theme_given) {
+std::string figurePage(const ui::NcclFigure& fig, const ShapeRedraw& redraw, ui::ThemeKind theme, bool theme_given) {
   auto own = [](const std::string& svg) {
     return replaceAll(replaceAll(svg, "arrow-", "f1-arrow-"), " class=\"", " data-kind=\"");
   };
   ui::HtmlSvg svg;
   svg.light = own(ui::figureToSvg(fig));
-  const std::string fixed = theme_given ? (p.theme == ui::ThemeKind::dark ? "dark" : "light") : "";
+  const std::string fixed = theme_given ? (theme == ui::ThemeKind::dark ? "dark" : "light") : "";
   if (!theme_given) {  // the figure was drawn light: the same shapes dark beside it
-    p.theme = ui::ThemeKind::dark;
-    auto dark = ui::ncclLogFigure(log, p);
+    auto dark = redraw(ui::ThemeKind::dark);
     if (dark.ok()) svg.dark = own(ui::figureToSvg(*dark));
   }
   ui::HtmlFigure f;
@@ -68,12 +67,7 @@ std::string ncclLogPage(const nccl_log::Log& log, ui::NcclFigureParams p, const 
 }  // namespace
 
 int runNcclLogExport(const NcclLogExportArgs& a) {
-  namespace fs = std::filesystem;
-  std::string format = a.format;
-  if (format.empty()) {
-    const std::string ext = fs::path(a.output).extension().string();
-    format = ext == ".png" ? "png" : ext == ".html" || ext == ".htm" ? "html" : ext == ".svg" || ext.empty() ? "svg" : ext;
-  }
+  const std::string format = shapeFigureFormat(a.format, a.output);
   if (format != "svg" && format != "png" && format != "html")
     return fail("export", say("--format {0} with --nccl-log: allowed: svg, png, html", format), kExitUsage);
   ui::NcclFigureParams p;
@@ -97,19 +91,35 @@ int runNcclLogExport(const NcclLogExportArgs& a) {
   if (!log.ok()) return fail("export", log.error(), kExitFailed);
   auto fig = ui::ncclLogFigure(*log, p);
   if (!fig.ok()) return fail("export", fig.error(), kExitFailed);
-  const std::string out = a.output.empty() ? "nccl_log." + format : a.output;
+  const ShapeRedraw redraw = [&](ui::ThemeKind t) {
+    ui::NcclFigureParams q = p;
+    q.theme = t;
+    return ui::ncclLogFigure(*log, q);
+  };
+  return writeShapeFigure(*fig, redraw, format, a.scale, a.output.empty() ? "nccl_log." + format : a.output, p.theme,
+                          a.theme_given);
+}
+
+std::string shapeFigureFormat(const std::string& format, const std::string& output) {
+  if (!format.empty()) return format;
+  const std::string ext = std::filesystem::path(output).extension().string();
+  return ext == ".png" ? "png" : ext == ".html" || ext == ".htm" ? "html" : ext == ".svg" || ext.empty() ? "svg" : ext;
+}
+
+int writeShapeFigure(const ui::NcclFigure& fig, const ShapeRedraw& redraw, const std::string& format, const std::string& scaleText,
+                     const std::string& out, ui::ThemeKind theme, bool theme_given) {
   std::string bytes;
   if (format == "svg") {
-    bytes = ui::figureToSvg(*fig);
+    bytes = ui::figureToSvg(fig);
   } else if (format == "png") {
-    auto scale = parseDecimal("--scale", a.scale);
+    auto scale = parseDecimal("--scale", scaleText);
     if (!scale) return fail("export", say("{0}; allowed: {1} to {2}", scale.error().text, "0.25", 8), kExitUsage);
-    auto img = ui::figureToImage(*fig, float(*scale));
+    auto img = ui::figureToImage(fig, float(*scale));
     if (!img.ok()) return fail("export", img.error(), kExitUsage);
     const std::vector<uint8_t> png = ui::encodePng(*img);
     bytes.assign(png.begin(), png.end());
   } else {
-    bytes = ncclLogPage(*log, p, *fig, a.theme_given);
+    bytes = figurePage(fig, redraw, theme, theme_given);
   }
   if (Status s = ui::writeFileAtomic(out, bytes); !s) return fail("export", s.error(), kExitFailed);
   std::printf("%s\n", render(say("wrote {0}", out)).c_str());

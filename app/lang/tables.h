@@ -16,5 +16,6 @@ std::span<const Translation> tableWorker();  // translations_worker.cpp: engine/
 std::span<const Translation> tableAlgo();    // translations_algo.cpp: engine/algo/ messages, formulas
 std::span<const Translation> tableCli();     // translations_cli.cpp: collviz run/algos/bench/devices
 std::span<const Translation> tableHosts();   // translations_hosts.cpp: ranks on several hosts (issue 33)
+std::span<const Translation> tableJob();     // translations_job.cpp: a real job's files, collviz job (issue 48)
 
 }  // namespace collviz

@@ -198,7 +198,7 @@ std::span<const Translation> tableAlgo() {
       {"formula: {0} rounds, {1} from the busiest rank{2}; counted: {3} message rounds, {4}",
        "公式：{0} 轮，最忙 rank 发送 {1}{2}；实计：{3} 个消息轮，{4}"},
       {" (textbook, power-of-two N)", "（教科书值，N 为 2 的幂时）"},
-      // Reading NCCL's own log (engine/algo/nccl_log/). NCCL's own words stay in backticks.
+      // Reading NCCL's own log (engine/job/nccl_log/). NCCL's own words stay in backticks.
       {"1 ring", "1 个环"},
       {"a NET link with no device: {0}", "一条没有网卡编号的 `NET` 链路：{0}"},
       {"a Ring line of rank {0} in the lines of rank {1}: {2}", "rank {1} 的行里出现了 rank {0} 的 `Ring` 行：{2}"},

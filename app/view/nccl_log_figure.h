@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "app/view/palette.h"
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace collviz::ui {
 

@@ -1,5 +1,5 @@
 // The environment collviz gives its NCCL ranks so that NCCL's own log can be
-// read back (engine/algo/nccl_log, Engine::ncclLogDir): NCCL_DEBUG=INFO,
+// read back (engine/job/nccl_log, Engine::ncclLogDir): NCCL_DEBUG=INFO,
 // NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING,COLL and NCCL_DEBUG_FILE=DIR/nccl.%h.%p
 // (one file per rank process). None where the user set NCCL_DEBUG: then the
 // user's settings (and NCCL's output where they send it) stand unchanged.

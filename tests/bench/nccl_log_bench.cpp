@@ -1,5 +1,5 @@
 // Figures, not a test: reading a generated NCCL log (1 GiB by default) with
-// the reader (engine/algo/nccl_log), next to `grep -c 'NCCL INFO'` over the
+// the reader (engine/job/nccl_log), next to `grep -c 'NCCL INFO'` over the
 // same file in the same run. Aim: >= 200 MB/s on one core, >= 0.3x grep.
 //   nccl_log_bench [MiB] [dir]   (the file is written to dir, default /tmp, and removed)
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace {
 

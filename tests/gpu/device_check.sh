@@ -512,7 +512,7 @@ if left=$(limit "$END4" 600 10); then
       sort | uniq -c | sort -rn | head -4)
   while IFS= read -r l; do say "$l"; done < <(
     grep -m2 -E 'NET/Socket : Using|Using network' "$W/nccl_debug.log" | sed 's/^.*NCCL INFO /  /')
-  # The same log through collviz's own reader (engine/algo/nccl_log): four
+  # The same log through collviz's own reader (engine/job/nccl_log): four
   # processes wrote one stream, so some lines interleave; the reader counts
   # them and must still find the communicator of 4 ranks and its rings.
   if [ -n "$PY" ]; then

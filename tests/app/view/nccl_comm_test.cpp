@@ -13,7 +13,7 @@
 
 #include "app/lang/lang.h"
 #include "app/view/nccl_log_figure.h"
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 #include "engine/engine.h"
 
 namespace collviz::ui {

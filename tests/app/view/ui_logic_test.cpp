@@ -16,7 +16,7 @@
 #include "engine/verify/held_values.h"
 #include "app/view/shader_sources.h"
 #include "app/view/status_text.h"
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {

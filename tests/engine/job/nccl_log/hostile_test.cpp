@@ -11,7 +11,7 @@
 #include <fstream>
 #include <random>
 
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace collviz::nccl_log {
 namespace {

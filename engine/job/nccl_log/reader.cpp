@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "engine/algo/nccl_log/state.h"
+#include "engine/job/nccl_log/state.h"
 
 namespace collviz::nccl_log {
 

@@ -15,7 +15,7 @@
 //                    "%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d" (2.28+)
 #include <algorithm>
 
-#include "engine/algo/nccl_log/state.h"
+#include "engine/job/nccl_log/state.h"
 
 namespace collviz::nccl_log {
 

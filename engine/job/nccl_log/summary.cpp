@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/algo/nccl_log/json.h"
+#include "engine/job/nccl_log/json.h"
 
 namespace collviz::nccl_log {
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace collviz::nccl_log {
 namespace {

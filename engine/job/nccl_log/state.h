@@ -1,5 +1,5 @@
 // The reader's state between lines (reader.cpp) and the line parsers
-// (lines.cpp). Internal to engine/algo/nccl_log/.
+// (lines.cpp). Internal to engine/job/nccl_log/.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/algo/nccl_log/nccl_log.h"
+#include "engine/job/nccl_log/nccl_log.h"
 
 namespace collviz::nccl_log {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/algo/nccl_log/state.h"
+#include "engine/job/nccl_log/state.h"
 
 namespace collviz::nccl_log {
 

@@ -1,0 +1,35 @@
+// collviz export --job FILE|DIR... -o x.svg|x.png|x.html: the files read
+// and analysed as `collviz job` does (engine/job), drawn by
+// app/view/job_figure, written as the NCCL log's figure is
+// (writeShapeFigure).
+#include "app/export/job_export.h"
+
+#include "app/cli/cli_common.h"
+#include "app/cli/cli_input.h"
+#include "app/export/nccl_log_export.h"
+#include "app/lang/lang.h"
+#include "app/view/job_figure.h"
+
+namespace collviz {
+
+int runJobExport(const JobExportArgs& a) {
+  const std::string format = shapeFigureFormat(a.format, a.output);
+  if (format != "svg" && format != "png" && format != "html")
+    return fail("export", say("--format {0} with --job: allowed: svg, png, html", format), kExitUsage);
+  auto job = job::read(a.files);
+  if (!job.ok()) return fail("export", job.error(), kExitFailed);
+  const job::Analysis analysis = job::analyse(*job);
+  ui::JobFigureParams p;
+  p.theme = a.theme == "dark" ? ui::ThemeKind::dark : ui::ThemeKind::light;
+  p.say = [](const Text& t) { return render(t); };
+  auto fig = ui::jobFigure(*job, analysis, p);
+  if (!fig.ok()) return fail("export", fig.error(), kExitFailed);
+  const ShapeRedraw redraw = [&](ui::ThemeKind t) {
+    ui::JobFigureParams q = p;
+    q.theme = t;
+    return ui::jobFigure(*job, analysis, q);
+  };
+  return writeShapeFigure(*fig, redraw, format, a.scale, a.output.empty() ? "job." + format : a.output, p.theme, a.theme_given);
+}
+
+}  // namespace collviz

@@ -1,0 +1,392 @@
+#include "app/view/job_figure.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "app/view/text.h"
+
+namespace collviz::ui {
+namespace {
+
+using namespace collviz::job;
+
+constexpr float kMargin = 24, kLabelW = 52, kTilesX = 190, kTileW = 124, kTileGap = 6;
+
+std::string sizeText(const Job& job, const Call& c) {
+  std::int64_t bytes = c.bytes;
+  if (bytes < 0 && c.inElems >= 0)
+    if (auto t = dtypeOf(job.str(c.dtype))) bytes = c.inElems * std::int64_t(dtypeSize(*t));
+  char buf[64];
+  if (bytes >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / double(1 << 20));
+  else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024.0);
+  else if (bytes >= 0) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else if (c.inElems >= 0) std::snprintf(buf, sizeof buf, "%lld el", static_cast<long long>(c.inElems));
+  else buf[0] = 0;
+  std::string s = buf;
+  const std::string_view dt = job.str(c.dtype);
+  if (!dt.empty()) s += (s.empty() ? "" : " ") + std::string(dt);
+  return s;
+}
+
+// NCCL's own figures of a call (Inspector, profiler), where a source gave them.
+std::string ncclText(const Job& job, const Call& c) {
+  std::string s(job.str(c.algo));
+  if (!job.str(c.proto).empty()) s += (s.empty() ? "" : "/") + std::string(job.str(c.proto));
+  char buf[48];
+  if (c.channels > 0) std::snprintf(buf, sizeof buf, " %dch", int(c.channels)), s += buf;
+  if (c.busbw >= 0) std::snprintf(buf, sizeof buf, " %.1f GB/s", double(c.busbw)), s += buf;
+  if (c.durationMs >= 0) std::snprintf(buf, sizeof buf, " %.3g ms", double(c.durationMs)), s += buf;
+  return s.size() && s[0] == ' ' ? s.substr(1) : s;
+}
+
+// About how wide a text is set at `size`: CJK a full em, the rest 0.62 em
+// (DejaVu Sans' mean advance); for the figure's width and the legend.
+float approxWidth(const std::string& s, float size) {
+  float w = 0;
+  for (char32_t c : toCodePoints(s)) w += isCjk(c) ? size : 0.62f * size;
+  return w;
+}
+
+struct Lane {
+  int group = -1;
+  std::vector<int> ranks;            // drawn, grouped by host
+  std::vector<std::int64_t> seqs;    // columns
+  std::int64_t earlier = 0, later = 0;  // collectives not drawn before and after
+  std::map<std::pair<int, std::int64_t>, const Call*> calls;  // (rank, seq)
+  const Finding* hang = nullptr;
+  std::vector<const Finding*> mismatches;
+  bool nccl = false;                 // some tile has NCCL's figures
+  const GroupProgress* progress = nullptr;  // where each rank stands (the analysis)
+};
+
+// How far a rank got with a collective: the analysis' count (Flight
+// Recorder's pg_status: a dump's entries may all say "scheduled" where
+// timing was off), else the call's own state.
+State stateOf(const Lane& l, const Call& c) {
+  if (l.progress)
+    for (const Progress& pr : l.progress->ranks)
+      if (pr.rank == c.rank && pr.dumped) {
+        if (c.seq <= pr.lastCompleted) return State::completed;
+        if (c.seq <= pr.lastStarted) return State::started;
+        return c.state == State::completed ? State::completed : c.state == State::started ? State::started : State::scheduled;
+      }
+  return c.state;
+}
+
+struct Draw {
+  const Job& job;
+  const Analysis& a;
+  const JobFigureParams& p;
+  Theme theme;
+  NcclFigure fig;
+  float y = 0, right = 900;
+
+  std::string said(const Text& t) const { return p.say ? p.say(t) : t.english(); }
+  std::string said(const Said& s) const { return s.current() ? said(*s.current()) : std::string(s); }
+  void text(float x, float yy, const std::string& s, float size, Rgba col, int anchor = 0, bool bold = false) {
+    NcclShape t;
+    t.kind = NcclShape::Kind::text, t.x0 = x, t.y0 = yy, t.text = s, t.size = size, t.fill = col, t.anchor = anchor;
+    t.bold = bold;
+    fig.shapes.push_back(std::move(t));
+  }
+  void box(float x, float yy, float w, float h, Rgba stroke, const Rgba* fill, std::string cls, std::string data = {}) {
+    NcclShape t;
+    t.kind = NcclShape::Kind::rect, t.x0 = x, t.y0 = yy, t.x1 = w, t.y1 = h, t.radius = 4, t.stroke = stroke;
+    if (fill) t.fill = *fill, t.filled = true;
+    t.cls = std::move(cls), t.data = std::move(data);
+    fig.shapes.push_back(std::move(t));
+    right = std::max(right, x + w + kMargin);
+  }
+  Rgba tint(Rgba c, float t = 0.75f) const { return mix(c, theme.background, t); }
+};
+
+Rgba waitColour() { return rgb(0xd9962b); }
+Rgba mismatchColour() { return rgb(0x8e5bb5); }
+
+std::vector<Lane> lanes(const Job& job, const Analysis& a, const JobFigureParams& p) {
+  std::vector<int> order;
+  auto add = [&](int g) {
+    if (g >= 0 && std::find(order.begin(), order.end(), g) == order.end() && int(order.size()) < p.lanes) order.push_back(g);
+  };
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::hang || f.kind == FindingKind::mismatch) add(f.group);
+  std::vector<int> busiest;
+  for (std::size_t g = 0; g < job.groups.size(); ++g)
+    if (job.groups[g].calls > 0) busiest.push_back(int(g));
+  std::stable_sort(busiest.begin(), busiest.end(), [&](int x, int y) { return job.groups[x].calls > job.groups[y].calls; });
+  for (int g : busiest) add(g);
+  std::vector<Lane> out(order.size());
+  std::map<int, std::size_t> at;
+  for (std::size_t i = 0; i < order.size(); ++i) out[i].group = order[i], at[order[i]] = i;
+  std::vector<std::set<std::int64_t>> seqs(order.size());
+  for (const Call& c : job.calls) {
+    auto it = at.find(c.group);
+    if (it == at.end() || c.p2p || c.seq < 0) continue;
+    Lane& l = out[it->second];
+    l.calls.emplace(std::make_pair(c.rank, c.seq), &c);
+    seqs[it->second].insert(c.seq);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Lane& l = out[i];
+    for (const GroupProgress& gp : a.groups)
+      if (gp.group == l.group) l.progress = &gp;
+    for (const Finding& f : a.findings) {
+      if (f.group != l.group) continue;
+      if (f.kind == FindingKind::hang && !l.hang) l.hang = &f;
+      if (f.kind == FindingKind::mismatch) l.mismatches.push_back(&f);
+    }
+    const std::vector<std::int64_t> all(seqs[i].begin(), seqs[i].end());
+    // The window: up to the stuck collective and one after it, else the last.
+    const std::int64_t focus = l.hang ? l.hang->seq : !l.mismatches.empty() ? l.mismatches.front()->seq : -1;
+    std::size_t end = all.size();
+    if (focus >= 0) end = std::min(all.size(), std::size_t(std::upper_bound(all.begin(), all.end(), focus) - all.begin()) + 1);
+    const std::size_t begin = end > std::size_t(p.columns) ? end - std::size_t(p.columns) : 0;
+    l.seqs.assign(all.begin() + std::ptrdiff_t(begin), all.begin() + std::ptrdiff_t(end));
+    l.earlier = std::int64_t(begin), l.later = std::int64_t(all.size() - end);
+    const Group& g = job.groups[std::size_t(l.group)];
+    std::vector<int> ranks = g.ranks;
+    if (ranks.empty())
+      for (const auto& [k, c] : l.calls)
+        if (ranks.empty() || ranks.back() != k.first) ranks.push_back(k.first);
+    auto hostOf = [&](int r) {
+      const Rank* rk = job.rank(r);
+      const std::string h = rk ? rk->host : std::string();
+      const auto hit = std::find(job.hosts.begin(), job.hosts.end(), h);
+      return hit - job.hosts.begin();
+    };
+    std::stable_sort(ranks.begin(), ranks.end(), [&](int x, int y) { return hostOf(x) < hostOf(y); });
+    if (int(ranks.size()) > p.rows) ranks.resize(std::size_t(p.rows));
+    l.ranks = ranks;
+    for (const auto& [k, c] : l.calls) l.nccl = l.nccl || c->algo || c->busbw >= 0 || c->channels > 0;
+  }
+  return out;
+}
+
+void drawLane(Draw& d, const Lane& l) {
+  const Job& job = d.job;
+  const Group& g = job.groups[std::size_t(l.group)];
+  const float rowH = l.nccl ? 50 : 38;
+  d.text(kMargin, d.y + 14, groupName(job, l.group), 13, d.theme.text, 0, true);
+  d.text(kMargin, d.y + 30,
+         d.said(g.ranks.empty() ? say("{0} collectives recorded", g.calls) : say("{0} · {1} collectives recorded", rankList(g.ranks), g.calls)),
+         11, d.theme.muted_text);
+  d.y += 40;
+  // Column heads: each collective's sequence number, what is not drawn said.
+  for (std::size_t k = 0; k < l.seqs.size(); ++k) {
+    const bool focus = l.hang && l.seqs[k] == l.hang->seq;
+    d.text(kTilesX + float(k) * (kTileW + kTileGap) + kTileW / 2, d.y + 10, "#" + std::to_string(l.seqs[k]), 11,
+           focus ? d.theme.bad : d.theme.muted_text, 1, focus);
+  }
+  if (l.earlier > 0) d.text(kTilesX - 8, d.y + 10, d.said(say("{0} earlier", l.earlier)), 10, d.theme.muted_text, 2);
+  if (l.later > 0) {
+    const std::string s = d.said(say("{0} later", l.later));
+    const float x = kTilesX + float(l.seqs.size()) * (kTileW + kTileGap);
+    d.text(x, d.y + 10, s, 10, d.theme.muted_text);
+    d.right = std::max(d.right, x + approxWidth(s, 10) + kMargin);
+  }
+  d.y += 16;
+  std::string host = "\x01";
+  for (int r : l.ranks) {
+    const Rank* rk = job.rank(r);
+    const std::string h = rk ? rk->host : std::string();
+    if (h != host) {
+      host = h;
+      if (!h.empty()) {
+        d.text(kMargin, d.y + 11, h, 10, d.theme.muted_text);
+        d.y += 15;
+      }
+    }
+    const bool culprit = l.hang && std::find(l.hang->ranks.begin(), l.hang->ranks.end(), r) != l.hang->ranks.end();
+    const bool noDump = !rk || rk->dump < 0;
+    const Rgba fill = tileFill(d.theme, 0);
+    const float h0 = rowH - 6;
+    if (culprit) {  // outlined and named, as the trace highlights one rank
+      d.box(kMargin - 3, d.y - 3, kLabelW + 6, h0 + 6, d.theme.bad, nullptr, "culprit", " data-rank=\"" + std::to_string(r) + "\"");
+      d.box(kMargin - 2, d.y - 2, kLabelW + 4, h0 + 4, d.theme.bad, nullptr, "culprit-ring");
+    }
+    d.box(kMargin, d.y, kLabelW, h0, d.theme.row_border, &fill, "rank", " data-rank=\"" + std::to_string(r) + "\"");
+    d.text(kMargin + kLabelW / 2, d.y + h0 / 2 + 4, "R" + std::to_string(r), 12, culprit ? d.theme.bad : d.theme.text, 1, culprit);
+    float x = kMargin + kLabelW + 8;
+    if (noDump) d.text(x, d.y + h0 / 2 + 4, d.said(say("no dump")), 10, d.theme.muted_text);
+    else if (rk->health != Health::unknown && rk->health != Health::ok)
+      d.text(x, d.y + h0 / 2 + 4, healthWord(rk->health), 10, d.theme.bad, 0, true);
+    for (std::size_t k = 0; k < l.seqs.size(); ++k) {
+      const std::int64_t seq = l.seqs[k];
+      const float tx = kTilesX + float(k) * (kTileW + kTileGap);
+      const std::string data = " data-rank=\"" + std::to_string(r) + "\" data-seq=\"" + std::to_string(seq) + "\"";
+      auto it = l.calls.find({r, seq});
+      if (it == l.calls.end()) {
+        if (culprit && seq == l.hang->seq) {
+          d.box(tx, d.y, kTileW, h0, d.theme.bad, nullptr, "never", data + " data-state=\"never\"");
+          d.text(tx + kTileW / 2, d.y + h0 / 2 + 4, d.said(say("never entered")), 11, d.theme.bad, 1, true);
+        }
+        continue;
+      }
+      const Call& c = *it->second;
+      const State state = stateOf(l, c);
+      bool differs = false;
+      for (const Finding* f : l.mismatches)
+        differs = differs || (f->seq == seq && std::find(f->ranks.begin(), f->ranks.end(), r) != f->ranks.end());
+      const Rgba border = differs ? mismatchColour() : state == State::completed ? d.theme.neutral_border : waitColour();
+      const Rgba tfill = state == State::completed ? d.theme.neutral_fill
+                         : state == State::started ? d.tint(waitColour(), 0.55f)
+                                                      : d.tint(waitColour(), 0.82f);
+      d.box(tx, d.y, kTileW, h0, border, &tfill, differs ? "mismatch" : "call",
+            data + " data-state=\"" + std::string(stateName(state)) + "\"");
+      if (differs) d.box(tx + 1, d.y + 1, kTileW - 2, h0 - 2, mismatchColour(), nullptr, "mismatch-ring");
+      d.text(tx + 6, d.y + 14, std::string(job.str(c.op)), 11, d.theme.text, 0, state != State::completed);
+      d.text(tx + 6, d.y + 27, sizeText(job, c), 10, d.theme.muted_text);
+      if (l.nccl) d.text(tx + 6, d.y + 40, ncclText(job, c), 9, d.theme.muted_text);
+    }
+    d.y += rowH;
+  }
+  if (int(g.ranks.size()) > int(l.ranks.size()))
+    d.text(kMargin, d.y + 10, d.said(say("{0} more ranks not drawn", int(g.ranks.size() - l.ranks.size()))), 10, d.theme.muted_text), d.y += 16;
+  d.y += 14;
+}
+
+void drawLegend(Draw& d) {
+  struct Key {
+    Text what;
+    Rgba stroke, fill;
+  };
+  const Key keys[] = {{say("completed"), d.theme.neutral_border, d.theme.neutral_fill},
+                      {say("started, not completed"), waitColour(), d.tint(waitColour(), 0.55f)},
+                      {say("entered, not started"), waitColour(), d.tint(waitColour(), 0.82f)},
+                      {say("never entered"), d.theme.bad, d.theme.background},
+                      {say("differs from the other ranks"), mismatchColour(), d.theme.background}};
+  float x = kMargin;
+  for (const Key& k : keys) {
+    d.box(x, d.y, 18, 12, k.stroke, &k.fill, "key");
+    const std::string s = d.said(k.what);
+    d.text(x + 24, d.y + 10, s, 10, d.theme.muted_text);
+    x += 24 + approxWidth(s, 10) + 22;
+  }
+  d.y += 30;
+}
+
+void drawRas(Draw& d) {
+  const Job& job = d.job;
+  std::vector<const Rank*> said;
+  for (const Rank& r : job.ranks)
+    if (r.health != Health::unknown) said.push_back(&r);
+  if (said.empty() && job.ras.empty()) return;
+  d.text(kMargin, d.y + 14, d.said(say("NCCL RAS: each rank's status")), 13, d.theme.text, 0, true);
+  d.y += 24;
+  for (const Rank* r : said) {
+    const bool bad = severity(r->health) > severity(Health::ok);
+    const Rgba fill = bad ? d.tint(d.theme.bad, 0.8f) : tileFill(d.theme, 0);
+    d.box(kMargin, d.y, kLabelW, 20, bad ? d.theme.bad : d.theme.row_border, &fill, bad ? "ras-bad" : "ras",
+          " data-rank=\"" + std::to_string(r->rank) + "\" data-health=\"" + std::string(healthName(r->health)) + "\"");
+    d.text(kMargin + kLabelW / 2, d.y + 14, "R" + std::to_string(r->rank), 11, d.theme.text, 1, bad);
+    std::string line = healthWord(r->health);
+    if (!r->host.empty()) line += " · " + r->host;
+    if (r->device >= 0) line += " · GPU " + std::to_string(r->device);
+    if (!r->healthText.empty()) line += " · " + d.said(r->healthText);
+    d.text(kMargin + kLabelW + 10, d.y + 14, line, 11, bad ? d.theme.bad : d.theme.text);
+    d.right = std::max(d.right, kMargin + kLabelW + 10 + approxWidth(line, 11) + kMargin);
+    d.y += 26;
+  }
+  for (const RasReport& rep : job.ras)
+    for (const RasComm& c : rep.comms) {
+      std::string line = c.hash + " · " + c.status;
+      if (!c.errors.empty()) line += " · " + c.errors;
+      if (c.size >= 0) line += " · " + d.said(say("{0} ranks, {1} seen, {2} missing", c.size, c.ranksSeen, std::max(0, c.missing)));
+      const bool bad = c.missing > 0 || (c.status != "RUNNING" && c.status != "OK") || (!c.errors.empty() && c.errors != "OK");
+      d.text(kMargin, d.y + 12, line, 11, bad ? d.theme.bad : d.theme.muted_text);
+      d.y += 18;
+    }
+  d.y += 12;
+}
+
+std::string fixed(double v, const char* fmt) {
+  if (v < 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+void drawTests(Draw& d) {
+  constexpr std::size_t kMaxRows = 40;
+  for (const TestRun& t : d.job.tests) {
+    const std::string name = t.test.empty() ? std::string("nccl-tests") : t.test;
+    d.text(kMargin, d.y + 14, name + " · " + d.said(say("{0} wrong values", t.wrongTotal)), 13, t.wrongTotal > 0 ? d.theme.bad : d.theme.text,
+           0, true);
+    d.y += 22;
+    if (!t.settings.empty()) d.text(kMargin, d.y + 10, t.settings, 10, d.theme.muted_text), d.y += 16;
+    const Text kHeads[] = {say("size (B)"), say("count"), say("type"), say("redop"), say("time (us)"), say("busbw"), lit("#wrong"),
+                           say("time (us)"), say("busbw"), lit("#wrong")};
+    const float cols[] = {0, 100, 190, 260, 330, 410, 480, 560, 640, 710};
+    d.text(kMargin + 330, d.y + 10, d.said(say("out of place")), 10, d.theme.muted_text, 0, true);
+    d.text(kMargin + 560, d.y + 10, d.said(say("in place")), 10, d.theme.muted_text, 0, true);
+    d.y += 16;
+    for (int i = 0; i < 10; ++i) d.text(kMargin + cols[i], d.y + 10, d.said(kHeads[i]), 10, d.theme.muted_text, 0, true);
+    d.y += 16;
+    for (std::size_t k = 0; k < t.rows.size() && k < kMaxRows; ++k) {
+      const TestRow& r = t.rows[k];
+      const bool wrong = r.wrong[0] > 0 || r.wrong[1] > 0;
+      if (wrong) {
+        const Rgba fill = d.tint(d.theme.bad, 0.8f);
+        d.box(kMargin - 4, d.y, 770, 16, d.theme.bad, &fill, "wrong", " data-bytes=\"" + std::to_string(r.bytes) + "\"");
+      }
+      const std::string cells[] = {std::to_string(r.bytes), std::to_string(r.count), r.type, r.redop,
+                                   fixed(r.time[0], "%.2f"), fixed(r.busbw[0], "%.2f"), r.wrong[0] < 0 ? "N/A" : std::to_string(r.wrong[0]),
+                                   fixed(r.time[1], "%.2f"), fixed(r.busbw[1], "%.2f"), r.wrong[1] < 0 ? "N/A" : std::to_string(r.wrong[1])};
+      for (int i = 0; i < 10; ++i) {
+        const bool hot = (i == 6 && r.wrong[0] > 0) || (i == 9 && r.wrong[1] > 0);
+        d.text(kMargin + cols[i], d.y + 12, cells[i], 10, hot ? d.theme.bad : d.theme.text, 0, hot);
+      }
+      d.y += 16;
+    }
+    if (t.rows.size() > kMaxRows) d.text(kMargin, d.y + 10, d.said(say("{0} more sizes", int(t.rows.size() - kMaxRows))), 10, d.theme.muted_text), d.y += 16;
+    if (t.avgBusbw >= 0) d.text(kMargin, d.y + 12, d.said(say("average bus bandwidth {0} GB/s", fixed(t.avgBusbw, "%.2f"))), 11, d.theme.text), d.y += 18;
+    d.right = std::max(d.right, kMargin + 790);
+    d.y += 14;
+  }
+}
+
+}  // namespace
+
+Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureParams& p) {
+  if (job.ranks.empty() && job.tests.empty() && job.ras.empty() && job.calls.empty())
+    return Error(say("the files hold no rank, collective, RAS report or nccl-tests table to draw"));
+  Draw d{job, a, p, makeTheme(p.theme), {}};
+  const int files = int(job.sources.size());
+  const std::string head = d.said(say("{0} ranks · {1} process groups · {2} collectives, from {3} files", int(job.ranks.size()),
+                                      int(job.groups.size()), int(job.calls.size()), files));
+  d.text(kMargin, 30, head, 16, d.theme.text, 0, true);
+  const std::string verdict = d.said(a.verdict);
+  const bool found = !a.findings.empty();
+  d.text(kMargin, 56, verdict, 14, found ? d.theme.bad : d.theme.text, 0, true);
+  d.right = std::max(d.right, kMargin + approxWidth(verdict, 14) + kMargin);
+  d.y = 66;
+  // The other findings, after the verdict's own.
+  for (std::size_t k = 1; k < a.findings.size() && k < 6; ++k) {
+    const std::string s = d.said(a.findings[k].text);
+    d.text(kMargin, d.y + 14, "· " + s, 11, d.theme.muted_text);
+    d.right = std::max(d.right, kMargin + approxWidth("· " + s, 11) + kMargin);
+    d.y += 17;
+  }
+  if (a.findings.size() > 6) d.text(kMargin, d.y + 14, d.said(say("{0} more findings: collviz job lists them", int(a.findings.size() - 6))), 11, d.theme.muted_text), d.y += 17;
+  d.y += 14;
+  const std::vector<Lane> ls = lanes(job, a, p);
+  if (!ls.empty()) drawLegend(d);
+  for (const Lane& l : ls) {
+    drawLane(d, l);
+    d.right = std::max(d.right, kTilesX + float(l.seqs.size()) * (kTileW + kTileGap) + kMargin);
+  }
+  int withCalls = 0;
+  for (const Group& g : job.groups) withCalls += g.calls > 0;
+  if (withCalls > int(ls.size()))
+    d.text(kMargin, d.y + 4, d.said(say("{0} more process groups with collectives not drawn: collviz job lists them", withCalls - int(ls.size()))), 11,
+           d.theme.muted_text), d.y += 22;
+  drawRas(d);
+  drawTests(d);
+  d.fig.width = d.right, d.fig.height = d.y + 10, d.fig.background = d.theme.background;
+  d.fig.title = verdict;
+  return std::move(d.fig);
+}
+
+}  // namespace collviz::ui

@@ -1,0 +1,352 @@
+// The analysis of a job (job.h analyse): pure, over the calls read.
+//
+// Who waits for whom. Per process group, collectives are matched across
+// ranks by their sequence number. A rank has entered collective S of a
+// group when its dump records a call of the group numbered S or later (or
+// its pg_status counts S enqueued); it has completed S when its status (or
+// its calls) say so. For each sequence number some rank still has pending
+// (not completed), in order, the first S that a member with a dump never
+// entered is the group's stuck collective: those members never arrived,
+// the members that entered and did not complete it wait there, members
+// without a dump are unknown (said, not guessed). Of all groups' stuck
+// collectives, the one entered first (its earliest waiter's time) is where
+// the job stopped; another group's counts as a second cause only when its
+// missing ranks are not all among the first's. Point-to-point ops are not
+// matched (their numbers are per pair, not per group).
+//
+// Also: ranks that disagree on a collective's op, dtype or size (the sizes
+// only where the op needs them equal), ranks of the job with no dump,
+// ranks that disagree on the job's size, two dumps of one rank, RAS
+// statuses other than OK, nccl-tests' wrong values.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "engine/job/readers.h"
+
+namespace collviz::job {
+namespace {
+
+struct RankInGroup {
+  bool known = false;  // it has calls in the group (or a status for it)
+  std::int64_t lastEntered = -1, lastDone = -1, lastStarted = -1;
+};
+
+struct Candidate {
+  std::int64_t time = 0;
+  Finding f;
+};
+
+bool fromDump(const Job& job, const Call& c) {
+  if (c.source < 0 || std::size_t(c.source) >= job.sources.size()) return false;
+  const Format f = job.sources[std::size_t(c.source)].format;
+  return f == Format::flight_recorder_pickle || f == Format::flight_recorder_json;
+}
+
+// Sizes that every rank of the op gives alike (all_to_all, gather and
+// scatter may differ by rank).
+bool sizesAgree(std::string_view op) {
+  return op == "all_reduce" || op == "broadcast" || op == "reduce" || op == "all_gather" || op == "reduce_scatter";
+}
+
+class Analyser {
+ public:
+  explicit Analyser(const Job& job) : job_(job) {}
+
+  Analysis run() {
+    dumps();
+    std::size_t i = 0;
+    while (i < job_.calls.size()) {  // one group's calls at a time (they are sorted by group)
+      std::size_t j = i;
+      while (j < job_.calls.size() && job_.calls[j].group == job_.calls[i].group) ++j;
+      if (job_.calls[i].group >= 0) group(job_.calls[i].group, i, j);
+      i = j;
+    }
+    verdict();
+    others();
+    return std::move(a_);
+  }
+
+ private:
+  void dumps() {
+    std::set<int> world;
+    bool any = false;
+    std::map<int, std::vector<int>> sizes;  // world size -> ranks that say it
+    for (const Rank& r : job_.ranks) {
+      if (r.dump < 0) continue;
+      any = true;
+      if (r.worldSize > 0) sizes[r.worldSize].push_back(r.rank);
+      if (r.duplicates > 0) {
+        Finding f;
+        f.kind = FindingKind::duplicate_rank;
+        f.ranks = {r.rank};
+        f.text = say("rank {0}: {1} more dumps claim it; the first read is kept", r.rank, r.duplicates);
+        a_.findings.push_back(std::move(f));
+      }
+    }
+    if (!any) return;
+    if (sizes.size() > 1) {
+      std::vector<Text> parts;
+      Finding f;
+      f.kind = FindingKind::world_size;
+      for (const auto& [n, ranks] : sizes) {
+        parts.push_back(say("{0}: {1}", rankList(ranks), n));
+        if (ranks.size() < sizes.rbegin()->second.size() || n != sizes.rbegin()->first) f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
+      }
+      f.text = say("the dumps disagree on the job's size: {0}", joined(parts));
+      a_.findings.push_back(std::move(f));
+    }
+    for (const Group& g : job_.groups)  // the ranks of every group a dump names
+      if (!g.ranks.empty() && (g.desc == "default_pg" || g.size == job_.worldSize)) world.insert(g.ranks.begin(), g.ranks.end());
+    for (int r = 0; r < job_.worldSize && r <= kMaxRank; ++r) world.insert(r);
+    for (int r : world) {
+      const Rank* x = job_.rank(r);
+      if (!x || x->dump < 0) a_.missingDumps.push_back(r);
+    }
+    if (!a_.missingDumps.empty()) {
+      Finding f;
+      f.kind = FindingKind::missing_dump;
+      f.ranks = a_.missingDumps;
+      f.text = f.ranks.size() == 1 ? say("no dump of {0} (of {1} ranks): what it did is not known", rankList(f.ranks), std::int64_t(world.size()))
+                                   : say("no dump of {0} (of {1} ranks): what they did is not known", rankList(f.ranks), std::int64_t(world.size()));
+      a_.findings.push_back(std::move(f));
+    }
+  }
+
+  void group(int g, std::size_t from, std::size_t to) {
+    const Group& grp = job_.groups[std::size_t(g)];
+    std::map<int, RankInGroup> at;
+    std::map<int, bool> p2p;
+    std::map<int, std::int64_t> firstPending;
+    std::set<std::int64_t> pending;
+    for (std::size_t k = from; k < to; ++k) {
+      const Call& c = job_.calls[k];
+      if (!fromDump(job_, c)) continue;
+      if (c.p2p) {
+        p2p[c.rank] = true;
+        continue;
+      }
+      RankInGroup& r = at[c.rank];
+      r.known = true;
+      r.lastEntered = std::max(r.lastEntered, c.seq);
+      if (c.state == State::completed) r.lastDone = std::max(r.lastDone, c.seq);
+      if (c.state == State::started) r.lastStarted = std::max(r.lastStarted, c.seq);
+      if (c.state != State::completed) {
+        pending.insert(c.seq);
+        auto [it, added] = firstPending.try_emplace(c.rank, c.seq);
+        if (!added) it->second = std::min(it->second, c.seq);
+      }
+    }
+    if (at.empty()) return;
+    for (auto& [rank, r] : at) {  // the lowest pending seq less one: done, where no status says
+      auto it = firstPending.find(rank);
+      r.lastDone = std::max(r.lastDone, it != firstPending.end() ? it->second - 1 : r.lastEntered);
+    }
+    for (const PgStatus& s : job_.status) {  // a rank's own counts, where no p2p op of the group muddles them
+      if (s.group != g || p2p[s.rank]) continue;
+      RankInGroup& r = at[s.rank];
+      r.known = true;
+      r.lastEntered = std::max(r.lastEntered, s.lastEnqueued);
+      if (s.lastCompleted >= 0) r.lastDone = s.lastCompleted;
+      r.lastStarted = std::max(r.lastStarted, s.lastStarted);
+    }
+    GroupProgress gp;
+    gp.group = g;
+    std::vector<int> members = grp.ranks;
+    if (members.empty())
+      for (const auto& [rank, r] : at) members.push_back(rank);
+    for (int m : members) {
+      Progress p;
+      p.rank = m;
+      const Rank* x = job_.rank(m);
+      p.dumped = x && x->dump >= 0;
+      if (auto it = at.find(m); it != at.end()) p.lastCompleted = it->second.lastDone, p.lastStarted = it->second.lastStarted, p.lastEntered = it->second.lastEntered;
+      gp.ranks.push_back(p);
+    }
+    a_.groups.push_back(gp);
+    mismatches(g, from, to);
+    for (std::int64_t s : pending) {
+      Finding f;
+      f.kind = FindingKind::hang;
+      f.group = g;
+      f.seq = s;
+      std::vector<int> unknown;
+      for (const Progress& p : gp.ranks) {
+        if (!p.dumped) unknown.push_back(p.rank);
+        else if (p.lastEntered < s) f.ranks.push_back(p.rank);
+        else if (p.lastCompleted < s) f.waiting.push_back(p.rank);
+      }
+      if (f.waiting.empty()) continue;  // none waits
+      // Every member entered it: stuck only where none completed it (where some
+      // did, it was done, and those that say otherwise lost sight of it).
+      const bool allWait = f.ranks.empty() && unknown.empty();
+      if (allWait && (f.waiting.size() < gp.ranks.size() || f.waiting.size() < 2)) continue;
+      std::sort(f.waiting.begin(), f.waiting.end());
+      std::sort(f.ranks.begin(), f.ranks.end());
+      // Its calls: the group's collectives are sorted by seq, then rank.
+      auto lo = std::lower_bound(job_.calls.begin() + std::ptrdiff_t(from), job_.calls.begin() + std::ptrdiff_t(to), s,
+                                 [](const Call& c, std::int64_t v) { return !c.p2p && c.seq < v; });
+      std::int64_t time = 0;
+      std::map<Name, int> ops;
+      const Call* first = nullptr;
+      for (auto k = lo; k != job_.calls.begin() + std::ptrdiff_t(to) && !k->p2p && k->seq == s; ++k) {
+        if (!std::binary_search(f.waiting.begin(), f.waiting.end(), k->rank)) continue;
+        if (time == 0 || (k->created > 0 && k->created < time)) time = k->created;
+        ++ops[k->op];
+        if (!first) first = &*k;
+      }
+      if (!first) continue;
+      f.op = std::max_element(ops.begin(), ops.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+      if (allWait) {  // kept aside: the verdict only where no rank is missing anywhere
+        f.text = say("all {0} ranks of {1} wait in {2} #{3}; none is missing: what holds them is below the collective (NCCL, the network)",
+                     std::int64_t(f.waiting.size()), groupName(job_, g), job_.str(f.op), f.seq);
+        if (!allWait_ || time < allWait_->time) allWait_ = Candidate{time, std::move(f)};
+        return;  // what comes after it in this group waits for it
+      }
+      f.text = hangText(job_, f, *first, unknown);
+      candidates_.push_back({time, std::move(f)});
+      return;
+    }
+  }
+
+  void mismatches(int g, std::size_t from, std::size_t to) {
+    int found = 0;
+    for (std::size_t i = from; i < to && found < 3;) {
+      std::size_t j = i;
+      while (j < to && job_.calls[j].p2p == job_.calls[i].p2p && job_.calls[j].seq == job_.calls[i].seq) ++j;
+      if (!job_.calls[i].p2p && j - i > 1 && fromDump(job_, job_.calls[i])) {
+        for (const char* field : {"op", "dtype", "size"}) {
+          std::map<std::string, std::vector<int>> by;
+          for (std::size_t k = i; k < j; ++k) {
+            const Call& c = job_.calls[k];
+            const std::string v = field[0] == 'o' ? std::string(job_.str(c.op)) : field[0] == 'd' ? std::string(job_.str(c.dtype))
+                                                                                   : std::to_string(c.inElems) + "/" + std::to_string(c.outElems);
+            by[v].push_back(c.rank);
+          }
+          if (by.size() < 2 || (field[0] == 's' && !sizesAgree(job_.str(job_.calls[i].op)))) continue;
+          Finding f;
+          f.kind = FindingKind::mismatch;
+          f.group = g;
+          f.seq = job_.calls[i].seq;
+          f.op = job_.calls[i].op;
+          f.field = field;
+          std::vector<Text> parts;
+          std::size_t most = 0;
+          std::vector<std::pair<std::string, std::vector<int>>> order(by.begin(), by.end());  // by their lowest rank
+          std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second.front() < y.second.front(); });
+          for (const auto& [v, ranks] : order) most = std::max(most, ranks.size());
+          for (const auto& [v, ranks] : order) {
+            std::string shown = v;
+            if (field[0] == 's') shown = std::string(job_.str(job_.calls[i].inShape));
+            for (std::size_t k = i; k < j && field[0] == 's'; ++k)
+              if (job_.calls[k].rank == ranks[0]) shown = std::string(job_.str(job_.calls[k].inShape));
+            parts.push_back(say("{0}: {1}", rankList(ranks), shown));
+            if (ranks.size() < most) f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
+          }
+          f.text = say("{0} #{1} of {2}: the ranks disagree on its {3}: {4}", job_.str(f.op), f.seq, groupName(job_, g), say(field), joined(parts));
+          a_.findings.push_back(std::move(f));
+          ++found;
+          break;
+        }
+      }
+      i = j;
+    }
+  }
+
+  // The first stuck collective in time, and any later one with other missing ranks.
+  void verdict() {
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) { return x.time < y.time; });
+    std::set<int> blamed;
+    std::vector<Text> roots;
+    std::vector<Finding> rest;
+    for (Candidate& c : candidates_) {
+      bool news = c.f.ranks.empty() && roots.empty();
+      for (int r : c.f.ranks) news = news || !blamed.count(r);
+      if (news) {
+        blamed.insert(c.f.ranks.begin(), c.f.ranks.end());
+        roots.push_back(c.f.text.text);
+        a_.findings.insert(a_.findings.begin() + std::ptrdiff_t(roots.size() - 1), c.f);
+      } else {
+        rest.push_back(c.f);
+      }
+    }
+    for (Finding& f : rest) a_.findings.push_back(std::move(f));
+    if (!roots.empty()) {
+      Text v = roots[0];
+      for (std::size_t k = 1; k < roots.size(); ++k) v = say("{0}. Also: {1}", v, roots[k]);
+      a_.verdict = Said(v);
+      return;
+    }
+    for (const Finding& f : a_.findings)  // a mismatch is a cause; all waiting without one is a symptom
+      if (f.kind == FindingKind::mismatch) return void(a_.verdict = f.text);
+    if (allWait_) {
+      a_.findings.insert(a_.findings.begin(), allWait_->f);
+      a_.verdict = allWait_->f.text;
+    }
+  }
+
+  void others() {
+    // RAS: each rank with its own words (the first 8), the rest by status.
+    std::map<Health, std::vector<int>> byHealth;
+    int said = 0;
+    for (const Rank& r : job_.ranks) {
+      if (r.health == Health::unknown || r.health == Health::ok) continue;
+      if (said++ >= 8) {
+        byHealth[r.health].push_back(r.rank);
+        continue;
+      }
+      Finding f;
+      f.kind = FindingKind::ras;
+      f.ranks = {r.rank};
+      f.text = say("NCCL RAS: {0} {1}: {2}", rankList(f.ranks), healthWord(r.health), std::string(r.healthText));
+      a_.findings.push_back(std::move(f));
+    }
+    for (const auto& [h, ranks] : byHealth) {
+      Finding f;
+      f.kind = FindingKind::ras;
+      f.ranks = ranks;
+      f.text = say("NCCL RAS: {0} {1}", rankList(ranks), healthWord(h));
+      a_.findings.push_back(std::move(f));
+    }
+    for (const RasReport& r : job_.ras)
+      for (const RasProcess& p : r.processes) {
+        bool attached = false;
+        for (const Rank& x : job_.ranks) attached = attached || (x.pid == p.pid && x.host == p.host);
+        if (attached) continue;
+        Finding f;
+        f.kind = FindingKind::ras;
+        f.text = say("NCCL RAS: {0}", std::string(p.text));
+        a_.findings.push_back(std::move(f));
+      }
+    for (const TestRun& t : job_.tests) {
+      if (t.wrongTotal <= 0 && t.outOfBounds <= 0) continue;
+      Finding f;
+      f.kind = FindingKind::wrong_results;
+      std::int64_t sizes = 0;
+      for (const TestRow& row : t.rows) sizes += (row.wrong[0] > 0 || row.wrong[1] > 0) ? 1 : 0;
+      f.text = say("nccl-tests {0}: {1} wrong values at {2} sizes", t.test.empty() ? "?" : t.test, t.wrongTotal, sizes);
+      a_.findings.push_back(std::move(f));
+    }
+    if (!a_.verdict.empty()) return;
+    for (const Finding& f : a_.findings)
+      if (f.kind == FindingKind::ras || f.kind == FindingKind::wrong_results || f.kind == FindingKind::world_size ||
+          f.kind == FindingKind::duplicate_rank)
+        return void(a_.verdict = f.text);
+    bool dumps = false;
+    for (const Rank& r : job_.ranks) dumps = dumps || r.dump >= 0;
+    a_.verdict = dumps ? Said(say("no collective waits for a rank: every member of every group entered each collective another entered"))
+                       : Said(say("nothing wrong found in {0} files", std::int64_t(job_.sources.size())));
+  }
+
+  const Job& job_;
+  Analysis a_;
+  std::vector<Candidate> candidates_;
+  std::optional<Candidate> allWait_;  // the first group where every member waits in one collective
+};
+
+}  // namespace
+
+Analysis analyse(const Job& job) { return Analyser(job).run(); }
+
+}  // namespace collviz::job

@@ -1,0 +1,96 @@
+// A job's call as collviz's own op (engine/job/to_op.cpp): the op, the
+// group's ranks (at most 16), the dtype, the elements per block from the
+// call's own, capped to what a rank may hold; and the reason for what
+// collviz cannot run (point-to-point, barrier, coalesced ops, a dtype it
+// has not, an op it has not).
+#include <gtest/gtest.h>
+
+#include "engine/job/job.h"
+
+namespace collviz::job {
+namespace {
+
+struct One {
+  Job job;
+  Call call;
+  One(const std::string& op, const std::string& dtype, int ranks, std::int64_t inElems, bool p2p = false) {
+    Builder b(job);
+    const int g = b.group("5");
+    for (int r = 0; r < ranks; ++r) job.groups[std::size_t(g)].ranks.push_back(r);
+    job.groups[std::size_t(g)].size = ranks;
+    call.group = g;
+    call.op = b.intern(op);
+    call.dtype = b.intern(dtype);
+    call.inElems = inElems;
+    call.p2p = p2p;
+  }
+};
+
+TEST(ToOpSpec, AnAllReduceAtItsShape) {
+  One o("all_reduce", "BFloat16", 4, 4096 * 5120);
+  const OpMapping m = toOpSpec(o.job, o.call);
+  ASSERT_TRUE(m.ok) << std::string(m.reason);
+  EXPECT_EQ(m.spec.op, Op::all_reduce);
+  EXPECT_EQ(m.spec.ranks, 4);
+  EXPECT_EQ(m.spec.dtype, DType::bf16);
+  const int blocks = inputBlocks(Op::all_reduce, 4, 1, 0);
+  EXPECT_EQ(m.elems, 4096 * 5120 / blocks);
+  EXPECT_EQ(m.spec.elems, m.elems);
+  ASSERT_EQ(m.changes.size(), 1u);
+  EXPECT_EQ(std::string(m.changes[0]), "the reduction is not in the file: sum");
+  EXPECT_TRUE(validate(m.spec));
+}
+
+TEST(ToOpSpec, CappedToTheMachineAndToSixteenRanks) {
+  One o("all_gather", "ncclFloat32", 64, 1 << 20);
+  const OpMapping m = toOpSpec(o.job, o.call, 1 << 20);  // 1 MiB a rank
+  ASSERT_TRUE(m.ok) << std::string(m.reason);
+  EXPECT_EQ(m.spec.ranks, 16);
+  EXPECT_EQ(m.spec.dtype, DType::f32);
+  EXPECT_LE(std::int64_t(inputBytes(m.spec, 0) + outputBytes(m.spec, 0)), 1 << 20);
+  EXPECT_LT(m.spec.elems, m.elems);
+  ASSERT_EQ(m.changes.size(), 2u);
+  EXPECT_EQ(std::string(m.changes[0]), "64 ranks shown as 16: collviz runs at most 16");
+  EXPECT_NE(std::string(m.changes[1]).find("elements per block capped to"), std::string::npos);
+}
+
+TEST(ToOpSpec, WhatCollvizCannotRunSaysWhy) {
+  const struct {
+    const char* op;
+    const char* dtype;
+    bool p2p;
+    const char* why;
+  } cases[] = {
+      {"send", "Float", true, "send is point-to-point: collviz runs collectives"},
+      {"barrier", "Float", false, "a barrier moves no data: collviz has no op of its own for it"},
+      {"all_gather_into_tensor_coalesced", "Float", false, "all_gather_into_tensor_coalesced is several ops launched as one"},
+      {"all_reduce", "Bool", false, "dtype Bool has no collviz equivalent; allowed: "},
+      {"frobnicate", "Float", false, "collviz has no op frobnicate; its ops: "},
+  };
+  for (const auto& c : cases) {
+    One o(c.op, c.dtype, 4, 1024, c.p2p);
+    const OpMapping m = toOpSpec(o.job, o.call);
+    EXPECT_FALSE(m.ok) << c.op;
+    EXPECT_EQ(std::string(m.reason).rfind(c.why, 0), 0u) << std::string(m.reason);
+  }
+  One unknownSize("all_reduce", "Float", 4, -1);
+  EXPECT_EQ(std::string(toOpSpec(unknownSize.job, unknownSize.call).reason), "its size is not known");
+}
+
+TEST(ToOpSpec, ARealStuckCollectiveMaps) {
+  Job job;
+  Builder b(job);
+  const int g = b.group("74");
+  job.groups[std::size_t(g)].ranks = {12, 13, 14, 15};
+  job.groups[std::size_t(g)].size = 4;
+  Call c;  // rank 13's all_to_all #20537 of the first real run: 4027x5120 BFloat16
+  c.group = g, c.op = b.intern("all_to_all"), c.dtype = b.intern("BFloat16"), c.inElems = 4027 * 5120;
+  const OpMapping m = toOpSpec(job, c);
+  ASSERT_TRUE(m.ok) << std::string(m.reason);
+  EXPECT_EQ(m.spec.op, Op::all_to_all);
+  EXPECT_EQ(m.elems, 4027 * 5120 / 4);
+  EXPECT_TRUE(m.changes.empty());
+}
+
+}  // namespace
+}  // namespace collviz::job
