@@ -470,25 +470,16 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--channel", nccl->channel, "With --nccl-log: one channel's ring and trees, or all (every ring overlaid)");
   cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
   auto jobArgs = std::make_shared<JobExportArgs>();
-  cmd->add_option("--job", jobArgs->files,
-                  "A real job's files (Flight Recorder dumps, NCCL RAS, Inspector, profiler traces, nccl-tests output; "
-                  "files, folders): draw which rank the others wait for (SVG, PNG, HTML)");
+  cmd->add_option("--job", jobArgs->files, "A real job's traces (files, folders): draw who waits for whom (SVG, PNG, HTML)");
   cmd->callback([&action, a, cmd, algo_file, nccl, jobArgs] {
     if (!jobArgs->files.empty()) {
-      if (!nccl->logs.empty()) {
-        action = [] { return fail("export", say("--job and --nccl-log draw different figures: give one"), kExitUsage); };
-        return;
-      }
-      jobArgs->output = a->output, jobArgs->format = a->format, jobArgs->theme = a->theme;
-      jobArgs->scale = a->scale, jobArgs->theme_given = cmd->count("--theme") > 0;
-      action = [jobArgs] { return runJobExport(*jobArgs); };
-      return;
+      *jobArgs = {jobArgs->files, a->output, a->format, a->theme, a->scale, cmd->count("--theme") > 0};
+      return void(action = [jobArgs, both = !nccl->logs.empty()] { return runJobExport(*jobArgs, both); });
     }
     if (!nccl->logs.empty()) {
       nccl->output = a->output, nccl->format = a->format, nccl->theme = a->theme;
       nccl->scale = a->scale, nccl->theme_given = cmd->count("--theme") > 0;
-      action = [nccl] { return runNcclLogExport(*nccl); };
-      return;
+      return void(action = [nccl] { return runNcclLogExport(*nccl); });
     }
     a->step_given = cmd->get_option("--step")->count() > 0;
     for (const char* o : {"--op", "--step", "--trace", "--algo", "--algo-file", "--status", "--status-time", "--theme"})

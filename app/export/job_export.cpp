@@ -12,7 +12,8 @@
 
 namespace collviz {
 
-int runJobExport(const JobExportArgs& a) {
+int runJobExport(const JobExportArgs& a, bool withNcclLog) {
+  if (withNcclLog) return fail("export", say("--job and --nccl-log draw different figures: give one"), kExitUsage);
   const std::string format = shapeFigureFormat(a.format, a.output);
   if (format != "svg" && format != "png" && format != "html")
     return fail("export", say("--format {0} with --job: allowed: svg, png, html", format), kExitUsage);

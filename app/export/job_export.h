@@ -14,6 +14,7 @@ struct JobExportArgs {
   bool theme_given = false;  // HTML: one theme; else light and dark by the reader's scheme
 };
 
-int runJobExport(const JobExportArgs& a);
+// `withNcclLog`: --nccl-log was given too (refused: they draw different figures).
+int runJobExport(const JobExportArgs& a, bool withNcclLog = false);
 
 }  // namespace collviz
