@@ -75,13 +75,22 @@ if [ "$(id -u)" -ne 0 ] || ! unshare -m -n true 2>/dev/null; then
 else
   unshare -m -n --propagation private env COLLVIZ="$collviz" bash -s > "$work/ns.log" 2>&1 <<'EOF'
 set -u
+# The build stays reachable where it lies under /tmp (a clone there): bound
+# aside, then back at its own path on the fresh /tmp, and not counted below.
+build=$(dirname "$(dirname "$COLLVIZ")")
+case "$build" in /tmp/*) mkdir -p /mnt/collviz-build && mount --bind "$build" /mnt/collviz-build ;; esac
 mount -t tmpfs none /tmp && mount -t tmpfs none /dev/shm || { echo "FAIL: tmpfs"; exit 1; }
+case "$build" in /tmp/*) mkdir -p "$build" && mount --bind /mnt/collviz-build "$build" ;; esac
 "$COLLVIZ" run --backend nccl --op all_gather --ranks 3 > /dev/null 2>&1 || echo "FAIL: a run in the namespace"
 # A rank killed mid-op (its process ends inside the op's stream work).
 err=$(COLLVIZ_STANDIN_FAULT="r1/ncclAllReduce#1=kill" "$COLLVIZ" run --backend nccl --op all_reduce --ranks 3 2>&1 >/dev/null)
 echo "$err" | grep -q "rank 1 .*killed by signal 9" || echo "FAIL: the killed rank is not reported: $(echo "$err" | tail -3)"
 sleep 0.5
-left=$(find /tmp /dev/shm -mindepth 1 2>/dev/null)
+left=$(find /tmp /dev/shm -mindepth 1 2>/dev/null | while read -r p; do
+  case "$build/" in "$p"/*) continue ;; esac
+  case "$p" in "$build"/*) continue ;; esac
+  echo "$p"
+done)
 [ -z "$left" ] || echo "FAIL: left behind: $left"
 sockets=$(grep -c '@collviz-stand-in' /proc/net/unix)
 [ "$sockets" -eq 0 ] || echo "FAIL: $sockets stand-in sockets left in the abstract namespace"
