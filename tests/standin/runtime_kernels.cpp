@@ -18,22 +18,11 @@
 #include <vector>
 
 #include "engine/worker/reduce_ops.h"
+#include "tests/standin/cuda_entry.h"
 #include "tests/standin/runtime.h"
 
 // nvcc's registration and launch entry points (crt/host_runtime.h and
 // crt/device_functions.h declare them for nvcc's own host code).
-extern "C" {
-void** __cudaRegisterFatBinary(void* fatCubin);
-void __cudaRegisterFatBinaryEnd(void** handle);
-void __cudaUnregisterFatBinary(void** handle);
-void __cudaRegisterFunction(void** handle, const char* hostFun, char* deviceFun, const char* deviceName,
-                            int threadLimit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize);
-unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shared, struct CUstream_st* stream);
-cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* shared, void* stream);
-cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* hostFun);
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, std::size_t shared,
-                               cudaStream_t stream);
-}
 
 namespace collviz::standin {
 namespace {

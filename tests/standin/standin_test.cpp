@@ -26,16 +26,7 @@
 #include <thread>
 #include <vector>
 
-extern "C" {
-void** __cudaRegisterFatBinary(void* fatCubin);
-void __cudaRegisterFunction(void** handle, const char* hostFun, char* deviceFun, const char* deviceName,
-                            int threadLimit, uint3* tid, uint3* bid, dim3* bDim, dim3* gDim, int* wSize);
-unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shared, struct CUstream_st* stream);
-cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* shared, void* stream);
-cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* hostFun);
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, std::size_t shared,
-                               cudaStream_t stream);
-}
+#include "tests/standin/cuda_entry.h"
 
 namespace {
 
