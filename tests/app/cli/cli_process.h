@@ -48,6 +48,9 @@ struct Cli {
   int code = -1;
   std::string out, err;
   std::chrono::milliseconds default_wait;
+  // When wait() saw the exit: before out and err are read back, which takes
+  // most of a second for a run that printed hundreds of MB.
+  std::chrono::steady_clock::time_point exited_at{};
 
   // `env`: NAME=value pairs set in the child only (e.g. COLLVIZ_FAULT);
   // "ULIMIT_V_KIB=N" sets its address space instead (ulimit -v N).
@@ -107,6 +110,7 @@ struct Cli {
       if (std::chrono::steady_clock::now() > end) return -2;
       std::this_thread::sleep_for(5ms);
     }
+    exited_at = std::chrono::steady_clock::now();
     code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     out = slurp(dir / "out");
     err = slurp(dir / "err");
