@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
   }
   if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line
   if (!request.nccl_log.empty()) ui.openNcclLog(request.nccl_log);
+  if (!request.job.empty()) ui.openJob(request.job);
   ui.setPresenterWanted(request.presenter);
   if (request.fullscreen) {
     // A lecture is a presentation: full screen, the diagram and caption only

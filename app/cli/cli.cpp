@@ -87,7 +87,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addExportCommand(app, action);
   addAlgosCommand(app, action);
   addNcclLogCommand(app, action, window);
-  addJobCommand(app, action);
+  addJobCommand(app, action, window);
   addLectureCommand(app, action, window);
   try {
     app.parse(argc, argv);

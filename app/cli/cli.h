@@ -17,6 +17,7 @@ struct WindowRequest {
   bool presenter = false;  // open the presenter view too
   bool fullscreen = false;  // a lecture: full screen, panels hidden (--window: a window)
   std::string nccl_log;     // `collviz nccl-log FILE --window`: File → Open NCCL log… done
+  std::string job;          // `collviz job FILE|DIR --window`: File → Open job traces… done
   HostSpec hosts;           // `collviz --hosts a:2,b:2 …`: the Hosts field filled, the ranks there
 };
 

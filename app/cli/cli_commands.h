@@ -14,7 +14,7 @@ void addAlgosCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 // collviz job FILE|DIR...: a real job's traces (cli_job.cpp).
-void addJobCommand(CLI::App& app, std::function<int()>& action);
+void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 namespace nccl_log {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/cli.h"
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
@@ -159,15 +160,33 @@ int runJob(const std::vector<std::string>& paths, bool asJson, bool all) {
 
 }  // namespace
 
-void addJobCommand(CLI::App& app, std::function<int()>& action) {
+void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto asJson = std::make_shared<bool>(false);
   auto all = std::make_shared<bool>(false);
+  auto inWindow = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("job", "Read a real job's traces (Flight Recorder dumps, NCCL RAS, Inspector, profiler, nccl-tests) and say who waits for whom");
   cmd->add_option("files", *paths, "Files or folders (one dump per rank: a folder), or - for stdin")->required();
   cmd->add_flag("--json", *asJson, "Print one JSON document on stdout");
   cmd->add_flag("--all", *all, "List every group and call (else the first ones)");
-  cmd->callback([&action, paths, asJson, all] { action = [paths, asJson, all]() -> int { return runJob(*paths, *asJson, *all); }; });
+  cmd->add_flag("--window", *inWindow, "Open the job in the window (File → Open job traces…), one file or folder");
+  cmd->callback([&action, paths, asJson, all, inWindow, window] {
+    if (*inWindow && window) {
+      if (paths->size() != 1) {
+        action = [] { return fail("job", say("--window opens one file or folder"), kExitUsage); };
+        return;
+      }
+      action = [paths, window]() -> int {  // read here first: a file that does not read is said on the terminal
+        auto r = job::read(*paths);
+        if (!r.ok()) return fail("job", r.error(), kExitFailed);
+        window->open = true;
+        window->job = paths->front();
+        return kExitOk;
+      };
+      return;
+    }
+    action = [paths, asJson, all]() -> int { return runJob(*paths, *asJson, *all); };
+  });
 }
 
 }  // namespace collviz

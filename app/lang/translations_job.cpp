@@ -178,6 +178,17 @@ std::span<const Translation> tableJob() {
       {"the files hold no rank, collective, RAS report or nccl-tests table to draw", "这些文件里没有可画的 rank、集合操作、RAS 报告或 nccl-tests 表格"},
       {"--format {0} with --job: allowed: svg, png, html", "--job 的 --format {0}：可选 svg、png、html"},
       {"--job and --nccl-log draw different figures: give one", "--job 与 --nccl-log 画的是不同的图：只给一个"},
+      // The job window (app/panels/job_window, app/view/job_call).
+      {"Open job traces…", "打开作业追踪…"},
+      {"Open job traces", "打开作业追踪"},
+      {"A real job's files: PyTorch Flight Recorder dumps, NCCL RAS, Inspector or profiler output, nccl-tests output; a file or a folder.",
+       "真实作业的文件：PyTorch Flight Recorder 转储、NCCL RAS、Inspector 或 profiler 输出、nccl-tests 输出；一个文件或一个文件夹。"},
+      {"Job traces", "作业追踪"},
+      {"Click a collective to open it as collviz's own op, run here.", "点击一个集合通信，以 collviz 自己的操作打开，在本机运行。"},
+      {"no such call", "没有这次调用"},
+      {"{0} run as {1}: backend {2} has no {0}", "{0} 以 {1} 运行：后端 {2} 没有 {0}"},
+      {"{0}: not opened: {1}", "{0}：未打开：{1}"},
+      {"{0} opened as {1}: {2} ranks, {3}, {4} elements a block, run here", "{0} 已作为 {1} 打开：{2} 个 rank，{3}，每块 {4} 个元素，在本机运行"},
   };
   return kTable;
 }

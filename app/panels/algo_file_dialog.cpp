@@ -1,6 +1,5 @@
 #include "app/panels/algo_file_dialog.h"
 
-#include <imgui.h>
 
 #include <memory>
 
@@ -24,29 +23,10 @@ Status openAlgoFile(AppState& s, const std::string& path) {
 }
 
 void AlgoFileDialog::Draw(AppState& s, bool open_now) {
-  if (open_now) {
-    ImGui::OpenPopup("###open_algorithm");
-    error.clear();
-  }
-  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
-  const std::string title = std::string(tr("Open algorithm")) + "###open_algorithm";
-  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
-  WrappedText(tr("An MSCCL algorithm file (XML from msccl-tools): it is checked, "
-                              "run round by round and listed with the algorithms."));
-  ImGui::SetNextItemWidth(-1);
-  const bool enter = ImGui::InputText("##algo_path", path_, sizeof path_, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (enter || ImGui::Button(tr("Open"))) {
-    if (Status st = openAlgoFile(s, path_); st) ImGui::CloseCurrentPopup();
-    else error = render(st);
-  }
-  ImGui::SameLine();
-  if (ImGui::Button(tr("Cancel"))) ImGui::CloseCurrentPopup();
-  if (!error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
-    WrappedText(error);
-    ImGui::PopStyleColor();
-  }
-  ImGui::EndPopup();
+  dialog_.Draw("open_algorithm", tr("Open algorithm"),
+               tr("An MSCCL algorithm file (XML from msccl-tools): it is checked, "
+                  "run round by round and listed with the algorithms."),
+               open_now, [&s](const std::string& path) { return openAlgoFile(s, path); });
 }
 
 }  // namespace collviz::ui

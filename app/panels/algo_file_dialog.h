@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "app/panels/path_dialog.h"
 #include "app/view/app_state.h"
 #include "engine/text.h"
 
@@ -16,11 +17,10 @@ namespace collviz::ui {
 Status openAlgoFile(AppState& s, const std::string& path);
 
 struct AlgoFileDialog {
-  std::string error;
   void Draw(AppState& s, bool open_now);
 
  private:
-  char path_[512] = "";
+  PathDialog dialog_;
 };
 
 }  // namespace collviz::ui

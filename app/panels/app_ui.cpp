@@ -176,6 +176,9 @@ void AppUi::handleKeys() {
   std::vector<unsigned> chars;
   chars.swap(queued_chars_);
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
+  // A dialog or menu is open: its keys are its own (a path typed into File →
+  // Open … must not switch the theme or open panels).
+  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) return;
   chars.insert(chars.begin(), io.InputQueueCharacters.begin(), io.InputQueueCharacters.end());
   for (unsigned c : chars) {
     if (lecture_ && lecture_->typed(c)) continue;
@@ -267,6 +270,12 @@ void AppUi::Draw() {
   lecture_panel_.DrawOpenDialog(actions);
   algo_file_dialog_.Draw(state_, actions.open_algorithm);
   nccl_log_window_.Draw(state_.view.theme, actions.open_nccl_log);
+  {  // the local backend's limits, where probed: a clicked collective runs within them
+    const BackendStatus* local = nullptr;
+    if (devices_)
+      if (auto k = devices_->choose(state_.backend, static_cast<std::string*>(nullptr)); k.ok()) local = devices_->find(*k);
+    job_window_.Draw(state_, local ? &local->caps : nullptr, actions.open_job);
+  }
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);

@@ -15,6 +15,7 @@
 #include "app/panels/controls_panel.h"
 #include "app/panels/fault_menu.h"
 #include "app/panels/algo_file_dialog.h"
+#include "app/panels/job_window.h"
 #include "app/panels/nccl_log_window.h"
 #include "app/panels/lecture_panel.h"
 #include "app/lecture/player.h"
@@ -74,6 +75,7 @@ class AppUi {
   // shows them and the next run starts its ranks there.
   void setHosts(const HostSpec& hosts);
   Status openNcclLog(const std::string& path) { return nccl_log_window_.open(path); }
+  Status openJob(const std::string& path) { return job_window_.open(path); }
   void closeLecture();
   lecture::Player* player() { return lecture_.get(); }
   // View → Presenter view (the window itself is opened by the caller).
@@ -139,6 +141,7 @@ class AppUi {
   LecturePanel lecture_panel_;
   AlgoFileDialog algo_file_dialog_;
   NcclLogWindow nccl_log_window_;
+  JobWindow job_window_;
   std::unique_ptr<lecture::Player> lecture_;
   int applied_revision_ = -1;  // the lecture step last applied to state_
   bool presenter_wanted_ = false;

@@ -37,6 +37,7 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Open algorithm…"))) out.open_algorithm = true;
     if (ImGui::MenuItem(tr("Open NCCL log…"))) out.open_nccl_log = true;
+    if (ImGui::MenuItem(tr("Open job traces…"))) out.open_job = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("View"))) {
@@ -131,6 +132,7 @@ void LecturePanel::DrawOpenDialog(MenuActions& out) {
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
   ImGui::TextUnformatted(tr("A lecture script (TOML); or drop one on the window."));
   ImGui::SetNextItemWidth(-1);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();  // typing goes to the path, not to the app's keys
   const bool enter = ImGui::InputText("##path", path_, sizeof path_, ImGuiInputTextFlags_EnterReturnsTrue);
   if (enter || ImGui::Button(tr("Open"))) {
     out.open_path = path_;

@@ -18,6 +18,7 @@ struct MenuActions {
   bool toggle_presenter = false;
   bool open_algorithm = false;  // File → Open algorithm… (algo_file_dialog.h)
   bool open_nccl_log = false;   // File → Open NCCL log… (nccl_log_window.h)
+  bool open_job = false;        // File → Open job traces… (job_window.h)
 };
 
 struct LecturePanel {

@@ -17,7 +17,8 @@ ImVec2 bez(const NcclShape& s, float t) {
   return ImVec2(a * s.x0 + b * s.cx0 + c * s.cx1 + d * s.x1, a * s.y0 + b * s.cy0 + c * s.cy1 + d * s.y1);
 }
 
-// The figure's shapes at `o`, `k` pixels per unit.
+}  // namespace
+
 void drawFigure(const NcclFigure& f, ImVec2 o, float k) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto P = [&](float x, float y) { return ImVec2(o.x + x * k, o.y + y * k); };
@@ -27,7 +28,7 @@ void drawFigure(const NcclFigure& f, ImVec2 o, float k) {
     switch (s.kind) {
       case NcclShape::Kind::rect:
         if (s.filled) dl->AddRectFilled(P(s.x0, s.y0), P(s.x0 + s.x1, s.y0 + s.y1), packAbgr(s.fill), s.radius * k);
-        dl->AddRect(P(s.x0, s.y0), P(s.x0 + s.x1, s.y0 + s.y1), packAbgr(s.stroke), s.radius * k);
+        if (s.stroke.a > 0) dl->AddRect(P(s.x0, s.y0), P(s.x0 + s.x1, s.y0 + s.y1), packAbgr(s.stroke), s.radius * k, 0, s.width * k);
         break;
       case NcclShape::Kind::arc: {
         const ImU32 c = packAbgr(s.stroke);
@@ -62,8 +63,6 @@ void drawFigure(const NcclFigure& f, ImVec2 o, float k) {
   }
 }
 
-}  // namespace
-
 Status NcclLogWindow::open(const std::string& path) {
   auto r = nccl_log::read({path});
   if (!r.ok()) return r.error();
@@ -79,29 +78,9 @@ void NcclLogWindow::show(std::shared_ptr<const nccl_log::Log> log) {
 }
 
 void NcclLogWindow::Draw(ThemeKind theme, bool open_now) {
-  if (open_now) {
-    ImGui::OpenPopup("###open_nccl_log");
-    error.clear();
-  }
-  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, 0), ImGuiCond_Appearing);
-  const std::string title = std::string(tr("Open NCCL log")) + "###open_nccl_log";
-  if (ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_NoSavedSettings)) {
-    WrappedText(tr("NCCL's own log (run with NCCL_DEBUG=INFO): a file, or a folder of per-rank files."));
-    ImGui::SetNextItemWidth(-1);
-    const bool enter = ImGui::InputText("##nccl_log_path", path_, sizeof path_, ImGuiInputTextFlags_EnterReturnsTrue);
-    if (enter || ImGui::Button(tr("Open"))) {
-      if (Status st = open(path_); st) ImGui::CloseCurrentPopup();
-      else error = render(st);
-    }
-    ImGui::SameLine();
-    if (ImGui::Button(tr("Cancel"))) ImGui::CloseCurrentPopup();
-    if (!error.empty()) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.15f, 0.2f, 1));
-      WrappedText(error);
-      ImGui::PopStyleColor();
-    }
-    ImGui::EndPopup();
-  }
+  dialog_.Draw("open_nccl_log", tr("Open NCCL log"),
+               tr("NCCL's own log (run with NCCL_DEBUG=INFO): a file, or a folder of per-rank files."), open_now,
+               [this](const std::string& path) { return open(path); });
   if (shown && log_) drawWindow(theme);
 }
 

@@ -9,12 +9,18 @@
 #include <memory>
 #include <string>
 
+#include <imgui.h>
+
+#include "app/panels/path_dialog.h"
 #include "app/view/nccl_log_figure.h"
 
 namespace collviz::ui {
 
+// The figure's shapes drawn with ImGui's draw list at screen point `o`, `k`
+// pixels per figure unit (the NCCL log's window and the job window).
+void drawFigure(const NcclFigure& f, ImVec2 o, float k);
+
 struct NcclLogWindow {
-  std::string error;
   bool shown = false;
   void Draw(ThemeKind theme, bool open_now);
   Status open(const std::string& path);  // read it; shown on success
@@ -24,7 +30,7 @@ struct NcclLogWindow {
 
  private:
   void drawWindow(ThemeKind theme);
-  char path_[512] = "";
+  PathDialog dialog_;
   std::shared_ptr<const nccl_log::Log> log_;
   int channel_ = -1;
   std::size_t comm_ = 0;

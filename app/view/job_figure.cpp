@@ -100,6 +100,15 @@ struct Draw {
     right = std::max(right, x + w + kMargin);
   }
   Rgba tint(Rgba c, float t = 0.75f) const { return mix(c, theme.background, t); }
+  // The Job::calls index of rank `r`'s call `seq` in the lane; r < 0: any
+  // rank's (a tile of a rank that never entered opens the others' call).
+  int callOf(const Lane& l, std::int64_t seq, int r) const {
+    for (int rank : l.ranks) {
+      if (r >= 0 && rank != r) continue;
+      if (auto it = l.calls.find({rank, seq}); it != l.calls.end()) return int(it->second - job.calls.data());
+    }
+    return -1;
+  }
 };
 
 Rgba waitColour() { return rgb(0xd9962b); }
@@ -220,6 +229,7 @@ void drawLane(Draw& d, const Lane& l) {
       if (it == l.calls.end()) {
         if (culprit && seq == l.hang->seq) {
           d.box(tx, d.y, kTileW, h0, d.theme.bad, nullptr, "never", data + " data-state=\"never\"");
+          d.fig.shapes.back().call = d.callOf(l, seq, -1);  // the collective the others wait in
           d.text(tx + kTileW / 2, d.y + h0 / 2 + 4, d.said(say("never entered")), 11, d.theme.bad, 1, true);
         }
         continue;
@@ -235,6 +245,7 @@ void drawLane(Draw& d, const Lane& l) {
                                                       : d.tint(waitColour(), 0.82f);
       d.box(tx, d.y, kTileW, h0, border, &tfill, differs ? "mismatch" : "call",
             data + " data-state=\"" + std::string(stateName(state)) + "\"");
+      d.fig.shapes.back().call = d.callOf(l, seq, r);
       if (differs) d.box(tx + 1, d.y + 1, kTileW - 2, h0 - 2, mismatchColour(), nullptr, "mismatch-ring");
       d.text(tx + 6, d.y + 14, std::string(job.str(c.op)), 11, d.theme.text, 0, state != State::completed);
       d.text(tx + 6, d.y + 27, sizeText(job, c), 10, d.theme.muted_text);
@@ -387,6 +398,12 @@ Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureP
   d.fig.width = d.right, d.fig.height = d.y + 10, d.fig.background = d.theme.background;
   d.fig.title = verdict;
   return std::move(d.fig);
+}
+
+int jobFigureCallAt(const NcclFigure& f, float x, float y) {
+  for (const NcclShape& s : f.shapes)
+    if (s.call >= 0 && x >= s.x0 && x <= s.x0 + s.x1 && y >= s.y0 && y <= s.y0 + s.y1) return s.call;
+  return -1;
 }
 
 }  // namespace collviz::ui

@@ -35,4 +35,9 @@ struct JobFigureParams {
 // The figure, or an error when the job holds nothing to draw.
 Result<NcclFigure> jobFigure(const job::Job& job, const job::Analysis& a, const JobFigureParams& p);
 
+// The Job::calls index of the collective's tile at (x, y) in figure units,
+// -1 where none (the job window: a click opens that call as collviz's own op;
+// a rank's "never entered" tile opens the call the others wait in).
+int jobFigureCallAt(const NcclFigure& f, float x, float y);
+
 }  // namespace collviz::ui

@@ -36,6 +36,7 @@ struct NcclShape {
   int anchor = 0;  // text: 0 start, 1 middle, 2 end
   std::string text, cls, data;  // data: SVG attributes (data-from="0" ...)
   std::string marker;           // arc: the arrowhead's class (p2p, net, ...)
+  int call = -1;                // a job figure's tile: its Job::calls index (a click opens it)
 };
 
 struct NcclFigure {

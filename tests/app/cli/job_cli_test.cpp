@@ -2,7 +2,8 @@
 // 中文 (skipped, saying so, where ../shared/data is missing), a job written
 // here (text, --json, the ranks' standing), the NCCL tools' tables, and the
 // errors: a pickle that would run code (exit 1, the opcode named, nothing
-// run, --json's error document), a missing file, no file at all (exit 2).
+// run, --json's error document), a missing file, no file at all (exit 2),
+// --window with two paths (exit 2) or one that does not read (exit 1).
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli/cli_process.h"
@@ -140,6 +141,13 @@ TEST(JobCli, MissingAndNoFiles) {
   EXPECT_NE(m.err.find("/nonexistent/_dump_0: no such file or folder"), std::string::npos) << m.err;
   Cli u("job_cli_", {"job"});
   EXPECT_EQ(u.wait(), 2);
+  // --window: one file or folder, read on the terminal before any window opens.
+  Cli two("job_cli_", {"job", "a", "b", "--window"});
+  EXPECT_EQ(two.wait(), 2);
+  EXPECT_NE(two.err.find("--window opens one file or folder"), std::string::npos) << two.err;
+  Cli gone("job_cli_", {"job", "/nonexistent/_dump_0", "--window"});
+  EXPECT_EQ(gone.wait(), 1);
+  EXPECT_NE(gone.err.find("/nonexistent/_dump_0: no such file or folder"), std::string::npos) << gone.err;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "app/files/nccl_log_png.h"
 #include "app/files/nccl_log_svg.h"
 #include "app/lang/lang.h"
+#include "app/view/job_call.h"
 #include "app/view/job_figure.h"
 #include "tests/engine/job/fr_writer.h"
 
@@ -103,6 +104,65 @@ TEST_F(Fixture, AMismatchIsOutlinedOnTheRankThatDiffersAndAMissingDumpIsSaid) {
   EXPECT_NE(d.svg.find("class=\"mismatch\" data-rank=\"1\" data-seq=\"3\""), std::string::npos);
   EXPECT_EQ(d.svg.find("class=\"mismatch\" data-rank=\"0\""), std::string::npos);
   EXPECT_NE(d.svg.find(">no dump<"), std::string::npos);
+}
+
+// The window's click: every tile maps back to its call (a "never entered"
+// tile to the call the others wait in), and a call opens as collviz's own
+// op at its shape, within a backend's limits, each change said.
+TEST_F(Fixture, AClickOnATileOpensItsCallAsCollvizsOwnOp) {
+  for (int r = 0; r < 4; ++r) write(r, false);
+  auto j = job::read({dir.string()});
+  ASSERT_TRUE(j.ok()) << j.error().message;
+  auto f = jobFigure(*j, job::analyse(*j), JobFigureParams{});
+  ASSERT_TRUE(f.ok());
+  int tiles = 0, never = -1;
+  for (const NcclShape& s : f->shapes) {
+    if (s.call < 0) continue;
+    ++tiles;
+    EXPECT_EQ(jobFigureCallAt(*f, s.x0 + s.x1 / 2, s.y0 + s.y1 / 2), s.call);
+    const job::Call& c = j->calls[std::size_t(s.call)];
+    EXPECT_NE(s.data.find("data-seq=\"" + std::to_string(c.seq) + "\""), std::string::npos) << s.data;
+    if (s.cls == "never") never = s.call;
+    else EXPECT_NE(s.data.find("data-rank=\"" + std::to_string(c.rank) + "\""), std::string::npos) << s.data;
+  }
+  EXPECT_EQ(tiles, 4 * 4);  // ranks 0, 1, 3: #1-#4; rank 2: #1-#3 and its "never entered" #4
+  ASSERT_GE(never, 0);
+  EXPECT_EQ(j->calls[std::size_t(never)].seq, 4);
+  EXPECT_EQ(jobFigureCallAt(*f, 1, 1), -1);
+
+  AppState s;
+  s.view.algo = "ring";
+  const JobCallOpened r = openJobCall(s, *j, never);
+  ASSERT_TRUE(r.ok) << std::string(r.what);
+  EXPECT_EQ(s.entry, int(Op::all_reduce));
+  EXPECT_EQ(s.spec.op, Op::all_reduce);
+  EXPECT_EQ(s.spec.ranks, 4);
+  EXPECT_EQ(s.spec.dtype, DType::f32);
+  EXPECT_GT(s.spec.elems, 0);
+  EXPECT_EQ(s.view.algo, "native");
+  EXPECT_NE(std::string(r.what).find("all_reduce #4 TENSOR_MODEL_PARALLEL_GROUP (5) opened as all_reduce: 4 ranks, f32"), std::string::npos)
+      << std::string(r.what);
+
+  // A backend without f32 and with room for 16 elements a rank: both said.
+  BackendCaps small;
+  small.name = "small";
+  small.dtypes = {DType::f16};
+  small.max_rank_bytes = 64;
+  AppState g;
+  const JobCallOpened rg = openJobCall(g, *j, never, &small);
+  ASSERT_TRUE(rg.ok) << std::string(rg.what);
+  EXPECT_EQ(g.spec.dtype, DType::f16);
+  EXPECT_LE(g.spec.elems, 16);
+  std::string changes;
+  for (const Said& c : rg.changes) changes += std::string(c) + "\n";
+  EXPECT_NE(changes.find("f32 run as f16: backend small has no f32"), std::string::npos) << changes;
+  EXPECT_NE(changes.find("capped to"), std::string::npos) << changes;
+
+  AppState t;
+  const JobCallOpened none = openJobCall(t, *j, -1);
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(std::string(none.what), "no such call");
+  EXPECT_EQ(t.entry, AppState{}.entry);
 }
 
 TEST(JobFigure, NothingToDrawIsAnError) {

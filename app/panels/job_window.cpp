@@ -1,0 +1,87 @@
+#include "app/panels/job_window.h"
+
+#include <imgui.h>
+
+#include "app/gl/wrapped_text.h"
+#include "app/lang/lang.h"
+#include "app/panels/nccl_log_window.h"
+#include "app/view/job_call.h"
+
+namespace collviz::ui {
+
+Status JobWindow::open(const std::string& path) {
+  auto r = job::read({path});
+  if (!r.ok()) return r.error();
+  job_ = std::make_shared<const job::Job>(std::move(*r));
+  analysis_ = job::analyse(*job_);
+  opened_.clear();
+  figKey_ = -1;
+  shown = true;
+  return {};
+}
+
+void JobWindow::Draw(AppState& s, const BackendCaps* caps, bool open_now) {
+  dialog_.Draw("open_job", tr("Open job traces"),
+               tr("A real job's files: PyTorch Flight Recorder dumps, NCCL RAS, Inspector or profiler output, nccl-tests output; a file or a folder."),
+               open_now, [this](const std::string& path) { return open(path); });
+  if (shown && job_) drawWindow(s, caps);
+}
+
+void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
+  // Most of the screen: a job's figure is wide (a lane of tiles per group).
+  const ImVec2 screen = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowPos(ImVec2(screen.x * 0.05f, screen.y * 0.06f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(screen.x * 0.9f, screen.y * 0.85f), ImGuiCond_FirstUseEver);
+  // A click that opened a call folds the window to its title bar at the
+  // bottom, so the op view it opened is in sight; unfolded, it comes back up.
+  if (fold_) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always), fold_ = false, folded_ = true;
+  if (folded_) ImGui::SetNextWindowPos(ImVec2(screen.x * 0.5f, screen.y - ImGui::GetFrameHeight() * 1.5f), ImGuiCond_Always);
+  const bool open = ImGui::Begin((std::string(tr("Job traces")) + "###job").c_str(), &shown);
+  if (folded_ && !ImGui::IsWindowCollapsed()) {
+    folded_ = false;
+    ImGui::SetWindowPos(ImVec2(screen.x * 0.05f, screen.y * 0.06f));
+  }
+  if (!open) {
+    ImGui::End();
+    return;
+  }
+  const int key = int(s.view.theme) * 2 + (language() == Lang::zh ? 1 : 0);
+  if (key != figKey_) {
+    JobFigureParams p;
+    p.theme = s.view.theme;
+    p.say = [](const Text& t) { return render(t); };
+    auto fig = jobFigure(*job_, analysis_, p);
+    fig_ = fig.ok() ? std::move(*fig) : NcclFigure{};
+    figError_ = fig.ok() ? std::string() : render(fig.error());
+    figKey_ = key;
+  }
+  if (!figError_.empty()) {  // the files read, but hold nothing to draw
+    WrappedText(figError_);
+    ImGui::End();
+    return;
+  }
+  const NcclFigure& f = fig_;
+  WrappedText(tr("Click a collective to open it as collviz's own op, run here."));
+  if (!opened_.empty()) WrappedText(opened_);
+  ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const float k = std::max(0.5f, ImGui::GetFontSize() / 14.0f);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  drawFigure(f, o, k);
+  ImGui::InvisibleButton("##job_figure", ImVec2(f.width * k, f.height * k));
+  if (ImGui::IsItemClicked()) {
+    const ImVec2 m = ImGui::GetMousePos();
+    const int call = jobFigureCallAt(f, (m.x - o.x) / k, (m.y - o.y) / k);
+    if (call >= 0) {
+      const JobCallOpened r = openJobCall(s, *job_, call, caps);
+      opened_ = render(r.what);
+      fold_ = r.ok;
+      for (const Said& c : r.changes) opened_ += " · " + render(c);
+    }
+  }
+  if (ImGui::IsItemHovered() && jobFigureCallAt(f, (ImGui::GetMousePos().x - o.x) / k, (ImGui::GetMousePos().y - o.y) / k) >= 0)
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace collviz::ui
