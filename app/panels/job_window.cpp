@@ -17,6 +17,7 @@ Status JobWindow::open(const std::string& path) {
   opened_.clear();
   figKey_ = -1;
   shown = true;
+  unfold_ = true;
   return {};
 }
 
@@ -35,6 +36,7 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
   // A click that opened a call folds the window to its title bar at the
   // bottom, so the op view it opened is in sight; unfolded, it comes back up.
   if (fold_) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always), fold_ = false, folded_ = true;
+  if (unfold_) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always), unfold_ = false;  // a job opened anew
   if (folded_) ImGui::SetNextWindowPos(ImVec2(screen.x * 0.5f, screen.y - ImGui::GetFrameHeight() * 1.5f), ImGuiCond_Always);
   const bool open = ImGui::Begin((std::string(tr("Job traces")) + "###job").c_str(), &shown);
   if (folded_ && !ImGui::IsWindowCollapsed()) {

@@ -30,6 +30,7 @@ struct JobWindow {
   std::string opened_;  // what the last click did
   bool fold_ = false;   // collapse the window next frame (a click opened a call)
   bool folded_ = false;  // collapsed by a click: its title bar sits at the bottom
+  bool unfold_ = false;  // a job just opened: shown whole, wherever the last one was left
   NcclFigure fig_;      // laid out once per job, theme and language
   std::string figError_;  // why there is no figure (nothing to draw)
   int figKey_ = -1;
