@@ -18,20 +18,30 @@ JOB="$FIX/nccl_tests_wrong_srun.txt"
 BAD=$(grep -o '<rect class="wrong"[^>]* fill="#[0-9a-f]*"' "$OUT/figure.svg" | grep -o 'fill="#[0-9a-f]*"' | grep -o '#[0-9a-f]\{6\}')
 [ -n "$BAD" ] || fail "no highlighted nccl-tests row (a size with wrong values) in the exported figure"
 
+# A shot once the app has drawn (not the black screen before its first
+# frame, which a loaded machine shows for seconds), held still.
+wait_drawn() {
+  import -window root "$1.blank.png"
+  convert "$1.blank.png" -fill black -colorize 100 "$1.black.png"
+  wait_changed "$1.black.png" "$1" 500000
+  rm -f "$1.blank.png" "$1.black.png"
+}
+count() { convert "$1" -format %c histogram:info:- | grep -i "$2" | awk '{ s += $1 } END { printf "%d", s }'; }
+
 "$BIN" >"$OUT/plain.log" 2>&1 &
 APP=$!
 wait_window
-wait_stable "$OUT/plain.png"
+wait_drawn "$OUT/plain.png"
 kill "$APP"; wait "$APP" 2>/dev/null; APP=""
 
 "$BIN" job "$JOB" --window >"$OUT/app.log" 2>&1 &
 APP=$!
 wait_window
-wait_changed "$OUT/plain.png" "$OUT/job.png" 20000
+wait_drawn "$OUT/job.png"  # the window opens with the job on its first frame
 changed=$(compare -metric AE "$OUT/plain.png" "$OUT/job.png" null: 2>&1 | cut -d' ' -f1 | awk '{ printf "%d", $1 }')
 [ "$changed" -gt 20000 ] || fail "the job window changed only $changed pixels"
 hex=$(echo "$BAD" | tr 'a-f' 'A-F')
-pixels=$(convert "$OUT/job.png" -format %c histogram:info:- | grep -i "$hex" | awk '{ s += $1 } END { printf "%d", s }')
+pixels=$(count "$OUT/job.png" "$hex")
 [ "${pixels:-0}" -gt 20 ] || fail "no pixels of the wrong row's highlight ($BAD): the nccl-tests table is not drawn"
 echo "ok: the job window: $changed pixels changed, $pixels pixels of the wrong row's highlight $BAD"
 kill "$APP"; wait "$APP" 2>/dev/null; APP=""
@@ -45,15 +55,21 @@ key() { xdotool keydown "$1"; sleep 0.15; xdotool keyup "$1"; }
 "$BIN" >"$OUT/app.log" 2>&1 &
 APP=$!
 wait_window
-wait_stable "$OUT/menu_before.png"
-xdotool mousemove 28 13 click 1; sleep 0.5
-xdotool mousemove 80 151 click 1; sleep 1
+wait_drawn "$OUT/menu_before.png"
+xdotool mousemove 28 13 click 1
+wait_changed "$OUT/menu_before.png" "$OUT/menu_open.png" 2000
+xdotool mousemove 80 151 click 1
+wait_changed "$OUT/menu_open.png" "$OUT/menu_dialog.png" 20000
 xdotool type --delay 5 /nonexistent/job; key Return
-wait_changed "$OUT/menu_before.png" "$OUT/menu_error.png" 2000
-xdotool key --clearmodifiers ctrl+a; key ctrl+a
+wait_changed "$OUT/menu_dialog.png" "$OUT/menu_error.png" 500
+# The dialog's error text (ImVec4(0.85, 0.15, 0.2), antialiased): red pixels
+# where the dialog alone had none.
+red=$(convert "$OUT/menu_error.png" -format %c histogram:info:- | awk -F'[(,)]' '$2 > 180 && $3 < 90 && $4 < 100 { s += $1 } END { printf "%d", s }')
+[ "${red:-0}" -gt 100 ] || fail "File → Open job traces… (File at 28,13; the item at 80,151): no error in red for /nonexistent/job"
+key ctrl+a
 xdotool type --delay 5 "$JOB"; key Return
 wait_changed "$OUT/menu_error.png" "$OUT/menu_job.png" 20000
-pixels=$(convert "$OUT/menu_job.png" -format %c histogram:info:- | grep -i "$hex" | awk '{ s += $1 } END { printf "%d", s }')
-[ "${pixels:-0}" -gt 20 ] || fail "File → Open job traces… (File at 28,13; the item at 80,151) did not show the job: no pixels of $BAD"
-echo "ok: File → Open job traces…: $pixels pixels of the wrong row's highlight"
+pixels=$(count "$OUT/menu_job.png" "$hex")
+[ "${pixels:-0}" -gt 20 ] || fail "File → Open job traces… did not show the job: no pixels of $BAD"
+echo "ok: File → Open job traces…: the error said ($red red pixels), then $pixels pixels of the wrong row's highlight"
 exit 0
