@@ -31,6 +31,7 @@ std::span<const Translation> tableJob() {
       {"NCCL RAS: {0}", "NCCL RAS：{0}"},
       {"NCCL RAS: {0} {1}", "NCCL RAS：{0} {1}"},
       {"nccl-tests {0}: {1} wrong values at {2} sizes", "nccl-tests {0}：{2} 个大小上共有 {1} 个错误值"},
+      {"nccl-tests {0}: {1} wrong values at one size", "nccl-tests {0}：1 个大小上共有 {1} 个错误值"},
       {"no collective waits for a rank: every member of every group entered each collective another entered", "没有集合操作在等待某个 rank：每个组的每个成员都进入了其他成员进入过的每个集合操作"},
       {"nothing wrong found in {0} files", "{0} 个文件中没有发现问题"},
       {"ranks {0}", "rank {0}"},
@@ -157,6 +158,7 @@ std::span<const Translation> tableJob() {
       {"unknown", "未知"},
       // The job's figure (app/view/job_figure.cpp) and collviz export --job (app/export/job_export.cpp).
       {"{0} ranks · {1} process groups · {2} collectives, from {3} files", "{0} 个 rank · {1} 个进程组 · {2} 个集合操作，来自 {3} 个文件"},
+      {"{0} ranks · {1} process groups · {2} collectives, from one file", "{0} 个 rank · {1} 个进程组 · {2} 个集合操作，来自 1 个文件"},
       {"{0} collectives recorded", "记录了 {0} 个集合操作"},
       {"{0} · {1} collectives recorded", "{0} · 记录了 {1} 个集合操作"},
       {"{0} earlier", "之前还有 {0} 个"},

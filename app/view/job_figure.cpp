@@ -365,8 +365,9 @@ Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureP
     return Error(say("the files hold no rank, collective, RAS report or nccl-tests table to draw"));
   Draw d{job, a, p, makeTheme(p.theme), {}};
   const int files = int(job.sources.size());
-  const std::string head = d.said(say("{0} ranks · {1} process groups · {2} collectives, from {3} files", int(job.ranks.size()),
-                                      int(job.groups.size()), int(job.calls.size()), files));
+  const int ranks = int(job.ranks.size()), groups = int(job.groups.size()), calls = int(job.calls.size());
+  const std::string head = d.said(files == 1 ? say("{0} ranks · {1} process groups · {2} collectives, from one file", ranks, groups, calls)
+                                             : say("{0} ranks · {1} process groups · {2} collectives, from {3} files", ranks, groups, calls, files));
   d.text(kMargin, 30, head, 16, d.theme.text, 0, true);
   const std::string verdict = d.said(a.verdict);
   const bool found = !a.findings.empty();

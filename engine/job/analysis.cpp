@@ -325,7 +325,9 @@ class Analyser {
       f.kind = FindingKind::wrong_results;
       std::int64_t sizes = 0;
       for (const TestRow& row : t.rows) sizes += (row.wrong[0] > 0 || row.wrong[1] > 0) ? 1 : 0;
-      f.text = say("nccl-tests {0}: {1} wrong values at {2} sizes", t.test.empty() ? "?" : t.test, t.wrongTotal, sizes);
+      const std::string test = t.test.empty() ? "?" : t.test;
+      f.text = sizes == 1 ? say("nccl-tests {0}: {1} wrong values at one size", test, t.wrongTotal)
+                          : say("nccl-tests {0}: {1} wrong values at {2} sizes", test, t.wrongTotal, sizes);
       a_.findings.push_back(std::move(f));
     }
     if (!a_.verdict.empty()) return;

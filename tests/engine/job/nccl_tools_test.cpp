@@ -260,7 +260,7 @@ TEST(NcclTests, PerIterationColumnsSrunLabelsAndWrongValues) {
   EXPECT_EQ(job->sources[0].library, "2.28.7");
   EXPECT_EQ(job->rank(1)->host, "nodeB");
   const Finding f = only(analyse(*job), FindingKind::wrong_results);
-  EXPECT_EQ(std::string(f.text), "nccl-tests reduce_scatter_perf: 3 wrong values at 1 sizes");
+  EXPECT_EQ(std::string(f.text), "nccl-tests reduce_scatter_perf: 3 wrong values at one size");
 }
 
 TEST(JobFiles, KindsFromContentNotName) {
