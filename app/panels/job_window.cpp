@@ -70,18 +70,17 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
   const ImVec2 o = ImGui::GetCursorScreenPos();
   drawFigure(f, o, k);
   ImGui::InvisibleButton("##job_figure", ImVec2(f.width * k, f.height * k));
-  if (ImGui::IsItemClicked()) {
+  if (ImGui::IsItemHovered()) {  // the call under the mouse, looked up once a frame
     const ImVec2 m = ImGui::GetMousePos();
     const int call = jobFigureCallAt(f, (m.x - o.x) / k, (m.y - o.y) / k);
-    if (call >= 0) {
+    if (call >= 0) ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    if (call >= 0 && ImGui::IsItemClicked()) {
       const JobCallOpened r = openJobCall(s, *job_, call, caps);
       opened_ = render(r.what);
       fold_ = r.ok;
       for (const Said& c : r.changes) opened_ += " · " + render(c);
     }
   }
-  if (ImGui::IsItemHovered() && jobFigureCallAt(f, (ImGui::GetMousePos().x - o.x) / k, (ImGui::GetMousePos().y - o.y) / k) >= 0)
-    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
   ImGui::EndChild();
   ImGui::End();
 }
