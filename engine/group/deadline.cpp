@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <dirent.h>
 #include <unistd.h>
+
+#include "engine/group/proc_file.h"
 
 namespace collviz {
 
@@ -34,8 +35,7 @@ ProgressWatch::ProgressWatch(std::vector<pid_t> pids)
 ProgressWatch::Sample ProgressWatch::read(pid_t pid) {
   Sample s;
   if (pid <= 0) return s;
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string stat = readProcFile(pid, "stat");
   const auto rp = stat.rfind(')');
   if (rp == std::string::npos) return s;
   // After the command: state, then fields 4..13, then utime (14), stime (15).
@@ -85,7 +85,7 @@ long long activityNs(pid_t pid) {
   bool any = false;
   while (const dirent* e = ::readdir(d)) {
     if (e->d_name[0] == '.') continue;
-    std::ifstream f(dir + "/" + e->d_name + "/schedstat");
+    std::istringstream f(readProcFile(pid, std::string("task/") + e->d_name + "/schedstat"));
     long long run = 0;
     if (f >> run) {
       sum += run;

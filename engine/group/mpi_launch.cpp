@@ -8,14 +8,14 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <regex>
 
 #include <nlohmann/json.hpp>
+
+#include "engine/group/proc_file.h"
 
 extern char** environ;
 
@@ -167,8 +167,7 @@ Text exitText(int status) {
 }
 
 std::pair<pid_t, char> parentAndState(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string text = readProcFile(pid, "stat");
   const auto close = text.rfind(')');
   if (close == std::string::npos || close + 4 >= text.size()) return {-1, 0};
   const char state = text[close + 2];

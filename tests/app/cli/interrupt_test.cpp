@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "engine/group/proc_file.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 using namespace collviz::test;
+using collviz::readProcFile;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -111,8 +113,8 @@ TEST_F(Interrupt, BenchNamesAStoppedRankWithinSeconds) {
   auto cpuTicks = [&] {
     long long sum = 0;
     for (pid_t p : w) {
-      std::ifstream f("/proc/" + std::to_string(p) + "/stat");
-      std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      const std::string s = readProcFile(p, "stat");
+      if (s.rfind(')') == std::string::npos) continue;
       std::istringstream rest(s.substr(s.rfind(')') + 2));
       std::string field;
       long long utime = 0, stime = 0;

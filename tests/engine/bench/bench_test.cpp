@@ -12,6 +12,7 @@
 
 #include "engine/bench/bench.h"
 #include "engine/bench/sweep.h"
+#include "engine/group/proc_file.h"
 
 namespace collviz {
 namespace {
@@ -25,8 +26,7 @@ int ourWorkers() {
   for (const auto& d : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string pid = d.path().filename();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream f(d.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), {});
+    const std::string stat = readProcFile(std::atoi(pid.c_str()), "stat");
     const auto l = stat.find('('), r = stat.rfind(')');
     if (l == std::string::npos || r == std::string::npos) continue;
     std::istringstream rest(stat.substr(r + 2));

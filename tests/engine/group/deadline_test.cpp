@@ -5,10 +5,14 @@
 // started is the one named at start-up.
 #include <gmock/gmock.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+
 #include <fstream>
 #include <regex>
 
 #include "engine/group/deadline.h"
+#include "engine/group/proc_file.h"
 #include "tests/engine/engine_test_support.h"
 
 namespace collviz::test {
@@ -26,6 +30,35 @@ TEST(Deadline, ScalesWithTheBytesMoved) {
   const auto big = opDeadline(makeSpec(Op::all_reduce, 8, 4194304, DType::f64), base);
   EXPECT_GE(big, 60s);
   EXPECT_EQ(suggestedDeadlineMs(7600ms), 16000);
+}
+
+// The watch reads /proc/PID/stat of ranks that may exit at any moment. A
+// process gone between the open and the read fails the read with ESRCH,
+// which std::ifstream through istreambuf_iterator turns into an exception
+// (CI: a test's TearDown threw "basic_filebuf::underflow error reading the
+// file: No such process"); readAllFd gives what it read, here nothing.
+TEST(ProcFile, AProcessGoneBetweenOpenAndReadIsEmptyNotAThrow) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const std::string stat = "/proc/" + std::to_string(child) + "/stat";
+  const int fd = ::open(stat.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::ifstream f(stat);
+  ASSERT_TRUE(f.is_open());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  // The race, made certain: the plain stream read throws.
+  EXPECT_ANY_THROW(std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+  EXPECT_EQ(readAllFd(fd), "");
+  ::close(fd);
+  EXPECT_EQ(readProcFile(child, "stat"), "");
+  EXPECT_EQ(readProcFile(-1, "stat"), "");
+  const std::string self = readProcFile(::getpid(), "stat");
+  EXPECT_EQ(self.substr(0, self.find(' ')), std::to_string(::getpid()));
 }
 
 // A valid op that takes many times the configured deadline still verifies.

@@ -4,11 +4,11 @@
 
 #include <dirent.h>
 
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "engine/group/proc_file.h"
 #include "tests/engine/engine_test_support.h"
 
 namespace collviz::test {
@@ -20,8 +20,8 @@ inline std::vector<pid_t> mpiProcesses() {
   while (dirent* e = ::readdir(d)) {
     const pid_t pid = std::atoi(e->d_name);
     if (pid <= 0 || pid == ::getpid()) continue;
-    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // Read without throwing: a rank can exit between the open and the read.
+    const std::string cmd = readProcFile(pid, "cmdline");
     if (cmd.empty() || procState(pid) == 'Z') continue;
     const std::string argv0 = cmd.substr(0, cmd.find('\0'));
     const std::string base = argv0.substr(argv0.rfind('/') + 1);
