@@ -39,17 +39,24 @@ std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
                                     const std::string& bind_to = "none");
 
 // The ranks' binding on one host, mpirun's --bind-to. Unset (or empty),
-// collviz's default: each rank bound to one core, the ranks dealt to the
-// cores in turn (rank r on core r mod cores), more ranks than cores allowed,
-// and no binding where the system cannot bind (kDefaultMpiBinding). Why a
-// default and not mpirun's (none when oversubscribed): an unbound group is
-// one MPI job that keeps the first pairing of ranks on cores the kernel gave
-// it for its whole life, good or bad, where a plain job gets a new one each
-// run; bound, every group gets the same even one (docs/mpi.md). A user's
+// collviz's default: mpirun binds nothing ("none") and each rank binds
+// itself op by op (mpiBindsPerOp; worker/op_binding.h): with more ranks than
+// cores, a core each (rank r on core r mod cores) for the ops where every
+// rank works at once, every core for broadcast, reduce, gather and scatter,
+// where a root's tree keeps some waiting while others copy (measured in
+// docs/mpi.md); with no more ranks than cores, a core each for every op.
+// Why not mpirun's own (no binding when oversubscribed): an unbound group is
+// one MPI job that keeps the kernel's first pairing of ranks on cores for
+// its life, where a plain job gets a new one each run. A user's
 // COLLVIZ_MPI_BIND wins: "none" (ranks move as the kernel likes) or a
 // binding (`value`, pure: core, hwthread, l3cache, numa, socket), then with
-// ":overload-allowed", as collviz runs more ranks than cores.
-inline constexpr const char* kDefaultMpiBinding = "core:overload-allowed,if-supported";
+// ":overload-allowed", as collviz runs more ranks than cores; the ranks then
+// keep it for every op.
+inline constexpr const char* kDefaultMpiBinding = "none";
+// The variable the engine sets ("1") in a one-host group's environment when
+// the ranks bind themselves op by op ("0" when COLLVIZ_MPI_BIND decides).
+inline constexpr const char* kMpiBindPerOpEnv = "COLLVIZ_MPI_BIND_PER_OP";
+inline bool mpiBindsPerOp(const char* value) { return !value || !*value; }
 Result<std::string> mpiBinding(const char* value);
 // The same across `hosts` (issue 33): -H with their slots, --map-by, shared
 // memory inside a host and TCP across (btl self,vader,tcp), the interface

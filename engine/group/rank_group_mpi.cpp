@@ -101,8 +101,9 @@ Status RankGroup::launchMpi() {
                                            "--timeout-ms", std::to_string(initTimeout().count())};
   auto bind = mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
   if (!bind) return Error{say("starting mpi: {0}", bind.error().text)};
-  if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, worker, *bind), mpirunEnv(::geteuid() == 0)); !st)
-    return st;
+  std::vector<std::string> env = mpirunEnv(::geteuid() == 0);
+  env.push_back(std::string(kMpiBindPerOpEnv) + (mpiBindsPerOp(std::getenv("COLLVIZ_MPI_BIND")) ? "=1" : "=0"));
+  if (Status st = forkMpirun(*mpirun, mpirunArgs(*mpirun, n, worker, *bind), env); !st) return st;
 
   // Every rank connects and says hello; mpirun failing ends the wait.
   const auto deadline = Clock::now() + joinTimeout();

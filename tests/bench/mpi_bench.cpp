@@ -21,15 +21,20 @@
 // each side runs as a user runs it: the plain loop as mpirun runs more ranks
 // than cores unless told (--bind-to none: the ranks pair up on the cores as
 // the kernel decides, anew for each plain job), the engine with collviz's
-// default binding (COLLVIZ_MPI_BIND unset: a rank per core in turn). --bind
+// default placement (COLLVIZ_MPI_BIND unset: mpirun binds nothing, each rank
+// binds itself op by op, worker/op_binding.h). --bind
 // VALUE binds both the plain loop's ranks and the engine's (COLLVIZ_MPI_BIND)
 // the same way; --bind none leaves both unbound.
 //
 // --fresh-group starts the engine's ranks as a new MPI job for each repeat,
 // as each repeat of the plain loop is one (the group's start is not timed).
 //
+// --ops LIST (all_reduce,all_gather,broadcast) keeps the big points of those
+// ops only (the 64 B point stays with all_reduce); --engine-bind VALUE binds
+// the engine's ranks alone (COLLVIZ_MPI_BIND), the plain loop as --bind says.
+//
 //   build/bin/mpi_bench [--ranks 4] [--repeats 3] [--iters 5] [--lat-iters 10000] [--bind none|core|...]
-//                         [--fresh-group] [--control]
+//                         [--engine-bind none|core|...] [--ops LIST] [--fresh-group] [--control]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -128,9 +133,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mpi_bench: --bind: %s\n", bind.error().message.c_str());
     return 2;
   }
-  if (bind_arg) ::setenv("COLLVIZ_MPI_BIND", bind_arg, 1);  // the engine's ranks bound as the plain loop's
-  else ::unsetenv("COLLVIZ_MPI_BIND");                      // the engine's default
-  const std::string engine_bind = *mpiBinding(std::getenv("COLLVIZ_MPI_BIND"));
+  const char* engine_bind_arg = arg(argc, argv, "--engine-bind", bind_arg);
+  if (engine_bind_arg && !mpiBinding(engine_bind_arg)) {
+    std::fprintf(stderr, "mpi_bench: --engine-bind: %s\n", mpiBinding(engine_bind_arg).error().message.c_str());
+    return 2;
+  }
+  if (engine_bind_arg) ::setenv("COLLVIZ_MPI_BIND", engine_bind_arg, 1);  // as the plain loop's unless told
+  else ::unsetenv("COLLVIZ_MPI_BIND");                                    // the engine's default
+  const std::string ops = arg(argc, argv, "--ops", "all_reduce,all_gather,broadcast");
+  auto wanted = [&](Op op) { return ("," + ops + ",").find("," + std::string(name(op)) + ",") != std::string::npos; };
+  for (std::size_t at = 0; at <= ops.size();) {
+    const std::size_t comma = std::min(ops.find(',', at), ops.size());
+    const std::string one = ops.substr(at, comma - at);
+    if (one != "all_reduce" && one != "all_gather" && one != "broadcast") {
+      std::fprintf(stderr, "mpi_bench: --ops: '%s' is not one of all_reduce, all_gather, broadcast\n", one.c_str());
+      return 2;
+    }
+    at = comma + 1;
+  }
+  const std::string engine_bind = *mpiBinding(std::getenv("COLLVIZ_MPI_BIND")) +
+                                  (mpiBindsPerOp(std::getenv("COLLVIZ_MPI_BIND")) ? ", each rank bound op by op" : "");
   auto mpirun = findMpirun();
   if (!mpirun) {
     std::fprintf(stderr, "mpi_bench: %s\n", mpirun.error().message.c_str());
@@ -140,9 +162,11 @@ int main(int argc, char** argv) {
     Op op;
     std::size_t size;
   };
-  std::vector<Point> points = {{Op::all_reduce, 64}};
+  std::vector<Point> points;
+  if (wanted(Op::all_reduce)) points.push_back({Op::all_reduce, 64});
   for (std::size_t mib : {16, 64})
-    for (Op op : {Op::all_reduce, Op::all_gather, Op::broadcast}) points.push_back({op, mib << 20});
+    for (Op op : {Op::all_reduce, Op::all_gather, Op::broadcast})
+      if (wanted(op)) points.push_back({op, mib << 20});
 
   BenchConfig c;
   c.ranks = ranks;
@@ -158,7 +182,7 @@ int main(int argc, char** argv) {
   std::printf("mpi_bench: f32 sum, N = %d, %d repeats (times: medians; ratios: the median of the pairs); 64 B: -n %d (Gloo at most 1000), big: -n %d -w 1; "
               "plain --bind-to %s, engine --bind-to %s%s; %s; %u cores, load %s\n",
               ranks, repeats, lat_iters, iters, bind->c_str(), engine_bind.c_str(),
-              bind_arg ? "" : " (its default)",
+              engine_bind_arg ? "" : " (its default)",
               mpi.devices().find(BackendKind::mpi)->info.version.c_str(),
               std::thread::hardware_concurrency(), loadavg().c_str());
   std::printf("%-11s %9s | %11s %11s %11s | %9s %9s %9s | %10s %10s\n", "op", "size", "plain us",

@@ -23,12 +23,14 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "engine/dtype.h"
 #include "engine/verify/poison.h"
 #include "engine/worker/mpi/common.h"
 #include "engine/worker/mpi/rounds.h"
+#include "engine/worker/op_binding.h"
 #include "engine/group/mpi_launch.h"
 #include "engine/group/said_json.h"
 
@@ -61,22 +63,40 @@ std::string binding() {
   return b ? *b : std::string("none");
 }
 
-BackendInfo mpiInfo() {
+// The ranks bind themselves op by op (collviz's default on one host): the
+// engine said so and mpirun bound nothing.
+bool bindsPerOp() {
+  const char* v = std::getenv(kMpiBindPerOpEnv);
+  return v && std::string(v) == "1" && binding() == "none";
+}
+
+BackendInfo mpiInfo(const OpBinding* per_op) {
   BackendInfo b;
   b.name = "mpi";
   b.version = libraryVersion() + " (MPI " + standardVersion() + ")";
   b.devices = say("CPU ({0} cores), one process per rank, one MPI job started by mpirun",
                   std::thread::hardware_concurrency());
   b.transport = say("shared memory (Open MPI btl self,vader)");
-  b.notes = joined({say("each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "
-                        "MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall)"),
-                    say("f16/bf16: MPI has no such type, they move as 16-bit words and reduce with "
-                        "user-defined ops (MPI_Op_create) computing in float"),
-                    say("avg: MPI has no average, collviz runs MPI_SUM and divides by N in each rank "
-                        "after the call"),
-                    say("mpirun started with --oversubscribe --bind-to {0} (more ranks than cores) "
-                        "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz",
-                        binding())});
+  std::vector<Text> notes = {
+      say("each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "
+          "MPI_Allgather, MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Alltoall)"),
+      say("f16/bf16: MPI has no such type, they move as 16-bit words and reduce with "
+          "user-defined ops (MPI_Op_create) computing in float"),
+      say("avg: MPI has no average, collviz runs MPI_SUM and divides by N in each rank "
+          "after the call"),
+      say("mpirun started with --oversubscribe --bind-to {0} (more ranks than cores) "
+          "and, as root, OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1, set by collviz",
+          binding())};
+  if (per_op && !per_op->error().empty())
+    notes.push_back(say("the ranks run unbound: {0}", per_op->error()));
+  else if (per_op && per_op->ownCoreAlways())
+    notes.push_back(say("each rank bound by collviz to a core of its own ({0} cores)", per_op->cores()));
+  else if (per_op)
+    notes.push_back(say("each rank bound by collviz to one core (rank r on core r mod {0}) for all_reduce, "
+                        "all_gather, reduce_scatter and all_to_all, and free on every core for broadcast, "
+                        "reduce, gather and scatter",
+                        per_op->cores()));
+  b.notes = joined(notes);
   return b;
 }
 
@@ -146,11 +166,13 @@ class MpiCommunicator : public Communicator {
     rank_ = rank;
     size_ = size;
     rounds_ = std::make_unique<MpiRounds>(comm_, ops_);
+    if (bindsPerOp()) per_op_ = OpBinding::ofThisProcess(rank, size);
     return {};
   }
 
   Result<OpTiming> run(const OpSpec& s, const void* in, void* out, const RunOptions& o) override {
     const std::size_t e = std::size_t(s.elems), n = std::size_t(s.ranks);
+    if (per_op_) per_op_->apply(s.op);
     if (n * e > std::size_t(INT_MAX))
       return Error{say("mpi: {0} elements exceed MPI's int count ({1})", n * e, INT_MAX)};
     const MpiTypeOp to = ops_.of(s.dtype, s.redop);
@@ -218,10 +240,11 @@ class MpiCommunicator : public Communicator {
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
                                  void* work, const RunOptions& o) override {
     if (!rounds_) return Error{say("mpi: rounds before init")};
+    if (per_op_) per_op_->apply(s.spec.op);
     return rounds_->run(s, rank_, from, to, in, work, o);
   }
 
-  BackendInfo describe() const override { return mpiInfo(); }
+  BackendInfo describe() const override { return mpiInfo(per_op_ ? &*per_op_ : nullptr); }
   BackendCaps caps() const override { return mpiCaps(); }
 
  private:
@@ -258,6 +281,7 @@ class MpiCommunicator : public Communicator {
   MPI_Comm comm_ = MPI_COMM_NULL;
   MpiOps ops_;
   std::unique_ptr<MpiRounds> rounds_;
+  std::optional<OpBinding> per_op_;  // collviz's default placement (bindsPerOp)
 };
 
 }  // namespace
@@ -265,7 +289,7 @@ class MpiCommunicator : public Communicator {
 std::unique_ptr<Communicator> makeMpiCommunicator() { return std::make_unique<MpiCommunicator>(); }
 
 nlohmann::json probeMpi() {
-  const BackendInfo b = mpiInfo();
+  const BackendInfo b = mpiInfo(nullptr);
   const BackendCaps c = mpiCaps();
   nlohmann::json d = nlohmann::json::array(), r = nlohmann::json::array();
   for (auto t : c.dtypes) d.push_back(std::string(name(t)));

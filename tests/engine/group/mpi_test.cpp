@@ -17,6 +17,7 @@
 
 #include "engine/collectives.h"
 #include "engine/group/mpi_launch.h"
+#include "engine/worker/op_binding.h"
 #include "tests/engine/algo/algo_run_check.h"
 #include "tests/engine/engine_test_support.h"
 #include "tests/engine/group/mpi_processes.h"
@@ -25,6 +26,7 @@ namespace collviz::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<pid_t> leftOver() { return mpiLeftOver(); }
 
@@ -286,13 +288,17 @@ TEST(MpiLaunch, MpirunIsToldToOversubscribeAndRootIsAllowedOnlyAsRoot) {
   EXPECT_FALSE(parseMpiDeath("all fine"));
 }
 
-// COLLVIZ_MPI_BIND: unset, collviz's default (each rank on a core, more
-// ranks than cores allowed, unbound where binding is not supported); "none"
-// unbinds; a binding Open MPI knows, allowed on more ranks than cores;
-// anything else refused with what is allowed.
-TEST(MpiLaunch, TheRanksAreBoundToCoresUnlessToldOtherwiseAndABadBindingIsNamed) {
-  EXPECT_EQ(*mpiBinding(nullptr), "core:overload-allowed,if-supported");
+// COLLVIZ_MPI_BIND: unset, collviz's default (mpirun binds nothing, the
+// ranks bind themselves op by op); "none" unbinds; a binding Open MPI knows,
+// allowed on more ranks than cores; anything else refused with what is
+// allowed.
+TEST(MpiLaunch, TheRanksBindThemselvesUnlessToldOtherwiseAndABadBindingIsNamed) {
+  EXPECT_EQ(*mpiBinding(nullptr), "none");
   EXPECT_EQ(*mpiBinding(""), kDefaultMpiBinding);
+  EXPECT_TRUE(mpiBindsPerOp(nullptr));
+  EXPECT_TRUE(mpiBindsPerOp(""));
+  EXPECT_FALSE(mpiBindsPerOp("none"));
+  EXPECT_FALSE(mpiBindsPerOp("core"));
   EXPECT_EQ(*mpiBinding("none"), "none");
   EXPECT_EQ(*mpiBinding("core"), "core:overload-allowed");
   EXPECT_EQ(*mpiBinding("socket"), "socket:overload-allowed");
@@ -307,6 +313,41 @@ TEST(MpiLaunch, TheRanksAreBoundToCoresUnlessToldOtherwiseAndABadBindingIsNamed)
   EXPECT_EQ(*(std::find(plain.begin(), plain.end(), "--bind-to") + 1), "none");
 }
 
+// The placement op by op, on made-up machines: more ranks than cores, a
+// core each for the ops where every rank works at once and every CPU for
+// the rooted ones; no more ranks than cores, a core each always; the CPUs
+// of a core (SMT siblings) together; a CPU list as the kernel writes it.
+TEST(OpBinding, ACoreEachWhereEveryRankWorksEveryCoreForARootsTree) {
+  EXPECT_EQ(parseCpuList("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parseCpuList("5"), (std::vector<int>{5}));
+  EXPECT_TRUE(parseCpuList("").empty());
+  EXPECT_TRUE(parseCpuList("3-1").empty());
+  EXPECT_TRUE(parseCpuList("a,b").empty());
+  EXPECT_TRUE(parseCpuList("1,,2").empty());
+  // 2 cores, 4 ranks: rank r on core r mod 2.
+  for (int r = 0; r < 4; ++r) {
+    const OpBinding b({0, 1}, {0, 1}, r, 4);
+    EXPECT_EQ(b.cores(), 2);
+    EXPECT_FALSE(b.ownCoreAlways());
+    for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::all_to_all})
+      EXPECT_EQ(b.cpusFor(op), (std::vector<int>{r % 2})) << name(op) << " rank " << r;
+    for (Op op : {Op::broadcast, Op::reduce, Op::gather, Op::scatter})
+      EXPECT_EQ(b.cpusFor(op), (std::vector<int>{0, 1})) << name(op) << " rank " << r;
+  }
+  // 4 CPUs in 2 cores (SMT: 0,2 and 1,3), 3 ranks: a core's two CPUs.
+  const OpBinding smt({0, 1, 2, 3}, {0, 1, 0, 1}, 2, 3);
+  EXPECT_EQ(smt.cores(), 2);
+  EXPECT_EQ(smt.cpusFor(Op::all_gather), (std::vector<int>{0, 2}));
+  EXPECT_EQ(smt.cpusFor(Op::broadcast), (std::vector<int>{0, 1, 2, 3}));
+  // 8 cores, 4 ranks: each its own core, for every op.
+  const OpBinding roomy({0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, 3, 4);
+  EXPECT_TRUE(roomy.ownCoreAlways());
+  EXPECT_EQ(roomy.cpusFor(Op::broadcast), (std::vector<int>{3}));
+  EXPECT_EQ(roomy.cpusFor(Op::all_reduce), (std::vector<int>{3}));
+  // Nothing known of the CPUs: nothing bound.
+  EXPECT_TRUE(OpBinding({}, {}, 0, 4).cpusFor(Op::all_reduce).empty());
+}
+
 // How many CPUs each of the engine's ranks may run on.
 std::vector<int> rankCpuCounts(Engine& engine) {
   std::vector<int> counts;
@@ -319,33 +360,48 @@ std::vector<int> rankCpuCounts(Engine& engine) {
   return counts;
 }
 
-// With no COLLVIZ_MPI_BIND a group is bound, each rank on one core, and
-// says so; the user's "none" leaves the ranks free, "core" binds them; a bad
-// binding is the run's error.
-TEST(MpiLaunch, AGroupIsBoundByDefaultUnlessTheUserSaysNoneAndSaysHow) {
+// With no COLLVIZ_MPI_BIND mpirun binds nothing and each rank binds itself
+// op by op, and says so: all_reduce on one core each, then broadcast free on
+// every core where there are fewer cores than ranks (on a core each where
+// there are enough); the user's "none" leaves the ranks free, "core" binds
+// them for every op; a bad binding is the run's error.
+TEST(MpiLaunch, AGroupBindsOpByOpUnlessTheUserSaysAndSaysHow) {
   cpu_set_t mine;  // what this test may run on: an unbound rank inherits it
   CPU_ZERO(&mine);
   ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
   const int cpus = CPU_COUNT(&mine);
+  const int cores = OpBinding::ofThisProcess(0, 4).cores();
   for (const char* bind : {static_cast<const char*>(nullptr), "none", "core"}) {
     if (bind) ::setenv("COLLVIZ_MPI_BIND", bind, 1);
     else ::unsetenv("COLLVIZ_MPI_BIND");
     const std::string what = bind ? bind : "(unset)";
     Engine engine;
     SKIP_WITHOUT_MPI(engine);
-    auto s = runAndWait(engine, makeSpec(Op::all_reduce, 4, 8), Program::single, 60s, BackendKind::mpi);
-    ASSERT_TRUE(s);
-    EXPECT_TRUE(s->verified) << what << ": " << s->error;
-    const std::string want = !bind ? "--bind-to core:overload-allowed,if-supported"
-                             : std::string(bind) == "none" ? "--bind-to none"
-                                                           : "--bind-to core:overload-allowed";
-    EXPECT_THAT(std::string(s->backend.notes), HasSubstr(want)) << what;
-    const std::vector<int> counts = rankCpuCounts(engine);
-    EXPECT_EQ(counts.size(), 4u) << what;
-    // Each rank on one core, or (none) free to run on every core; where there
-    // is only one core the two cannot be told apart.
-    if (cpus > 1)
-      for (int c : counts) EXPECT_EQ(c, bind && std::string(bind) == "none" ? cpus : 1) << what;
+    for (Op op : {Op::all_reduce, Op::broadcast}) {
+      auto s = runAndWait(engine, makeSpec(op, 4, 8), Program::single, 60s, BackendKind::mpi);
+      ASSERT_TRUE(s);
+      EXPECT_TRUE(s->verified) << what << ": " << s->error;
+      const std::string want = bind && std::string(bind) == "core" ? "--bind-to core:overload-allowed" : "--bind-to none";
+      EXPECT_THAT(std::string(s->backend.notes), HasSubstr(want)) << what;
+      if (!bind)
+        EXPECT_THAT(std::string(s->backend.notes),
+                    HasSubstr(cores < 4 ? "each rank bound by collviz to one core (rank r on core r mod"
+                                        : "each rank bound by collviz to a core of its own"));
+      else
+        EXPECT_THAT(std::string(s->backend.notes), Not(HasSubstr("bound by collviz"))) << what;
+      const std::vector<int> counts = rankCpuCounts(engine);
+      EXPECT_EQ(counts.size(), 4u) << what;
+      // One core (1 CPU where cores have no siblings), or free on every CPU;
+      // where there is only one CPU the two cannot be told apart.
+      const bool free = (bind && std::string(bind) == "none") ||
+                        (!bind && op == Op::broadcast && cores < 4);
+      if (cpus > 1) {
+        for (int c : counts) {
+          if (free) EXPECT_EQ(c, cpus) << what << " " << name(op);
+          else EXPECT_LT(c, cpus) << what << " " << name(op);
+        }
+      }
+    }
   }
   ::setenv("COLLVIZ_MPI_BIND", "diagonal", 1);
   {

@@ -1,0 +1,65 @@
+// Where a rank runs, op by op: collviz's default placement of MPI's ranks on
+// one host (docs/mpi.md), applied by the rank itself before each op.
+//
+// With more ranks than cores: in all_reduce, all_gather, reduce_scatter and
+// all_to_all every rank works at once (rings, pairwise exchanges), and a
+// rank bound to one core (rank r on core r mod cores) keeps an even share of
+// it all the op long (all_gather bound: 1.04-1.51x of plain MPI's busbw
+// against 0.81-1.05x unbound). In broadcast, reduce, gather and scatter the
+// root's tree or chain keeps some ranks waiting while others copy; bound,
+// a copying rank cannot move to a core the waiting ones leave (broadcast of
+// 64 MiB bound: 0.53-0.76x of plain in four runs of five, unbound
+// 0.63-1.40x; docs/performance.md): those four run on every core the rank
+// was given (reduce, gather, scatter by their shape, not measured). With no
+// more ranks than cores each rank keeps its own core for every op.
+//
+// The binding covers every thread of the process (as mpirun's would); a
+// system that refuses it leaves the rank unbound and says why (`error`).
+#pragma once
+
+#include <sched.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/spec.h"
+#include "engine/text.h"
+
+namespace collviz {
+
+// Whether `op` runs bound when ranks outnumber cores: every rank works at once.
+bool everyRankWorksAtOnce(Op op);
+
+// A CPU list as the kernel writes it ("0-3,8,10-11"); empty when malformed.
+std::vector<int> parseCpuList(const std::string& text);
+
+class OpBinding {
+ public:
+  // `cpus`: the CPUs the process may run on now (mpirun started it unbound);
+  // `core_of`: the core of each (CPUs sharing a core share a number); this
+  // rank's place among `local_size` ranks on the host.
+  OpBinding(std::vector<int> cpus, std::vector<int> core_of, int local_rank, int local_size);
+  // From this process: sched_getaffinity, the cores from
+  // /sys/devices/system/cpu/cpuN/topology/core_cpus_list (thread_siblings_list
+  // on older kernels; each CPU its own core when neither reads), and Open
+  // MPI's OMPI_COMM_WORLD_LOCAL_RANK/_SIZE (else `rank` of `size`).
+  static OpBinding ofThisProcess(int rank, int size);
+
+  // The CPUs `op` runs on: this rank's core, or all of `cpus`.
+  std::vector<int> cpusFor(Op op) const;
+  // Binds every thread of this process for `op`; nothing when already so or
+  // after a refusal.
+  void apply(Op op);
+  int cores() const { return cores_; }
+  bool ownCoreAlways() const { return own_core_always_; }
+  const Said& error() const { return error_; }
+
+ private:
+  std::vector<int> cpus_, mine_;
+  int cores_ = 0;
+  bool own_core_always_ = false;
+  int state_ = -1;  // -1 not yet, 0 every CPU, 1 this rank's core
+  Said error_;
+};
+
+}  // namespace collviz
