@@ -18,14 +18,6 @@ JOB="$FIX/nccl_tests_wrong_srun.txt"
 BAD=$(grep -o '<rect class="wrong"[^>]* fill="#[0-9a-f]*"' "$OUT/figure.svg" | grep -o 'fill="#[0-9a-f]*"' | grep -o '#[0-9a-f]\{6\}')
 [ -n "$BAD" ] || fail "no highlighted nccl-tests row (a size with wrong values) in the exported figure"
 
-# A shot once the app has drawn (not the black screen before its first
-# frame, which a loaded machine shows for seconds), held still.
-wait_drawn() {
-  import -window root "$1.blank.png"
-  convert "$1.blank.png" -fill black -colorize 100 "$1.black.png"
-  wait_changed "$1.black.png" "$1" 500000
-  rm -f "$1.blank.png" "$1.black.png"
-}
 count() { convert "$1" -format %c histogram:info:- | grep -i "$2" | awk '{ s += $1 } END { printf "%d", s }'; }
 
 "$BIN" >"$OUT/plain.log" 2>&1 &

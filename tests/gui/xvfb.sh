@@ -2,7 +2,8 @@
 # display number of its own, and stop it and the app on exit.
 #   needs: OUT (output dir), TOOLS (commands that must exist)
 #   sets:  DISPLAY, XVFB; the test sets APP to the app's pid; fail() and
-#          wait_window (sets WID to the collviz window, up to 20 s)
+#          wait_window (sets WID to the collviz window, up to 20 s); wait_stable,
+#          wait_changed, wait_drawn (a shot once the app has drawn)
 # XVFB_SCREEN: the screen (default 1600x1000x24).
 # The number is drawn at random from 200..999, not left to -displayfd (which
 # hands out the lowest free one), so that tests starting and stopping
@@ -80,6 +81,14 @@ wait_changed() {
     sleep 0.2
   done
   wait_stable "$2"
+}
+# A shot into $1 once the app has drawn (not the black screen before its
+# first frame, which a loaded machine shows for seconds), held still.
+wait_drawn() {
+  import -window root "$1.blank.png"
+  convert "$1.blank.png" -fill black -colorize 100 "$1.black.png"
+  wait_changed "$1.black.png" "$1" 500000
+  rm -f "$1.blank.png" "$1.black.png"
 }
 # Wait (at most 20 s) until the app's rank workers have used no CPU for
 # half a second: a run (a run-ahead) is over.
