@@ -4,7 +4,7 @@
 
 #include "app/gl/wrapped_text.h"
 #include "app/lang/lang.h"
-#include "app/panels/nccl_log_window.h"
+#include "app/panels/figure_draw.h"
 #include "app/view/job_call.h"
 
 namespace collviz::ui {

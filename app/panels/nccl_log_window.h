@@ -16,10 +16,6 @@
 
 namespace collviz::ui {
 
-// The figure's shapes drawn with ImGui's draw list at screen point `o`, `k`
-// pixels per figure unit (the NCCL log's window and the job window).
-void drawFigure(const NcclFigure& f, ImVec2 o, float k);
-
 struct NcclLogWindow {
   bool shown = false;
   void Draw(ThemeKind theme, bool open_now);
