@@ -42,9 +42,10 @@ std::vector<std::string> mpirunArgs(const std::string& mpirun, int ranks,
 // collviz's default: mpirun binds nothing ("none") and each rank binds
 // itself op by op (mpiBindsPerOp; worker/op_binding.h): with more ranks than
 // cores, a core each (rank r on core r mod cores) for the ops where every
-// rank works at once, every core for broadcast, reduce, gather and scatter,
-// where a root's tree keeps some waiting while others copy (measured in
-// docs/mpi.md); with no more ranks than cores, a core each for every op.
+// rank works at once, for broadcast a core each in order from the root
+// (neighbours along its chain sharing one), every core for reduce, gather
+// and scatter (measured in docs/mpi.md); with no more ranks than cores, a
+// core each for every op.
 // Why not mpirun's own (no binding when oversubscribed): an unbound group is
 // one MPI job that keeps the kernel's first pairing of ranks on cores for
 // its life, where a plain job gets a new one each run. A user's

@@ -67,7 +67,11 @@ OpBinding::OpBinding(std::vector<int> cpus, std::vector<int> core_of, int local_
     members[core].push_back(cpus_[i]);
   }
   cores_ = int(order.size());
-  if (cores_ > 0 && local_rank >= 0) mine_ = members[order[std::size_t(local_rank % cores_)]];
+  // Nothing known of the CPUs: the rank runs where the kernel puts it, and
+  // the notes say so rather than a placement "mod 0".
+  if (cpus_.empty()) error_ = say("cannot bind: no CPU of this process could be read");
+  for (int core : order) core_cpus_.push_back(members[core]);
+  local_rank_ = local_rank, local_size_ = local_size;
   own_core_always_ = local_size <= cores_;
 }
 
@@ -98,18 +102,25 @@ OpBinding OpBinding::ofThisProcess(int rank, int size) {
                    envInt("OMPI_COMM_WORLD_LOCAL_SIZE", size));
 }
 
-std::vector<int> OpBinding::cpusFor(Op op) const {
-  if (mine_.empty()) return cpus_;
-  return own_core_always_ || everyRankWorksAtOnce(op) ? mine_ : cpus_;
+std::vector<int> OpBinding::cpusFor(Op op, int root) const {
+  if (cores_ == 0 || local_rank_ < 0 || local_size_ <= 0) return cpus_;
+  if (own_core_always_ || everyRankWorksAtOnce(op)) return core_cpus_[std::size_t(local_rank_ % cores_)];
+  if (op == Op::broadcast) {
+    // Counted from the root along the chain: neighbours share a core, and
+    // the ranks that copy at once (every other one) sit on different cores.
+    const int place = ((local_rank_ - root) % local_size_ + local_size_) % local_size_;
+    return core_cpus_[std::size_t(place * cores_ / local_size_)];
+  }
+  return cpus_;
 }
 
-void OpBinding::apply(Op op) {
+void OpBinding::apply(Op op, int root) {
   if (!error_.empty() || cpus_.empty()) return;
-  const int want = cpusFor(op) == cpus_ ? 0 : 1;
-  if (want == state_) return;
+  const std::vector<int> want = cpusFor(op, root);
+  if (want == bound_) return;
   cpu_set_t set;
   CPU_ZERO(&set);
-  for (int c : cpusFor(op)) CPU_SET(c, &set);
+  for (int c : want) CPU_SET(c, &set);
   // Every thread: Open MPI's own (its progress and PMIx threads) as well.
   DIR* d = ::opendir("/proc/self/task");
   if (!d) {
@@ -126,7 +137,7 @@ void OpBinding::apply(Op op) {
     }
   }
   ::closedir(d);
-  state_ = error_.empty() ? want : -1;
+  bound_ = error_.empty() ? want : std::vector<int>{};
 }
 
 }  // namespace collviz

@@ -5,13 +5,17 @@
 // all_to_all every rank works at once (rings, pairwise exchanges), and a
 // rank bound to one core (rank r on core r mod cores) keeps an even share of
 // it all the op long (all_gather bound: 1.04-1.51x of plain MPI's busbw
-// against 0.81-1.05x unbound). In broadcast, reduce, gather and scatter the
-// root's tree or chain keeps some ranks waiting while others copy; bound,
-// a copying rank cannot move to a core the waiting ones leave (broadcast of
-// 64 MiB bound: 0.53-0.76x of plain in four runs of five, unbound
-// 0.63-1.40x; docs/performance.md): those four run on every core the rank
-// was given (reduce, gather, scatter by their shape, not measured). With no
-// more ranks than cores each rank keeps its own core for every op.
+// against 0.81-1.05x unbound). Broadcast of a MiB and more is Open MPI's
+// chain from the root: each rank copies from the one before it, and across
+// back-to-back calls the ranks every other one along the chain copy at once.
+// Dealt r mod cores, those sit on one core (on 2 cores, 4 ranks: the
+// slowest pairing of all, 1.4-1.6x the time of the others; an unbound group
+// that ran a bound op stays so); so broadcast binds the ranks in order from
+// the root, neighbours sharing a core (docs/performance.md, the ninth round).
+// In reduce, gather and scatter the root works and the others mostly wait:
+// those run on every core the rank was given (by their shape, not
+// measured). With no more ranks than cores each rank keeps its own core for
+// every op.
 //
 // The binding covers every thread of the process (as mpirun's would); a
 // system that refuses it leaves the rank unbound and says why (`error`).
@@ -27,7 +31,8 @@
 
 namespace collviz {
 
-// Whether `op` runs bound when ranks outnumber cores: every rank works at once.
+// Whether `op` runs on core r mod cores when ranks outnumber cores: every
+// rank works at once.
 bool everyRankWorksAtOnce(Op op);
 
 // A CPU list as the kernel writes it ("0-3,8,10-11"); empty when malformed.
@@ -45,20 +50,22 @@ class OpBinding {
   // MPI's OMPI_COMM_WORLD_LOCAL_RANK/_SIZE (else `rank` of `size`).
   static OpBinding ofThisProcess(int rank, int size);
 
-  // The CPUs `op` runs on: this rank's core, or all of `cpus`.
-  std::vector<int> cpusFor(Op op) const;
+  // The CPUs `op` (rooted at `root`, a rank of the host's) runs on: this
+  // rank's core, or all of `cpus`.
+  std::vector<int> cpusFor(Op op, int root = 0) const;
   // Binds every thread of this process for `op`; nothing when already so or
   // after a refusal.
-  void apply(Op op);
+  void apply(Op op, int root = 0);
   int cores() const { return cores_; }
   bool ownCoreAlways() const { return own_core_always_; }
   const Said& error() const { return error_; }
 
  private:
-  std::vector<int> cpus_, mine_;
-  int cores_ = 0;
+  std::vector<int> cpus_;
+  std::vector<std::vector<int>> core_cpus_;  // each core's CPUs, cores in order
+  std::vector<int> bound_;                   // what apply() bound last (none yet: empty)
+  int cores_ = 0, local_rank_ = 0, local_size_ = 1;
   bool own_core_always_ = false;
-  int state_ = -1;  // -1 not yet, 0 every CPU, 1 this rank's core
   Said error_;
 };
 

@@ -7,7 +7,12 @@
 //   OP: all_reduce | all_gather | broadcast; SIZE in bytes (nccl-tests' size:
 //   the largest buffer of a rank); f32, sum, root 0.
 // Prints one line on rank 0: "OP N SIZE TIME_US BUSBW_GBS".
+//
+// MPI_PLAIN_LOOP_CPUS=c0,c1,...: rank r binds itself to CPU c[r] before
+// its calls (the thread that makes them), for the placement benchmark
+// (tests/bench/mpi_placement.sh); unset, the ranks stay as mpirun left them.
 #include <mpi.h>
+#include <sched.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +29,28 @@ int main(int argc, char** argv) {
     if (rank == 0) std::fprintf(stderr, "usage: mpi-plain-loop OP SIZE [ITERS [WARMUP]]\n");
     MPI_Finalize();
     return 2;
+  }
+  if (const char* cpus = std::getenv("MPI_PLAIN_LOOP_CPUS"); cpus && *cpus) {
+    std::vector<int> list;
+    for (const char* p = cpus; *p;) {
+      char* end = nullptr;
+      const long c = std::strtol(p, &end, 10);
+      if (end == p || c < 0 || c >= CPU_SETSIZE) {
+        if (rank == 0) std::fprintf(stderr, "mpi-plain-loop: MPI_PLAIN_LOOP_CPUS='%s' is not a list of CPUs\n", cpus);
+        MPI_Finalize();
+        return 2;
+      }
+      list.push_back(int(c));
+      p = *end == ',' ? end + 1 : end;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(list[std::size_t(rank) % list.size()], &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+      std::fprintf(stderr, "mpi-plain-loop: rank %d: cannot bind to CPU %d\n", rank, list[std::size_t(rank) % list.size()]);
+      MPI_Finalize();
+      return 2;
+    }
   }
   const std::string op = argv[1];
   const long long size = std::atoll(argv[2]);

@@ -92,9 +92,9 @@ BackendInfo mpiInfo(const OpBinding* per_op) {
   else if (per_op && per_op->ownCoreAlways())
     notes.push_back(say("each rank bound by collviz to a core of its own ({0} cores)", per_op->cores()));
   else if (per_op)
-    notes.push_back(say("each rank bound by collviz to one core (rank r on core r mod {0}) for all_reduce, "
-                        "all_gather, reduce_scatter and all_to_all, and free on every core for broadcast, "
-                        "reduce, gather and scatter",
+    notes.push_back(say("each rank bound by collviz to one core for all_reduce, all_gather, reduce_scatter and "
+                        "all_to_all (rank r on core r mod {0}) and for broadcast (the ranks in order from the "
+                        "root, neighbours sharing a core), and free on every core for reduce, gather and scatter",
                         per_op->cores()));
   b.notes = joined(notes);
   return b;
@@ -172,7 +172,7 @@ class MpiCommunicator : public Communicator {
 
   Result<OpTiming> run(const OpSpec& s, const void* in, void* out, const RunOptions& o) override {
     const std::size_t e = std::size_t(s.elems), n = std::size_t(s.ranks);
-    if (per_op_) per_op_->apply(s.op);
+    if (per_op_) per_op_->apply(s.op, s.root);
     if (n * e > std::size_t(INT_MAX))
       return Error{say("mpi: {0} elements exceed MPI's int count ({1})", n * e, INT_MAX)};
     const MpiTypeOp to = ops_.of(s.dtype, s.redop);
@@ -240,7 +240,7 @@ class MpiCommunicator : public Communicator {
   Result<RoundsTiming> runRounds(const algo::Schedule& s, int from, int to, const void* in,
                                  void* work, const RunOptions& o) override {
     if (!rounds_) return Error{say("mpi: rounds before init")};
-    if (per_op_) per_op_->apply(s.spec.op);
+    if (per_op_) per_op_->apply(s.spec.op, s.spec.root);
     return rounds_->run(s, rank_, from, to, in, work, o);
   }
 

@@ -314,57 +314,74 @@ TEST(MpiLaunch, TheRanksBindThemselvesUnlessToldOtherwiseAndABadBindingIsNamed) 
 }
 
 // The placement op by op, on made-up machines: more ranks than cores, a
-// core each for the ops where every rank works at once and every CPU for
-// the rooted ones; no more ranks than cores, a core each always; the CPUs
-// of a core (SMT siblings) together; a CPU list as the kernel writes it.
-TEST(OpBinding, ACoreEachWhereEveryRankWorksEveryCoreForARootsTree) {
+// core each for the ops where every rank works at once, broadcast's chain
+// from the root in runs of neighbours, every CPU for the other rooted ones;
+// no more ranks than cores, a core each always; the CPUs of a core (SMT
+// siblings) together; a CPU list as the kernel writes it; no CPU known: an
+// error, nothing bound.
+TEST(OpBinding, ACoreEachWhereEveryRankWorksTheChainFromTheRootForBroadcastEveryCoreOtherwise) {
   EXPECT_EQ(parseCpuList("0-3,8,10-11\n"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
   EXPECT_EQ(parseCpuList("5"), (std::vector<int>{5}));
   EXPECT_TRUE(parseCpuList("").empty());
   EXPECT_TRUE(parseCpuList("3-1").empty());
   EXPECT_TRUE(parseCpuList("a,b").empty());
   EXPECT_TRUE(parseCpuList("1,,2").empty());
-  // 2 cores, 4 ranks: rank r on core r mod 2.
+  // 2 cores, 4 ranks: rank r on core r mod 2; broadcast: the chain from
+  // the root in pairs (root 0: ranks 0,1 on core 0, 2,3 on core 1; root 1:
+  // 1,2 then 3,0).
+  const std::vector<int> chain_root0 = {0, 0, 1, 1}, chain_root1 = {1, 0, 0, 1};
   for (int r = 0; r < 4; ++r) {
     const OpBinding b({0, 1}, {0, 1}, r, 4);
     EXPECT_EQ(b.cores(), 2);
     EXPECT_FALSE(b.ownCoreAlways());
+    EXPECT_TRUE(b.error().empty());
     for (Op op : {Op::all_reduce, Op::all_gather, Op::reduce_scatter, Op::all_to_all})
       EXPECT_EQ(b.cpusFor(op), (std::vector<int>{r % 2})) << name(op) << " rank " << r;
-    for (Op op : {Op::broadcast, Op::reduce, Op::gather, Op::scatter})
+    EXPECT_EQ(b.cpusFor(Op::broadcast, 0), (std::vector<int>{chain_root0[std::size_t(r)]})) << r;
+    EXPECT_EQ(b.cpusFor(Op::broadcast, 1), (std::vector<int>{chain_root1[std::size_t(r)]})) << r;
+    for (Op op : {Op::reduce, Op::gather, Op::scatter})
       EXPECT_EQ(b.cpusFor(op), (std::vector<int>{0, 1})) << name(op) << " rank " << r;
   }
   // 4 CPUs in 2 cores (SMT: 0,2 and 1,3), 3 ranks: a core's two CPUs.
   const OpBinding smt({0, 1, 2, 3}, {0, 1, 0, 1}, 2, 3);
   EXPECT_EQ(smt.cores(), 2);
   EXPECT_EQ(smt.cpusFor(Op::all_gather), (std::vector<int>{0, 2}));
-  EXPECT_EQ(smt.cpusFor(Op::broadcast), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(smt.cpusFor(Op::broadcast, 0), (std::vector<int>{1, 3}));  // place 2 of 3: the second core
+  EXPECT_EQ(smt.cpusFor(Op::broadcast, 2), (std::vector<int>{0, 2}));  // the root: the first
+  EXPECT_EQ(smt.cpusFor(Op::reduce), (std::vector<int>{0, 1, 2, 3}));
   // 8 cores, 4 ranks: each its own core, for every op.
   const OpBinding roomy({0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, 3, 4);
   EXPECT_TRUE(roomy.ownCoreAlways());
   EXPECT_EQ(roomy.cpusFor(Op::broadcast), (std::vector<int>{3}));
   EXPECT_EQ(roomy.cpusFor(Op::all_reduce), (std::vector<int>{3}));
   // Nothing known of the CPUs: nothing bound.
-  EXPECT_TRUE(OpBinding({}, {}, 0, 4).cpusFor(Op::all_reduce).empty());
+  const OpBinding unknown({}, {}, 0, 4);
+  EXPECT_TRUE(unknown.cpusFor(Op::all_reduce).empty());
+  EXPECT_EQ(unknown.cores(), 0);
+  EXPECT_NE(unknown.error().find("no CPU"), std::string::npos) << unknown.error();
+  EXPECT_TRUE(smt.error().empty());
 }
 
-// How many CPUs each of the engine's ranks may run on.
-std::vector<int> rankCpuCounts(Engine& engine) {
-  std::vector<int> counts;
+// The CPUs each of the engine's ranks may run on, in rank order.
+std::vector<std::vector<int>> rankCpus(Engine& engine) {
+  std::vector<std::vector<int>> out;
   for (pid_t pid : engine.workerPids()) {
     cpu_set_t set;
     CPU_ZERO(&set);
     EXPECT_EQ(::sched_getaffinity(pid, sizeof set, &set), 0) << pid;
-    counts.push_back(CPU_COUNT(&set));
+    out.emplace_back();
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) out.back().push_back(c);
   }
-  return counts;
+  return out;
 }
 
 // With no COLLVIZ_MPI_BIND mpirun binds nothing and each rank binds itself
-// op by op, and says so: all_reduce on one core each, then broadcast free on
-// every core where there are fewer cores than ranks (on a core each where
-// there are enough); the user's "none" leaves the ranks free, "core" binds
-// them for every op; a bad binding is the run's error.
+// op by op, and says so: all_reduce on one core each (rank r on core r mod
+// cores), broadcast on the core of its place along the chain from the root,
+// reduce free on every core where there are fewer cores than ranks (on a
+// core each where there are enough); the user's "none" leaves the ranks
+// free, "core" binds them for every op; a bad binding is the run's error.
 TEST(MpiLaunch, AGroupBindsOpByOpUnlessTheUserSaysAndSaysHow) {
   cpu_set_t mine;  // what this test may run on: an unbound rank inherits it
   CPU_ZERO(&mine);
@@ -377,28 +394,34 @@ TEST(MpiLaunch, AGroupBindsOpByOpUnlessTheUserSaysAndSaysHow) {
     const std::string what = bind ? bind : "(unset)";
     Engine engine;
     SKIP_WITHOUT_MPI(engine);
-    for (Op op : {Op::all_reduce, Op::broadcast}) {
-      auto s = runAndWait(engine, makeSpec(op, 4, 8), Program::single, 60s, BackendKind::mpi);
+    for (Op op : {Op::all_reduce, Op::broadcast, Op::reduce}) {
+      OpSpec spec = makeSpec(op, 4, 8);
+      spec.root = op == Op::broadcast ? 1 : 0;
+      auto s = runAndWait(engine, spec, Program::single, 60s, BackendKind::mpi);
       ASSERT_TRUE(s);
       EXPECT_TRUE(s->verified) << what << ": " << s->error;
       const std::string want = bind && std::string(bind) == "core" ? "--bind-to core:overload-allowed" : "--bind-to none";
       EXPECT_THAT(std::string(s->backend.notes), HasSubstr(want)) << what;
       if (!bind)
         EXPECT_THAT(std::string(s->backend.notes),
-                    HasSubstr(cores < 4 ? "each rank bound by collviz to one core (rank r on core r mod"
+                    HasSubstr(cores < 4 ? "each rank bound by collviz to one core for all_reduce"
                                         : "each rank bound by collviz to a core of its own"));
       else
         EXPECT_THAT(std::string(s->backend.notes), Not(HasSubstr("bound by collviz"))) << what;
-      const std::vector<int> counts = rankCpuCounts(engine);
-      EXPECT_EQ(counts.size(), 4u) << what;
+      const std::vector<std::vector<int>> bound = rankCpus(engine);
+      ASSERT_EQ(bound.size(), 4u) << what;
       // One core (1 CPU where cores have no siblings), or free on every CPU;
       // where there is only one CPU the two cannot be told apart.
-      const bool free = (bind && std::string(bind) == "none") ||
-                        (!bind && op == Op::broadcast && cores < 4);
+      const bool free = (bind && std::string(bind) == "none") || (!bind && op == Op::reduce && cores < 4);
       if (cpus > 1) {
-        for (int c : counts) {
+        for (std::size_t r = 0; r < bound.size(); ++r) {
+          const int c = int(bound[r].size());
           if (free) EXPECT_EQ(c, cpus) << what << " " << name(op);
           else EXPECT_LT(c, cpus) << what << " " << name(op);
+          // collviz's own placement: each rank where OpBinding puts it.
+          if (!bind)
+            EXPECT_EQ(bound[r], OpBinding::ofThisProcess(int(r), 4).cpusFor(op, spec.root))
+                << name(op) << " rank " << r;
         }
       }
     }
