@@ -9,7 +9,7 @@
 // chain from the root: each rank copies from the one before it, and across
 // back-to-back calls the ranks every other one along the chain copy at once.
 // Dealt r mod cores, those sit on one core (on 2 cores, 4 ranks: the
-// slowest pairing of all, 1.4-1.6x the time of the others; an unbound group
+// slowest pairing of all, 1.42-1.57x the time of 0,0,1,1; an unbound group
 // that ran a bound op stays so); so broadcast binds the ranks in order from
 // the root, neighbours sharing a core (docs/performance.md, the ninth round).
 // In reduce, gather and scatter the root works and the others mostly wait:

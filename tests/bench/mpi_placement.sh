@@ -32,7 +32,9 @@ for op in ${OPS//,/ }; do
         line=$(MPI_PLAIN_LOOP_CPUS=$cpus "$MPIRUN" --oversubscribe --bind-to none --mca btl self,vader \
                --stdin none -x MPI_PLAIN_LOOP_CPUS -np 4 "$LOOP" "$op" "$size" "$iters" 1 2>&1) || {
           echo "mpi_placement: $op $size at $place failed: $line" >&2; exit 1; }
-        times[$place]+="$(echo "$line" | awk '{printf "%.0f ", $4}')"
+        us=$(echo "$line" | awk -v op="$op" '$1 == op && NF == 5 {printf "%.0f", $4}')
+        [ -n "$us" ] || { echo "mpi_placement: $op $size at $place printed no time: $line" >&2; exit 1; }
+        times[$place]+="$us "
       done
     done
     for place in $PLACES; do
