@@ -28,9 +28,14 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       fonts-dejavu-core fonts-noto-cjk xvfb xauth xdotool x11-utils imagemagick libxml2-utils procps
       libegl-dev libegl-mesa0 patchelf dpkg-dev desktop-file-utils lintian librsvg2-bin
       libcairo2-dev poppler-utils python3
-      openmpi-bin libopenmpi-dev zlib1g-dev libssl-dev iproute2 util-linux)
+      openmpi-bin libopenmpi-dev zlib1g-dev libssl-dev iproute2 util-linux
+      libopen-trace-format2-dev)
 # The test set only: a real browser for the HTML export's tests.
 [ "$mode" = test ] && pkgs+=(chromium chromium-driver python3-selenium)
+# The test set only: real MPI programs nobody here wrote for `collviz watch`
+# (LAMMPS, mpi4py), a Fortran compiler for our own Fortran program, and
+# otf2-print to read an exported OTF2 trace back.
+[ "$mode" = test ] && pkgs+=(lammps python3-mpi4py gfortran otf2-tools)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
