@@ -10,7 +10,8 @@
 //                    "%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init COMPLETE",
 //                    "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"
 //   enqueue.cc       "%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p",
-//                    "%ld Bytes -> Algo %d proto %d time %f" (2.20-2.22; 2.23 with "%s: " first),
+//                    "%ld Bytes -> Algo %d proto %d time %f" (2.20-2.22, its op from the thread's
+//                    "NCCL CALL ncclAllReduce(...)" line where one came before; 2.23 with "%s: " first),
 //                    "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}" (2.24+),
 //                    "%s [Symmetric]: %ld Bytes -> Kernel %s nchannels %d nthreads %d nWorks %d" (2.28+)
 #include <algorithm>
@@ -341,6 +342,13 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
   Num n = number(bytes, nbytes, INT64_MAX);
   if (n == Num::over) return overflow(all);
   if (n != Num::ok || !bytes.empty()) return {};
+  // A line without its op (2.20-2.22): the op this thread called last, where
+  // the log traces calls ("NCCL CALL ncclAllReduce(...)", callTrace).
+  int calledMember = -1;
+  if (op.empty() && !called.empty()) {
+    if (auto it = called.find(procKey(w, 't', std::uint64_t(w.tid))); it != called.end())
+      op = it->second.op, calledMember = it->second.member;
+  }
   s.remove_prefix(arrow + 10);
   std::int64_t v = 0;
   std::string_view algo, proto;
@@ -412,6 +420,7 @@ Outcome Reader::State::tuningLine(const Where& w, std::string_view s, std::size_
     choiceIndex.emplace(h, ci);
   }
   ++log.choices[std::size_t(ci)].times;
+  if (calledMember >= 0 && choiceMember[std::size_t(ci)] < 0) choiceMember[std::size_t(ci)] = calledMember;
   if (!op.empty()) {
     const ProcKey thread = procKey(w, 't', std::uint64_t(w.tid));
     if (!(pendingLast.valid && pendingLast.thread == thread)) {

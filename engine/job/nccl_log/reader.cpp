@@ -72,8 +72,8 @@ std::size_t findNccl(std::string_view s, std::size_t from) {
 }
 
 // "host:pid:tid" and "[dev]": the last two words before " NCCL INFO" (WARN
-// has "file:line" between). A timestamp may come first.
-bool prefix(std::string_view head, bool warn, Where& w) {
+// has "file:line" between; CALL has no "[dev]"). A timestamp may come first.
+bool prefix(std::string_view head, bool warn, Where& w, bool hasDev = true) {
   auto lastWord = [&](std::string_view& h) {
     while (!h.empty() && h.back() == ' ') h.remove_suffix(1);
     std::size_t sp = h.rfind(' ');
@@ -82,7 +82,7 @@ bool prefix(std::string_view head, bool warn, Where& w) {
     return word;
   };
   if (warn) lastWord(head);  // file:line
-  std::string_view dev = lastWord(head);
+  std::string_view dev = hasDev ? lastWord(head) : std::string_view("[-1]");
   std::string_view hpt = lastWord(head);
   if (dev.size() < 3 || dev.front() != '[' || dev.back() != ']') return false;
   dev = dev.substr(1, dev.size() - 2);
@@ -198,11 +198,12 @@ void Reader::State::line(std::string_view l) {
   if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
   if (l.empty()) return;
   std::size_t at = findNccl(l, 0);
-  bool warn = false;
+  bool warn = false, call = false;
   while (at != std::string_view::npos) {
     std::string_view rest = l.substr(at + 6);
     if (startsWith(rest, "INFO ") || rest == "INFO") break;
     if (startsWith(rest, "WARN ") || rest == "WARN") { warn = true; break; }
+    if (startsWith(rest, "CALL nccl")) { call = true; break; }
     at = findNccl(l, at + 6);
   }
   if (at == std::string_view::npos) {
@@ -219,6 +220,11 @@ void Reader::State::line(std::string_view l) {
       ++counts.interleaved;
       return;
     }
+  }
+  if (call) {
+    if (callTrace(l.substr(0, at), msg).kind == Kind::read) ++counts.read;
+    else ++counts.other;
+    return;
   }
   // "host:pid:tid [dev]" as the last line had it (a timestamp before may differ).
   std::string_view head = l.substr(0, at);
@@ -252,6 +258,43 @@ void Reader::State::line(std::string_view l) {
     ++counts.bad;
     sample(log.bad, std::move(o.why));
   }
+}
+
+// "host:pid:tid NCCL CALL ncclAllReduce(send,recv,count,dtype,op,comm,stream)"
+// (NCCL_DEBUG=TRACE): the collective this thread calls next, and its
+// communicator (the second-to-last argument of every collective's call).
+// Some builds print its tuning line without the op ("40 Bytes -> Algo 1
+// proto 0 time 8.6"): this line names it (tuningLine).
+Outcome Reader::State::callTrace(std::string_view head, std::string_view msg) {
+  Where w;
+  if (!prefix(head, false, w, false)) return {};
+  w.hostId = hostId(w.host);
+  std::string_view s = msg.substr(4);  // past "nccl"
+  const std::size_t paren = s.find('(');
+  if (paren == std::string_view::npos || s.back() != ')') return {};
+  const std::string_view name = s.substr(0, paren);
+  static constexpr std::string_view kCollectives[] = {"AllReduce", "Broadcast", "Bcast", "Reduce", "AllGather",
+                                                      "ReduceScatter", "AlltoAll", "AllToAll", "Gather", "Scatter"};
+  if (std::find(std::begin(kCollectives), std::end(kCollectives), name) == std::end(kCollectives)) return {};
+  Called c;
+  c.op = std::string(name == "Bcast" ? std::string_view("Broadcast") : name);
+  const std::string_view args = s.substr(paren + 1, s.size() - paren - 2);
+  const std::size_t last = args.rfind(',');
+  if (last != std::string_view::npos && last > 0) {
+    const std::size_t before = args.rfind(',', last - 1);
+    const std::size_t from = before == std::string_view::npos ? 0 : before + 1;
+    std::string_view comm = args.substr(from, last - from);
+    std::string ptr;
+    if (hexNumber(comm, ptr) == Num::ok && comm.empty()) {
+      std::uint64_t value = 0;
+      for (char ch : std::string_view(ptr).substr(2))
+        value = value << 4 | std::uint64_t(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+      if (auto p = byPtr.find(procKey(w, 'p', value)); p != byPtr.end()) c.member = p->second;
+    }
+  }
+  if (called.size() > 4096) called.clear();  // a log of ever new threads: attribution, not memory, suffers
+  called[procKey(w, 't', std::uint64_t(w.tid))] = std::move(c);
+  return {Kind::read, {}};
 }
 
 Outcome Reader::State::info(const Where& w, std::string_view msg) {

@@ -154,6 +154,13 @@ struct Reader::State {
     std::vector<int> choices;
   } pendingLast;
   void stashPending();
+  // Thread -> its last "NCCL CALL nccl<Op>(...)": the op and, where its
+  // comm pointer is known, the member (callTrace).
+  struct Called {
+    std::string op;
+    int member = -1;
+  };
+  std::unordered_map<ProcKey, Called, ProcKeyHash> called;
   // The last call line's op and the member's count for it.
   std::string lastCallOp;
   int lastCallMember = -1;
@@ -184,6 +191,7 @@ struct Reader::State {
   Outcome channelsLine(const Where& w, std::string_view msg);
   Outcome callLine(const Where& w, std::string_view msg, std::size_t colon);
   Outcome tuningLine(const Where& w, std::string_view msg, std::size_t arrow);
+  Outcome callTrace(std::string_view head, std::string_view msg);  // "NCCL CALL ncclAllReduce(...)"
   Outcome collnetLine(const Where& w, std::string_view msg);
   Outcome nvlsLine(const Where& w, std::string_view msg);  // "NVLS Trees :" rest, or "0x... headRank ..."
 };

@@ -306,5 +306,44 @@ TEST(NcclLogFixtures, PerRankFolderThatDisagrees) {
                            [](const Said& s) { return s.find("have no lines here") != std::string::npos; }));
 }
 
+// 2.20-2.22 with NCCL_DEBUG=TRACE (tests/engine/job/fixtures/nccl_call_trace.log):
+// the tuning line names no op ("40 Bytes -> Algo 1 proto 0 time 8.6"); the
+// "NCCL CALL ncclAllReduce(...)" line before it names the op and its comm,
+// the "AllReduce: opCount" line after it the comm again. Each choice is the
+// op's and the communicator's the log names; a line of a thread that traced
+// no call keeps no op and no communicator (nothing guessed).
+TEST(NcclLogFixtures, TuningWithoutItsOpTakesTheTracedCall) {
+  auto r = read({(std::filesystem::path(COLLVIZ_JOB_FIXTURES) / "nccl_call_trace.log").string()});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->comms.size(), 2u);
+  auto commOf = [&](const std::string& id) {
+    for (std::size_t i = 0; i < r->comms.size(); ++i)
+      if (r->comms[i].commId == id) return int(i);
+    return -2;
+  };
+  ASSERT_EQ(r->choices.size(), 3u);  // the two 40 B lines are one choice (their times differ)
+  const Choice* ar = nullptr;
+  const Choice* bc = nullptr;
+  const Choice* none = nullptr;
+  for (const Choice& c : r->choices) {
+    if (c.bytes == 40 && !ar) ar = &c;
+    if (c.bytes == 4096) bc = &c;
+    if (c.bytes == 8192) none = &c;
+  }
+  ASSERT_TRUE(ar && bc && none);
+  EXPECT_EQ(ar->op, "AllReduce");
+  EXPECT_EQ(ar->algo, "RING");
+  EXPECT_EQ(ar->proto, "LL");
+  EXPECT_EQ(ar->times, 2);
+  EXPECT_EQ(ar->comm, commOf("0x521631e3a56ecc2c"));
+  EXPECT_EQ(bc->op, "Broadcast");
+  EXPECT_EQ(bc->proto, "SIMPLE");
+  EXPECT_EQ(bc->comm, commOf("0x77aa0000bbcc1111"));
+  EXPECT_EQ(none->op, "");
+  EXPECT_EQ(none->comm, -1);
+  EXPECT_EQ(r->counts.bad, 0);
+  EXPECT_EQ(r->counts.foreign, 0);  // the CALL lines are NCCL's
+}
+
 }  // namespace
 }  // namespace collviz::nccl_log
