@@ -276,6 +276,66 @@ TEST(FlightRecorder, AllRanksWaitingInOneCollectiveIsSaid) {
   for (const Finding& f : a.findings) EXPECT_TRUE(f.ranks.empty()) << std::string(f.text);  // #5 is not blamed on ranks 2 and 3
 }
 
+// Rank 0's all_reduce #3 is "started" (entered, running: not done); rank 1
+// completed #2 and stops there. A "started" call counted as completed would
+// leave nothing pending and say no collective waits. With and without the
+// dumps' pg_status counts.
+TEST(FlightRecorder, AStartedCollectiveIsPendingNotCompleted) {
+  for (bool status : {false, true}) {
+    Tmp t;
+    for (int r = 0; r < 2; ++r) {
+      FrDump d;
+      d.groups = {{"0", "default_pg", {0, 1}}};
+      const int last = r == 0 ? 3 : 2;
+      for (int s = 1; s <= last; ++s) {
+        FrEntry e;
+        e.seq = s, e.record = s, e.created = 1000 * s + r;
+        e.state = s == 3 ? "started" : "completed";
+        e.started = e.created + 1;
+        e.completed = s == 3 ? 0 : e.created + 10;
+        d.entries.push_back(e);
+      }
+      if (status) d.status[0] = {last, last, 2};
+      t.write("_dump_" + std::to_string(r), test::pickleDump(d));
+    }
+    auto job = read({t.dir.string()});
+    ASSERT_TRUE(job) << job.error().message;
+    const Analysis a = analyse(*job);
+    EXPECT_EQ(std::string(a.verdict).rfind("rank 1 never entered all_reduce #3", 0), 0u) << std::string(a.verdict) << (status ? " (pg_status)" : "");
+    ASSERT_FALSE(a.findings.empty());
+    EXPECT_EQ(a.findings[0].waiting, (std::vector<int>{0}));
+    EXPECT_EQ(a.findings[0].ranks, (std::vector<int>{1}));
+    ASSERT_EQ(a.groups.size(), 1u);
+    ASSERT_EQ(a.groups[0].ranks.size(), 2u);
+    EXPECT_EQ(a.groups[0].ranks[0].lastCompleted, 2) << "rank 0's started #3 taken for completed";
+    EXPECT_EQ(a.groups[0].ranks[0].lastStarted, 3);
+  }
+}
+
+// A send and a receive in a group of global ranks 4-7: the name says the
+// peer's rank in the group ("nccl:send 1->3"); the call's peer is global.
+TEST(FlightRecorder, AP2pPeerIsTheGlobalRank) {
+  FrDump d;
+  d.groups = {{"0", "default_pg", {0, 1, 2, 3, 4, 5, 6, 7}}, {"7", "PIPELINE_MODEL_PARALLEL_GROUP", {4, 5, 6, 7}}};
+  FrEntry send, recv;
+  send.pg = recv.pg = "7", send.desc = recv.desc = "PIPELINE_MODEL_PARALLEL_GROUP", send.pgId = recv.pgId = 2;
+  send.p2p = recv.p2p = true;
+  send.seq = 1, send.record = 1, send.name = "nccl:send 1->3";
+  recv.seq = 2, recv.record = 2, recv.name = "nccl:recv 1<-0";
+  d.entries = {send, recv};
+  auto job = readBytes(test::pickleDump(d), "_dump_5");
+  ASSERT_TRUE(job) << job.error().message;
+  ASSERT_EQ(job->calls.size(), 2u);
+  std::map<std::string, int> peers;
+  for (const Call& c : job->calls) {
+    EXPECT_TRUE(c.p2p);
+    EXPECT_EQ(c.rank, 5);
+    peers[std::string(job->str(c.op))] = c.peer;
+  }
+  EXPECT_EQ(peers["send"], 7) << "group rank 3 of [4, 5, 6, 7]";
+  EXPECT_EQ(peers["recv"], 4) << "group rank 0 of [4, 5, 6, 7]";
+}
+
 TEST(FlightRecorder, WorldSizeDisagreementAndDuplicateRanksAreCounted) {
   Tmp t;
   fs::create_directories(t.dir / "a");

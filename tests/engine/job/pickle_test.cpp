@@ -121,6 +121,41 @@ TEST(Pickle, EveryOtherOpcodeIsRefusedByName) {
   EXPECT_NE(proto.error().message.find("pickle protocol 7: only protocols 2 to 5 are read"), std::string::npos);
 }
 
+// Every bytes opcode, where a dump has a string: {"version": <bytes>}. A
+// reader that took one for a string would read these as a dump's version.
+// BINBYTES: pickle.dumps({'version': b'a' * 256}, 3) (256 bytes and more
+// leave SHORT_BINBYTES); BINBYTES8 (over 4 GiB in Python's own pickles) and
+// BYTEARRAY8 (pickle.dumps(bytearray(...), 5)) at a length Python would not
+// choose, which a reader must refuse all the same.
+TEST(Pickle, EveryBytesOpcodeIsRefusedNotReadAsAString) {
+  auto le = [](std::uint64_t v, int n) {
+    std::string s;
+    for (int k = 0; k < n; ++k) s += char((v >> (8 * k)) & 255);
+    return s;
+  };
+  const std::string head = std::string("\x80\x03}q\x00X\x07\x00\x00\x00versionq\x01", 19);
+  const std::string body(256, 'a');
+  const struct {
+    std::string bytes;
+    const char* name;
+  } cases[] = {
+      {head + "B" + le(256, 4) + body + "q\x02s.", "BINBYTES (0x42) at byte 19"},
+      {head + "\x8e" + le(256, 8) + body + "q\x02s.", "BINBYTES8 (0x8e) at byte 19"},
+      {head + "\x96" + le(256, 8) + body + "q\x02s.", "BYTEARRAY8 (0x96) at byte 19"},
+      {head + "C" + le(2, 1) + "abq\x02s.", "SHORT_BINBYTES (0x43) at byte 19"},
+  };
+  for (const auto& c : cases) {
+    auto r = readPickle(c.bytes);
+    ASSERT_FALSE(r) << c.name << " was read as plain data";
+    EXPECT_NE(r.error().message.find(std::string("refused: pickle opcode ") + c.name), std::string::npos) << r.error().message;
+    auto job = readBytes(c.bytes, "_dump_0");
+    EXPECT_FALSE(job) << c.name << ": a dump read with bytes for its version";
+  }
+  // The head itself is well formed: a string there is read.
+  auto ok = readPickle(head + "X" + le(3, 4) + "2.9q\x02s.");
+  ASSERT_TRUE(ok) << ok.error().message;
+}
+
 TEST(Pickle, TruncatedBrokenAndCyclicInputEndsClearly) {
   const std::string dump = test::pickleDump([] {
     test::FrDump d;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/job/job.h"
+#include "tests/engine/job/fr_writer.h"
 
 namespace collviz::job {
 namespace {
@@ -90,6 +91,56 @@ TEST(ToOpSpec, ARealStuckCollectiveMaps) {
   EXPECT_EQ(m.spec.op, Op::all_to_all);
   EXPECT_EQ(m.elems, 4027 * 5120 / 4);
   EXPECT_TRUE(m.changes.empty());
+}
+
+// The names PyTorch and NCCL give a collective, read from a Flight Recorder
+// dump, open as collviz's op (restated here, not read from the alias table):
+// a wrong alias would open a call as another op.
+TEST(ToOpSpec, EveryAliasOpensAsItsOwnOp) {
+  const struct {
+    const char* name;
+    const char* plain;
+    Op op;
+  } cases[] = {
+      {"nccl:allreduce", "all_reduce", Op::all_reduce},
+      {"nccl:AllReduce", "all_reduce", Op::all_reduce},
+      {"nccl:allgather", "all_gather", Op::all_gather},
+      {"nccl:_allgather_base", "all_gather", Op::all_gather},
+      {"nccl:all_gather_into_tensor", "all_gather", Op::all_gather},
+      {"nccl:reducescatter", "reduce_scatter", Op::reduce_scatter},
+      {"nccl:_reduce_scatter_base", "reduce_scatter", Op::reduce_scatter},
+      {"nccl:reduce_scatter_tensor", "reduce_scatter", Op::reduce_scatter},
+      {"nccl:alltoall", "all_to_all", Op::all_to_all},
+      {"nccl:all_to_all_single", "all_to_all", Op::all_to_all},
+      {"nccl:alltoallv", "all_to_all", Op::all_to_all},
+      {"nccl:all_to_allv", "all_to_all", Op::all_to_all},
+      {"gloo:broadcast", "broadcast", Op::broadcast},
+  };
+  for (const auto& c : cases) {
+    test::FrDump d;
+    d.groups = {{"0", "default_pg", {0, 1, 2, 3}}};
+    test::FrEntry e;
+    e.name = c.name;
+    e.in = {{4096}}, e.out = {{4096}};
+    d.entries = {e};
+    auto job = readBytes(test::pickleDump(d), "_dump_1");
+    ASSERT_TRUE(job) << job.error().message;
+    ASSERT_EQ(job->calls.size(), 1u) << c.name;
+    EXPECT_EQ(job->str(job->calls[0].op), c.plain) << c.name;
+    const OpMapping m = toOpSpec(*job, job->calls[0]);
+    ASSERT_TRUE(m.ok) << c.name << ": " << std::string(m.reason);
+    EXPECT_EQ(m.spec.op, c.op) << c.name << " opened as " << name(m.spec.op);
+  }
+  // A barrier, however it is named, is no data op: refused, said why.
+  test::FrDump d;
+  d.groups = {{"0", "default_pg", {0, 1, 2, 3}}};
+  test::FrEntry e;
+  e.name = "nccl:all_reduce_barrier";
+  d.entries = {e};
+  auto job = readBytes(test::pickleDump(d), "_dump_1");
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->str(job->calls[0].op), "barrier");
+  EXPECT_FALSE(toOpSpec(*job, job->calls[0]).ok);
 }
 
 }  // namespace

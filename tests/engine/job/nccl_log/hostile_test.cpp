@@ -152,6 +152,21 @@ TEST(NcclLogHostile, RankPastNRanks) {
   EXPECT_EQ(c.members[0].transports[0].to, 1);
 }
 
+// The edge: rank 4 of a 4-rank communicator (ranks are 0 to 3), in a ring
+// that is otherwise a ring of 4 distinct ranks; rank 3, the last one, fits.
+TEST(NcclLogHostile, RingWithRankEqualToNRanksIsRefused) {
+  auto r = readText(kP + "comm 0x2 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n" + kP + "Channel 00/02 : 0 1 2 4\n" + kP +
+                    "Channel 01/02 : 0 1 3 2\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::string b = badText(*r);
+  EXPECT_EQ(r->counts.bad, 1) << b;
+  EXPECT_NE(b.find("channel 0's ring has 4 ranks, or a rank past them, and the communicator has 4"), std::string::npos) << b;
+  const Comm& c = r->comms.back();
+  ASSERT_EQ(c.rings.size(), 1u) << "only channel 1's ring is drawn";
+  EXPECT_EQ(c.rings[0].channel, 1);
+  EXPECT_EQ(c.rings[0].order, (std::vector<int>{0, 1, 3, 2}));
+}
+
 TEST(NcclLogHostile, RingThatIsNotAPermutation) {
   auto r = readText(kP + "comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n" + kP + "Channel 00/02 : 0 1 1 3\n" + kP +
                     "Channel 01/02 : 0 -2 1 3\n" + kP + "Channel 01/02 : 0 1 x 3\n");
