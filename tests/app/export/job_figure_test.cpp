@@ -8,6 +8,8 @@
 // missing ranks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -37,6 +39,14 @@ std::string escaped(std::string s) {
   std::string out;
   for (char c : s) out += c == '&' ? std::string("&amp;") : c == '<' ? std::string("&lt;") : c == '>' ? std::string("&gt;") : c == '"' ? std::string("&quot;") : std::string(1, c);
   return out;
+}
+
+// A colour as the SVG writes it.
+std::string hexOf(Rgba c) {
+  auto byte = [](float v) { return int(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(c.r), byte(c.g), byte(c.b));
+  return buf;
 }
 
 struct Drawn {
@@ -165,6 +175,84 @@ TEST_F(Fixture, AClickOnATileOpensItsCallAsCollvizsOwnOp) {
   EXPECT_EQ(t.entry, AppState{}.entry);
 }
 
+// As the real runs are (checked only where ../shared/data is): eight ranks
+// on two hosts, two groups, a rank in each that never entered the group's
+// all_reduce #4. Both are outlined in the failure colour (the box and its
+// ring), named in red bold, and no rank that waits is outlined; in English
+// and 中文.
+TEST_F(Fixture, EveryRankThatNeverEnteredIsOutlinedInRedAcrossGroupsAndHosts) {
+  for (int r = 0; r < 8; ++r) {
+    test::FrDump d;
+    d.groups = {{"0", "default_pg", {0, 1, 2, 3, 4, 5, 6, 7}},
+                {"5", "DATA_PARALLEL_GROUP", {0, 1, 2, 3}},
+                {"6", "DATA_PARALLEL_GROUP", {4, 5, 6, 7}}};
+    const bool low = r < 4;
+    const int last = r == 2 || r == 6 ? 3 : 4;
+    for (int s = 1; s <= last; ++s) {
+      test::FrEntry e;
+      e.pg = low ? "5" : "6", e.desc = "DATA_PARALLEL_GROUP", e.pgId = low ? 1 : 2, e.seq = s, e.record = s;
+      e.created = 1000 * s + (low ? 0 : 500) + r;
+      e.state = s < 4 ? "completed" : "started";
+      d.entries.push_back(e);
+    }
+    d.status[low ? 1 : 2] = {last, last, 3};
+    std::ofstream(dir / ("_dump_node" + std::to_string(r / 4) + "_" + std::to_string(r)), std::ios::binary) << test::pickleDump(d);
+  }
+  const Rgba bad = makeTheme(ThemeKind::light).bad;
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    setLanguage(lang);
+    auto job = job::read({dir.string()});
+    ASSERT_TRUE(job.ok()) << job.error().message;
+    const job::Analysis a = job::analyse(*job);
+    JobFigureParams p;
+    p.say = [](const Text& t) { return render(t); };
+    auto fig = jobFigure(*job, a, p);
+    ASSERT_TRUE(fig.ok());
+    std::set<int> outlined, ringed;
+    for (const NcclShape& s : fig->shapes) {
+      if (s.cls != "culprit" && s.cls != "culprit-ring") continue;
+      EXPECT_EQ(hexOf(s.stroke), hexOf(bad)) << s.cls << s.data;
+      EXPECT_FALSE(s.filled) << "an outline, not a fill";
+      if (s.cls == "culprit") outlined.insert(std::stoi(s.data.substr(s.data.find('"') + 1)));
+      else ringed.insert(int(ringed.size()));
+    }
+    EXPECT_EQ(outlined, std::set<int>({2, 6}));
+    EXPECT_EQ(ringed.size(), 2u);
+    const std::string svg = figureToSvg(*fig);
+    EXPECT_EQ(ranksOf(svg, "culprit"), std::set<int>({2, 6}));
+    for (int r : {2, 6}) {
+      EXPECT_NE(svg.find("data-rank=\"" + std::to_string(r) + "\" data-seq=\"4\" data-state=\"never\""), std::string::npos) << r;
+      EXPECT_NE(svg.find("fill=\"" + hexOf(bad) + "\" text-anchor=\"middle\" font-weight=\"bold\">R" + std::to_string(r) + "<"), std::string::npos)
+          << "R" << r << " named in red bold";
+    }
+    EXPECT_NE(svg.find(">node0<"), std::string::npos);
+    EXPECT_NE(svg.find(">node1<"), std::string::npos);
+    EXPECT_NE(svg.find(escaped(render(a.verdict))), std::string::npos);
+  }
+}
+
+// NCCL Inspector's records (a small JSON-lines fixture written here, in
+// Inspector 4.0's format): each tile carries the call's bus bandwidth and
+// time, as the real record's (checked only where ../shared/data is).
+TEST_F(Fixture, InspectorsBusBandwidthAndTimeAreOnTheTiles) {
+  std::ofstream f(dir / "inspector.jsonl");
+  for (int r = 0; r < 2; ++r)
+    f << R"({"header":{"id":"0xbeef","comm_name":"tp","rank":)" << r
+      << R"(,"n_ranks":2,"nnodes":1},"metadata":{"inspector_output_format_version":"v4.0","git_rev":"x","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1772585717263338,"hostname":"gpu-a","pid":)"
+      << 40 + r
+      << R"(},"coll_perf":{"coll":"AllReduce","coll_sn":12,"coll_msg_size_bytes":8388608,"coll_exec_time_us":)" << (r ? 650 : 640)
+      << R"(,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":13.1,"coll_busbw_gbs":)" << (r ? "12.9" : "13.1") << "}}\n";
+  f.close();
+  const Drawn d = draw({(dir / "inspector.jsonl").string()});
+  EXPECT_NE(d.svg.find(">13.1 GB/s 0.64 ms<"), std::string::npos) << d.svg;
+  EXPECT_NE(d.svg.find(">12.9 GB/s 0.65 ms<"), std::string::npos) << d.svg;
+}
+
+// NCCL RAS' text reports (../shared/data/nccl-tools/ras): the communicator
+// line counts the rank the report says is missing (the table has no such
+// column: 8 per comm, 7 heard from), a communicator the report names
+// without a hash says "no id", and the 中文 verdict stays inside the image
+// (its right edge is background: nothing drawn past it).
 TEST(JobFigure, NothingToDrawIsAnError) {
   job::Job empty;
   auto fig = jobFigure(empty, job::analyse(empty), JobFigureParams{});
