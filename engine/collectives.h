@@ -58,6 +58,13 @@ struct SourceRelation {
 // source into a "+" node, or every source into a striped "join" node.
 enum class FlowShape : uint8_t { pairs, sum_node, concat_node };
 
+// Where collviz places an MPI rank for the op on one host when ranks
+// outnumber cores (engine/worker/op_binding.h, docs/mpi.md): a core each
+// (rank r on core r mod cores) where every rank works at once; broadcast's
+// chain from the root, neighbours sharing a core; every core where the root
+// works and the others mostly wait.
+enum class MpiPlacement : uint8_t { core_each, chain_from_root, every_core };
+
 // busbw = algbw * factor, factor = times * (N - 1) / N, or 1.
 struct BusFactor {
   int times;             // 2 for all_reduce, 1 otherwise
@@ -85,6 +92,7 @@ struct Collective {
   Blocks count_blocks;
   BusFactor bus;
   FlowShape flow;
+  MpiPlacement mpi_placement;
 };
 
 inline constexpr std::array<Collective, kOpCount> kCollectives = {{
@@ -92,42 +100,50 @@ inline constexpr std::array<Collective, kOpCount> kCollectives = {{
      false, true, Lettering::root_piece,
      {Blocks::ranks, Blocks::none}, {Blocks::ranks, Blocks::ranks},
      {FromRanks::root, FromBlock::j, false},
-     false, Blocks::ranks, {1, false, "1"}, FlowShape::pairs},
+     false, Blocks::ranks, {1, false, "1"}, FlowShape::pairs,
+     MpiPlacement::chain_from_root},
     {Op::scatter, 2, "scatter", "Scatter", "cut and hand out",
      false, true, Lettering::root_piece,
      {Blocks::ranks, Blocks::none}, {Blocks::one, Blocks::one},
      {FromRanks::root, FromBlock::r, false},
-     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs},
+     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs,
+     MpiPlacement::every_core},
     {Op::gather, 3, "gather", "Gather", "collect and join",
      false, true, Lettering::rank,
      {Blocks::one, Blocks::one}, {Blocks::ranks, Blocks::none},
      {FromRanks::rank_j, FromBlock::zero, false},
-     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs},
+     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs,
+     MpiPlacement::every_core},
     {Op::reduce, 4, "reduce", "Reduce", "add element-wise",
      true, true, Lettering::rank,
      {Blocks::one, Blocks::one}, {Blocks::one, Blocks::none},
      {FromRanks::all, FromBlock::zero, true},
-     false, Blocks::one, {1, false, "1"}, FlowShape::sum_node},
+     false, Blocks::one, {1, false, "1"}, FlowShape::sum_node,
+     MpiPlacement::every_core},
     {Op::all_gather, 5, "all_gather", "All-gather", "join everywhere",
      false, false, Lettering::rank,
      {Blocks::one, Blocks::one}, {Blocks::ranks, Blocks::ranks},
      {FromRanks::rank_j, FromBlock::zero, false},
-     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::concat_node},
+     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::concat_node,
+     MpiPlacement::core_each},
     {Op::reduce_scatter, 6, "reduce_scatter", "Reduce-scatter", "add, then shard",
      true, false, Lettering::rank,
      {Blocks::ranks, Blocks::ranks}, {Blocks::one, Blocks::one},
      {FromRanks::all, FromBlock::r, true},
-     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::sum_node},
+     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::sum_node,
+     MpiPlacement::core_each},
     {Op::all_reduce, 7, "all_reduce", "All-reduce", "everyone gets the total",
      true, false, Lettering::rank,
      {Blocks::ranks, Blocks::ranks}, {Blocks::ranks, Blocks::ranks},
      {FromRanks::all, FromBlock::j, true},
-     false, Blocks::ranks, {2, true, "2(N-1)/N"}, FlowShape::sum_node},
+     false, Blocks::ranks, {2, true, "2(N-1)/N"}, FlowShape::sum_node,
+     MpiPlacement::core_each},
     {Op::all_to_all, 8, "all_to_all", "All-to-all", "exchange by column",
      false, false, Lettering::rank,
      {Blocks::ranks, Blocks::ranks}, {Blocks::ranks, Blocks::ranks},
      {FromRanks::rank_j, FromBlock::r, false},
-     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs},
+     true, Blocks::one, {1, true, "(N-1)/N"}, FlowShape::pairs,
+     MpiPlacement::core_each},
 }};
 
 // Every enumerator is listed (the build makes a missing case an error), so a

@@ -14,22 +14,6 @@
 
 namespace collviz {
 
-bool everyRankWorksAtOnce(Op op) {
-  switch (op) {
-    case Op::all_reduce:
-    case Op::all_gather:
-    case Op::reduce_scatter:
-    case Op::all_to_all:
-      return true;
-    case Op::broadcast:
-    case Op::reduce:
-    case Op::gather:
-    case Op::scatter:
-      return false;
-  }
-  return true;
-}
-
 std::vector<int> parseCpuList(const std::string& text) {
   std::vector<int> out;
   std::size_t at = 0;
@@ -104,8 +88,9 @@ OpBinding OpBinding::ofThisProcess(int rank, int size) {
 
 std::vector<int> OpBinding::cpusFor(Op op, int root) const {
   if (cores_ == 0 || local_rank_ < 0 || local_size_ <= 0) return cpus_;
-  if (own_core_always_ || everyRankWorksAtOnce(op)) return core_cpus_[std::size_t(local_rank_ % cores_)];
-  if (op == Op::broadcast) {
+  const MpiPlacement place_by = collective(op).mpi_placement;  // the table's column
+  if (own_core_always_ || place_by == MpiPlacement::core_each) return core_cpus_[std::size_t(local_rank_ % cores_)];
+  if (place_by == MpiPlacement::chain_from_root) {
     // Counted from the root along the chain: neighbours share a core, and
     // the ranks that copy at once (every other one) sit on different cores.
     const int place = ((local_rank_ - root) % local_size_ + local_size_) % local_size_;

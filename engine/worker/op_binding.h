@@ -17,6 +17,9 @@
 // measured). With no more ranks than cores each rank keeps its own core for
 // every op.
 //
+// Which op is placed which way is the op's row in the table of collectives
+// (`Collective::mpi_placement`, engine/collectives.h); this file applies it.
+//
 // The binding covers every thread of the process (as mpirun's would); a
 // system that refuses it leaves the rank unbound and says why (`error`).
 #pragma once
@@ -30,10 +33,6 @@
 #include "engine/text.h"
 
 namespace collviz {
-
-// Whether `op` runs on core r mod cores when ranks outnumber cores: every
-// rank works at once.
-bool everyRankWorksAtOnce(Op op);
 
 // A CPU list as the kernel writes it ("0-3,8,10-11"); empty when malformed.
 std::vector<int> parseCpuList(const std::string& text);
