@@ -57,6 +57,14 @@ TEST(RemoteLink, SecretHmacAndCrc) {
   EXPECT_TRUE(sameMac("ab", "ab"));
   EXPECT_FALSE(sameMac("ab", "ac"));
   EXPECT_FALSE(sameMac("", ""));
+  // Lengths differ: a prefix of the right MAC (one character, all but the
+  // last) or the MAC with more after it is not the MAC.
+  const std::string mac = hmacHex("Jefe", "what do ya want for nothing?");
+  for (const std::string& other : {mac.substr(0, 1), mac.substr(0, mac.size() - 1), mac + "0", std::string()}) {
+    EXPECT_FALSE(sameMac(other, mac)) << other.size() << " characters";
+    EXPECT_FALSE(sameMac(mac, other)) << other.size() << " characters";
+  }
+  EXPECT_TRUE(sameMac(mac, std::string(mac)));
   EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);  // the CRC32C check value
   std::vector<char> big(1000003);
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = char(i * 7);
@@ -171,6 +179,42 @@ TEST(RemoteLink, ARankRefusesAnEngineWithoutTheSecret) {
   t.join();
   EXPECT_FALSE(p);
   ASSERT_FALSE(rank);
+}
+
+// A fake engine that knows no secret: it sends a challenge, takes the
+// rank's hello and answers a welcome whose MAC it made up (a MAC of the
+// wrong secret, a prefix of a MAC, none, the rank's own hello MAC sent
+// back). The rank refuses each. The same fake with the secret is
+// accepted: the refusals are the welcome's.
+TEST(RemoteLink, ARankRefusesAForgedWelcome) {
+  const std::string secret = *makeSecret();
+  auto answer = [&](const std::function<std::string(const json& hello)>& welcomeMac) {
+    auto l = TcpListener::open("127.0.0.1");
+    EXPECT_TRUE(l);
+    if (!l) return std::string("no listener");
+    Result<Channel> rank = Error{say("closed")};
+    std::thread t([&] {
+      rank = connectRemote("127.0.0.1:" + std::to_string(l->port()), secret, 1, "x", "v", milliseconds(3000));
+    });
+    pollfd p{l->fd(), POLLIN, 0};
+    ::poll(&p, 1, 5000);
+    Channel engine(::accept4(l->fd(), nullptr, nullptr, SOCK_CLOEXEC));
+    engine.send(json{{"type", "challenge"}, {"challenge", "c0ffee"}}.dump());
+    auto m = engine.recv(milliseconds(3000));
+    EXPECT_TRUE(m);
+    const json hello = m ? json::parse(m->body, nullptr, false) : json();
+    engine.send(json{{"type", "welcome"}, {"mac", welcomeMac(hello)}}.dump());
+    t.join();
+    return rank ? std::string("ACCEPTED") : rank.error().message;
+  };
+  const auto theirs = [](const json& h) { return h.value("challenge", ""); };
+  EXPECT_EQ(answer([&](const json& h) { return hmacHex(secret, welcomeData(theirs(h))); }), "ACCEPTED");
+  const std::string refused = "the engine did not prove the run's secret";
+  EXPECT_NE(answer([&](const json& h) { return hmacHex(*makeSecret(), welcomeData(theirs(h))); }).find(refused), std::string::npos);
+  EXPECT_NE(answer([&](const json& h) { return hmacHex(secret, welcomeData(theirs(h))).substr(0, 1); }).find(refused), std::string::npos);
+  EXPECT_NE(answer([&](const json&) { return std::string(); }).find(refused), std::string::npos);
+  EXPECT_NE(answer([&](const json& h) { return h.value("mac", ""); }).find(refused), std::string::npos);
+  EXPECT_NE(answer([&](const json& h) { return hmacHex(secret, welcomeData(theirs(h) + "0")); }).find(refused), std::string::npos);
 }
 
 TEST(RemoteLink, BuffersArriveWholeAndACorruptByteIsCaught) {
