@@ -470,7 +470,7 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--channel", nccl->channel, "With --nccl-log: one channel's ring and trees, or all (every ring overlaid)");
   cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
   auto jobArgs = std::make_shared<JobExportArgs>();
-  cmd->add_option("--job", jobArgs->files, "A real job's traces (files, folders): draw who waits for whom (SVG, PNG, HTML)");
+  cmd->add_option("--job", jobArgs->files, "A real job's traces or a capture (files, folders): draw who waits for whom (SVG, PNG, HTML), or its calls for timeline tools (-o trace.json: Chrome trace; -o trace.otf2: OTF2)");
   cmd->callback([&action, a, cmd, algo_file, nccl, jobArgs] {
     if (!jobArgs->files.empty()) {
       *jobArgs = {jobArgs->files, a->output, a->format, a->theme, a->scale, cmd->count("--theme") > 0};
