@@ -389,14 +389,15 @@ TEST(Standin, GroupsPairSendsAndReceivesInPostingOrderPerPeer) {
 // NCCL's send is blocking for the device: outside a group its stream waits
 // for the peer's receive. A pinned copy queued behind it returns at once; a
 // pageable one waits (synchronous with the host, as CUDA says of pageable
-// memory).
+// memory). Rank 1 receives only when rank 0 lets it (flag 1), so what rank
+// 0 sees before that is certain, however loaded the machine: it holds the
+// receive back at least 100 ms, and the events' elapsed time must span it.
 TEST(Standin, ASendOutsideAGroupHoldsItsStreamUntilTheReceiveAndEventsSaySo) {
   auto ends = group(2, [](int rank, ncclComm_t comm, cudaStream_t s) -> std::string {
     float* d = nullptr;
     cudaMalloc(reinterpret_cast<void**>(&d), 4 * sizeof(float));
     if (rank == 1) {
-      while (!g_sh->flag[0]) std::this_thread::sleep_for(1ms);
-      std::this_thread::sleep_for(200ms);
+      while (!g_sh->flag[1]) std::this_thread::sleep_for(1ms);  // the group's wall bounds it
       ncclRecv(d, 4, ncclFloat32, 0, comm, s);
       cudaStreamSynchronize(s);
       return "";
@@ -417,23 +418,26 @@ TEST(Standin, ASendOutsideAGroupHoldsItsStreamUntilTheReceiveAndEventsSaySo) {
     cudaEventRecord(other_done, other);
     static float pinned[4], pageable[4];  // copies queued behind the send land later
     cudaHostRegister(pinned, sizeof pinned, cudaHostRegisterDefault);
-    auto t0 = std::chrono::steady_clock::now();
+    // Returns while the receive is held back (were it to wait, it would wait
+    // for ever: the group's wall ends it and says so).
     cudaMemcpyAsync(pinned, d, sizeof pinned, cudaMemcpyDeviceToHost, s);
-    const double pinned_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    g_sh->flag[0] = 1;  // rank 1 receives 200 ms from now
-    std::this_thread::sleep_for(50ms);
     std::string bad;
     if (cudaEventQuery(after) != cudaErrorNotReady) bad += "the event after the send is complete already\n";
     if (cudaEventQuery(other_done) != cudaErrorNotReady) bad += "the stream waiting on it ran ahead\n";
     if (cudaEventElapsedTime(&ms, before, after) != cudaErrorNotReady) bad += "elapsed time before completion\n";
-    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 10000 && cudaEventQuery(before) != cudaSuccess; ++i) std::this_thread::sleep_for(1ms);
+    if (cudaEventQuery(before) != cudaSuccess) bad += "the event before the send never completed\n";
+    const auto held = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(100ms);  // the receive held back (a span to measure, not a wait for anything)
+    const double held_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - held).count();
+    g_sh->flag[1] = 1;
     cudaMemcpyAsync(pageable, d, sizeof pageable, cudaMemcpyDeviceToHost, s);
-    const double pageable_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (pinned_ms > 20) bad += "a pinned copy waited " + std::to_string(pinned_ms) + " ms\n";
-    if (pageable_ms < 100) bad += "a pageable copy returned after " + std::to_string(pageable_ms) + " ms\n";
+    // Synchronous: back only once the stream's work before it (the send) is done.
+    if (cudaEventQuery(after) != cudaSuccess) bad += "a pageable copy returned before the send it was queued behind\n";
     cudaStreamSynchronize(other);
     if (cudaEventQuery(after) != cudaSuccess || cudaEventQuery(other_done) != cudaSuccess) bad += "not complete\n";
-    if (cudaEventElapsedTime(&ms, before, after) != cudaSuccess || ms < 150) bad += "elapsed " + std::to_string(ms) + "\n";
+    if (cudaEventElapsedTime(&ms, before, after) != cudaSuccess || ms < held_ms - 1)
+      bad += "elapsed " + std::to_string(ms) + " ms across a receive held back " + std::to_string(held_ms) + " ms\n";
     cudaStreamSynchronize(s);
     return bad;
   });

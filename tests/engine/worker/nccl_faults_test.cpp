@@ -140,6 +140,23 @@ TEST(NcclFaults, AnOpGetsTheDeadlineTheEngineGaveIt) {
   EXPECT_TRUE(test::failures(ends).empty()) << test::joined(test::failures(ends));
 }
 
+// The deadline is per repetition: a run of 1 warm-up and 3 timed calls,
+// each 400 ms (1.6 s in all), under 1000 ms a repetition (3.6 s for the
+// four, less 10 %), runs to the end; one repetition's deadline (900 ms)
+// would abort it in its third call.
+TEST(NcclFaults, TheWatchdogsDeadlineScalesWithWarmUpAndIterations) {
+  GroupOptions o = fault(0, "ncclAllReduce=delay:400");
+  o.timeout_ms = 1000;
+  auto ends = run(2, [](int rank, Communicator& comm) -> std::string {
+    RunOptions bench;
+    bench.timeout_ms = 1000;
+    bench.warmup = 1;
+    bench.iters = 3;
+    return allReduce(comm, rank, 2, bench);
+  }, o);
+  EXPECT_TRUE(test::failures(ends).empty()) << test::joined(test::failures(ends));
+}
+
 // The watchdog cannot abort while the rank's thread is inside an NCCL call:
 // a call that never returns ends the process with code 3 and the reason.
 TEST(NcclFaults, ACallThatNeverReturnsEndsTheRankWithExitCode3) {
@@ -427,6 +444,26 @@ TEST(NcclFaults, TeardownFailuresAreLoggedAndNotFatal) {
   ends = run(2, [](int, Communicator&) { return std::string(); }, o);
   EXPECT_TRUE(has(ends[0].err + ends[1].err, "ncclCommAbort after a failed init failed: internal error"))
       << ends[0].err << ends[1].err;
+}
+
+// The second call of each kind fails, not the first: the copy stream's
+// destroy (the op stream's comes first), the second event's and the second
+// buffer's. Each failure is logged once, and only the ones injected.
+TEST(NcclFaults, TheSecondTeardownCallOfEachKindIsCheckedToo) {
+  GroupOptions o;
+  o.capture_stderr = true;
+  o.env = {{"COLLVIZ_STANDIN_FAULT", "cudaStreamDestroy#2=cudaErrorUnknown,cudaEventDestroy#2=cudaErrorUnknown,cudaFree#2=cudaErrorUnknown"}};
+  auto ends = run(1, [](int rank, Communicator& comm) { return allReduce(comm, rank, 1); }, o);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_TRUE(test::failures(ends).empty()) << test::joined(test::failures(ends));
+  auto count = [&](const std::string& want) {
+    int n = 0;
+    for (std::size_t at = ends[0].err.find(want); at != std::string::npos; at = ends[0].err.find(want, at + 1)) ++n;
+    return n;
+  };
+  for (const char* want : {"cudaStreamDestroy failed: cudaErrorUnknown", "cudaEventDestroy failed: cudaErrorUnknown",
+                           "cudaFree failed: cudaErrorUnknown"})
+    EXPECT_EQ(count(want), 1) << want << " in:\n" << ends[0].err;
 }
 
 // ---- the probe and NVML ----------------------------------------------------------------

@@ -14,13 +14,21 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+// Disarmed at once, 500 ms before its deadline (a loaded machine may stall
+// between two calls, not for half a second); then a second watchdog, armed
+// 500 ms past the first's deadline, is waited for: once it fired, the first
+// had its deadline and half a second more to fire, and must not have.
 TEST(Watchdog, DisarmedInTimeNeverFires) {
   std::atomic<int> fired{0};
   Watchdog w([&](const std::string&) { ++fired; });
-  w.arm(Clock::now() + 200ms, "op");
-  std::this_thread::sleep_for(20ms);
+  const auto deadline = Clock::now() + 500ms;
+  w.arm(deadline, "op");
   EXPECT_FALSE(w.disarm());
-  std::this_thread::sleep_for(300ms);
+  Watchdog past([](const std::string&) {});
+  past.arm(deadline + 500ms, "past the first's deadline");
+  for (int i = 0; i < 30000 && !past.expired(); ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(past.expired()) << "the second watchdog never fired";
+  EXPECT_GE(Clock::now(), deadline + 500ms);
   EXPECT_EQ(fired, 0);
   EXPECT_FALSE(w.expired());
 }
