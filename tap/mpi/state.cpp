@@ -1,0 +1,152 @@
+// The tap's life: off until MPI_Init (or Init_thread) returns, then the
+// capture is opened from the environment:
+//   COLLVIZ_TAP_OUT     the capture folder (unset: the tap records nothing)
+//   COLLVIZ_TAP_BYTES   bytes kept of each buffer, 0..1048576 (default 256)
+//   COLLVIZ_TAP_MAX_MB  the file's size cap in MiB, 1..1048576 (default 4096)
+// A value out of range takes the default and leaves a note in the capture.
+// MPI_Finalize is flagged when seen; nothing depends on seeing it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "tap/mpi/tap_mpi.h"
+
+namespace collviz::tap::mpi {
+
+CaptureWriter g_writer;
+
+namespace {
+
+enum State : int { kIdle = 0, kOn = 1, kOff = 2, kDone = 3 };
+std::atomic<int> g_state{kIdle};
+std::mutex g_start;
+bool g_agree = false;
+MPI_Group g_world_group = MPI_GROUP_NULL;
+int g_world_rank = -1;
+
+constexpr std::uint64_t kDefaultMaxMb = 4096;
+
+// A whole number in [lo, hi]; false for anything else.
+bool parseNumber(const char* v, std::uint64_t lo, std::uint64_t hi, std::uint64_t* out) {
+  if (!v || !*v) return false;
+  std::uint64_t n = 0;
+  for (const char* p = v; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    n = n * 10 + std::uint64_t(*p - '0');
+    if (n > hi) return false;
+  }
+  return n >= lo ? (*out = n, true) : false;
+}
+
+const char* threadLevel(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+bool agreesIds() { return g_agree && g_state.load(std::memory_order_acquire) != kDone; }
+MPI_Group worldGroup() { return g_world_group; }
+int worldRank() { return g_world_rank; }
+
+bool recording() {
+  const int s = g_state.load(std::memory_order_acquire);
+  if (s == kOn) return true;
+  if (s != kIdle) return false;
+  // MPI_Init went by unseen (a binding the tap does not wrap): start now.
+  int init = 0, fin = 0;
+  if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return false;
+  if (PMPI_Finalized(&fin) != MPI_SUCCESS || fin) return false;
+  started(-1, -1, false);
+  return g_state.load(std::memory_order_acquire) == kOn;
+}
+
+void note(NoteCode code, const char* text) {
+  NoteRecord r{};
+  r.head.type = std::uint8_t(RecordType::note);
+  r.head.sub = std::uint8_t(code);
+  r.len = std::uint32_t(std::strlen(text));
+  r.t_ns = nowNs();
+  const Part parts[2] = {{&r, sizeof r}, {text, r.len}};
+  g_writer.append(parts, 2);
+}
+
+void started(int required, int provided, bool fortran) {
+  std::lock_guard<std::mutex> lock(g_start);
+  if (g_state.load(std::memory_order_acquire) != kIdle) return;
+  int size = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
+  const char* dir = std::getenv("COLLVIZ_TAP_OUT");
+  g_agree = dir && *dir;
+  if (!g_agree) return g_state.store(kOff, std::memory_order_release);
+
+  char complaint[2][200] = {{}, {}};
+  WriterOptions o;
+  o.dir = dir;
+  o.library = Library::mpi;
+  std::uint64_t n = 0;
+  const char* bytes = std::getenv("COLLVIZ_TAP_BYTES");
+  if (!bytes) {
+    o.bytes_limit = kDefaultBytes;
+  } else if (parseNumber(bytes, 0, kMaxBytes, &n)) {
+    o.bytes_limit = std::uint32_t(n);
+  } else {
+    std::snprintf(complaint[0], sizeof complaint[0],
+                  "COLLVIZ_TAP_BYTES='%.40s' is not a whole number from 0 to %u: %u bytes kept of each buffer", bytes,
+                  kMaxBytes, kDefaultBytes);
+  }
+  const char* max_mb = std::getenv("COLLVIZ_TAP_MAX_MB");
+  std::uint64_t mb = kDefaultMaxMb;
+  if (max_mb && !parseNumber(max_mb, 1, std::uint64_t(1) << 20, &mb)) {
+    mb = kDefaultMaxMb;
+    std::snprintf(complaint[1], sizeof complaint[1],
+                  "COLLVIZ_TAP_MAX_MB='%.40s' is not a whole number from 1 to 1048576: the capture is capped at %llu MiB",
+                  max_mb, static_cast<unsigned long long>(kDefaultMaxMb));
+  }
+  o.max_bytes = mb << 20;
+  if (!g_writer.open(o)) return g_state.store(kOff, std::memory_order_release);
+
+  FileHeader* h = g_writer.header();
+  h->world_rank = g_world_rank;
+  h->world_size = size;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (PMPI_Get_library_version(version, &len) != MPI_SUCCESS) version[0] = '\0';
+  version[sizeof version - 1] = '\0';
+  if (char* nl = std::strchr(version, '\n')) *nl = '\0';
+  std::snprintf(h->library_version, sizeof h->library_version, "%s", version);
+
+  typesStart();
+  commsStart();
+  char text[160];
+  if (required < 0)
+    std::snprintf(text, sizeof text, "MPI initialised before the tap saw it");
+  else if (provided < 0)
+    std::snprintf(text, sizeof text, "MPI_Init%s", fortran ? " (Fortran)" : "");
+  else
+    std::snprintf(text, sizeof text, "MPI_Init_thread: required %s, provided %s%s", threadLevel(required),
+                  threadLevel(provided), fortran ? " (Fortran)" : "");
+  note(NoteCode::init, text);
+  for (const auto& c : complaint)
+    if (c[0]) note(NoteCode::text, c);
+  if (!std::strstr(version, "Open MPI")) note(NoteCode::not_open_mpi, version[0] ? version : "(no version)");
+  g_state.store(kOn, std::memory_order_release);
+}
+
+void finalizing() {
+  if (g_state.load(std::memory_order_acquire) != kOn) return;
+  note(NoteCode::finalize, "MPI_Finalize");
+  g_writer.header()->finalized.store(1, std::memory_order_release);
+}
+
+void finalized() { g_state.store(kDone, std::memory_order_release); }
+
+}  // namespace collviz::tap::mpi
