@@ -137,7 +137,11 @@ int runCli(int argc, char** argv, WindowRequest* window) {
     installInterruptHandler();  // every command, the device probe included
     rc = action ? action() : kExitUsage;
   } catch (const std::bad_alloc&) {
-    rc = fail(command, say("out of memory; try a smaller size"), kExitFailed);
+    // job reads files (its size is theirs); the other commands run a size given.
+    rc = fail(command,
+              command == "job" ? say("out of memory reading the job's files: read fewer files, or allow more memory (ulimit -v)")
+                               : say("out of memory; try a smaller size"),
+              kExitFailed);
   } catch (const std::system_error& e) {
     // A thread that cannot start (no address space left for its stack under
     // ulimit -v) is the same shortage.

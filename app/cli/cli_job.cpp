@@ -136,7 +136,8 @@ int runJob(const std::vector<std::string>& paths, bool asJson, bool all) {
   const Job& j = *r;
   const Analysis a = analyse(j);
   if (asJson) {
-    std::printf("%s\n", toJson(j, a, [](const Text& t) { return render(t); }, all).dump(1).c_str());
+    // The Job's strings are valid UTF-8 (engine/job safe.cpp); a translation's too: replace, never throw, whatever is left.
+    std::printf("%s\n", toJson(j, a, [](const Text& t) { return render(t); }, all).dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return kExitOk;
   }
   std::map<Format, int> kinds;
@@ -171,6 +172,10 @@ void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* w
   cmd->add_flag("--all", *all, "List every group and call (else the first ones)");
   cmd->add_flag("--window", *inWindow, "Open the job in the window (File → Open job traces…), one file or folder");
   cmd->callback([&action, paths, asJson, all, inWindow, window] {
+    if (*inWindow && *asJson) {  // the window prints nothing: --json would be dropped without a word
+      action = [] { return fail("job", say("--window and --json: give one (--json prints the job on stdout, --window opens it)"), kExitUsage); };
+      return;
+    }
     if (*inWindow && window) {
       if (paths->size() != 1) {
         action = [] { return fail("job", say("--window opens one file or folder"), kExitUsage); };

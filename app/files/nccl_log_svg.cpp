@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/files/svg_writer.h"
 #include "app/view/text.h"
 
 namespace collviz::ui {
@@ -24,17 +25,7 @@ std::string hex(Rgba c) {
   return buf;
 }
 
-std::string esc(const std::string& t) {
-  std::string out;
-  for (char c : t) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
+std::string esc(const std::string& t) { return svgEscape(t); }  // never a character XML forbids
 
 }  // namespace
 

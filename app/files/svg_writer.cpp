@@ -21,14 +21,36 @@ std::string svgNumber(float v) {
 
 std::string svgEscape(const std::string& t) {
   std::string out;
-  for (char c : t) {
+  out.reserve(t.size());
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(t[k]); };
+  for (std::size_t i = 0; i < t.size();) {
+    const unsigned c = b(i);
+    // The character's length where XML allows it (valid UTF-8; not a C0
+    // control but tab, newline and return; not a surrogate, U+FFFE or
+    // U+FFFF), else 0: U+FFFD in its place, so the file always parses.
+    std::size_t n = c < 0x80 ? (c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0)
+                    : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n > 1) {
+      if (i + n > t.size()) n = 0;
+      for (std::size_t k = 1; n && k < n; ++k)
+        if ((b(i + k) & 0xC0) != 0x80) n = 0;
+      if (n && ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) >= 0xA0) || (c == 0xF0 && b(i + 1) < 0x90) ||
+                (c == 0xF4 && b(i + 1) >= 0x90) || (c == 0xEF && b(i + 1) == 0xBF && b(i + 2) >= 0xBE)))
+        n = 0;
+    }
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+      continue;
+    }
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      default: out += c;
+      default: out.append(t, i, n);
     }
+    i += n;
   }
   return out;
 }

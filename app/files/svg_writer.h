@@ -30,7 +30,8 @@ struct SvgParams {
   std::string title;  // <title>, for accessibility
 };
 
-// Numbers with at most two decimals and no trailing zeros; text with & < > " escaped.
+// Numbers with at most two decimals and no trailing zeros; text with & < > " escaped
+// and what XML forbids (bytes that are not UTF-8, control characters) as U+FFFD.
 std::string svgNumber(float v);
 std::string svgEscape(const std::string& t);
 

@@ -319,6 +319,26 @@ class Analyser {
         f.text = say("NCCL RAS: {0}", std::string(p.text));
         a_.findings.push_back(std::move(f));
       }
+    // A communicator that RAS's table says is not OK is a finding by itself,
+    // where no rank of it was found to blame (an INCOMPLETE table whose error
+    // lines name a rank or process that does not parse): never "nothing wrong".
+    for (const RasReport& r : job_.ras)
+      for (const RasComm& c : r.comms) {
+        if (c.errors.empty() || c.errors == "OK") continue;
+        bool blamed = false;
+        if (c.group_index >= 0 && std::size_t(c.group_index) < job_.groups.size())
+          for (int m : job_.groups[std::size_t(c.group_index)].ranks) {
+            const Rank* x = job_.rank(m);
+            blamed = blamed || (x && x->health != Health::unknown && x->health != Health::ok);
+          }
+        if (blamed) continue;
+        Finding f;
+        f.kind = FindingKind::ras;
+        f.group = c.group_index;
+        const std::string name = c.group.empty() ? c.hash : c.hash.empty() ? c.group : c.group + " (" + c.hash + ")";
+        f.text = say("NCCL RAS: communicator {0}: {1} (no rank of it named)", name, c.errors);
+        a_.findings.push_back(std::move(f));
+      }
     for (const TestRun& t : job_.tests) {
       if (t.wrongTotal <= 0 && t.outOfBounds <= 0) continue;
       Finding f;

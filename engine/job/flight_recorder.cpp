@@ -314,9 +314,10 @@ class Converter {
 Result<Job> readFlightRecorder(std::string_view bytes, const std::string& path, Format f) {
   thread_local Plain plain;  // its memory reused from file to file
   Status st = f == Format::flight_recorder_json ? readJsonPlain(bytes, plain) : readPickle(bytes, plain);
-  if (!st) return st.error();
-  auto job = Converter(plain, path, f).run();
-  if (plain.nodes.capacity() > (std::size_t(8) << 20)) plain = Plain{};  // a large file's room not kept
+  Result<Job> job = st ? Converter(plain, path, f).run() : Result<Job>(st.error());
+  // A large file's room not kept, refused or not (what the next file of
+  // this thread may take is counted without it).
+  if (plain.nodes.capacity() > (std::size_t(8) << 20) || plain.used > (std::size_t(64) << 20)) plain = Plain{};
   if (job) job->sources[0].bytes = std::int64_t(bytes.size());
   return job;
 }

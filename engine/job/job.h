@@ -40,6 +40,12 @@ constexpr std::int64_t kMaxFileBytes = std::int64_t(512) << 20;  // one file; la
 constexpr int kMaxRank = 1 << 20;            // a rank number above: refused
 constexpr std::size_t kMaxJobRanks = 65536;  // ranks in one group list
 constexpr std::size_t kMaxFiles = 100000;    // files in one read
+constexpr std::size_t kMaxFolderDepth = 3;   // subfolders read below a folder named (DIR/node0/_dump_0: 1)
+// Memory (docs/jobs.md "Memory"): what a file's bytes are parsed into
+// (plain.h) at most 8x the bytes plus 16 MiB, never past 1 GiB; the files
+// read at once, their bytes and that, at most kMaxReadBytes together (a
+// file waits its turn; one alone may take its own bound).
+constexpr std::int64_t kMaxReadBytes = std::int64_t(2) << 30;
 constexpr std::size_t kMaxCalls = 50000000;  // calls kept over all files (128 B each)
 constexpr std::size_t kMaxNotes = 16;        // files named in a note that lists them (the rest: "…")
 
@@ -297,7 +303,8 @@ std::string groupName(const Job& job, int group);
 std::string healthWord(Health h);
 
 // ---- Reading and analysing ----
-// Reads files and folders (every regular file in a folder, not deeper),
+// Reads files and folders (every regular file in a folder and in its
+// subfolders, kMaxFolderDepth levels down),
 // each file's kind told from its content. A file named on the command line
 // that is not a job trace, or that is refused (a pickle with an opcode other
 // than plain data's), is an error naming it; in a folder such a file is a

@@ -47,11 +47,16 @@ class Machine {
  public:
   Machine(std::string_view b, Plain& p) : b_(b), p_(p) {
     p_.clear();
+    p_.budget = plainBudget(b.size());
+    std::fill(std::begin(small_), std::end(small_), kUnset);
     // Room for what the bytes can make (untouched room costs no memory):
     // no growth, no copy, no fresh pages as the values come.
-    p_.nodes.reserve(std::min(b.size() / 3 + 16, kMaxPlainValues + 1));
-    p_.strs.reserve(b.size() / 24 + 16);
-    p_.items.reserve(b.size() / 24 + 16);
+    // Room for as many as the bytes and the bound allow (a node is counted
+    // 16 bytes, a container 40, a string 32): these never grow, so never
+    // hold an old and a new copy at once past the bound.
+    p_.nodes.reserve(std::min({b.size(), p_.budget / 16, kMaxPlainValues}) + 16);
+    p_.strs.reserve(std::min(b.size() / 2, p_.budget / 32) + 16);
+    p_.items.reserve(std::min(b.size(), p_.budget / 40) + 16);
   }
 
   Status run() {
@@ -61,6 +66,9 @@ class Machine {
       const unsigned char op = static_cast<unsigned char>(b_[at_++]);
       if (p_.nodes.size() > kMaxPlainValues)
         return Error(say("more than {0} values: not read (a Flight Recorder dump holds far fewer)", std::int64_t(kMaxPlainValues)));
+      // What is kept, and the machine's own stacks and memo (their room).
+      if (p_.used + stack_.capacity() * 4 + memo_.capacity() * 4 + marks_.capacity() * sizeof(std::size_t) > p_.budget)
+        return Error(overBudget(p_.budget));
       switch (op) {
         case 0x80: {  // PROTO
           std::uint64_t v;
@@ -93,14 +101,15 @@ class Machine {
           if (stack_.empty()) return underflow(op, where);
           stack_.push_back(stack_.back());
           break;
-        case 'N': push(Plain::Kind::none); break;
-        case 0x88: push(Plain::Kind::boolean, 1); break;
-        case 0x89: push(Plain::Kind::boolean, 0); break;
+        case 'N': shared(Plain::Kind::none, 0, none_); break;
+        case 0x88: shared(Plain::Kind::boolean, 1, true_); break;
+        case 0x89: shared(Plain::Kind::boolean, 0, false_); break;
         case 'K': case 'M': case 'J': {
           const int n = op == 'K' ? 1 : op == 'M' ? 2 : 4;
           std::uint64_t v;
           if (!le(n, v)) return truncated();
-          push(Plain::Kind::integer, op == 'J' ? std::int64_t(std::int32_t(std::uint32_t(v))) : std::int64_t(v));
+          if (op == 'K') shared(Plain::Kind::integer, std::int64_t(v), small_[v]);
+          else push(Plain::Kind::integer, op == 'J' ? std::int64_t(std::int32_t(std::uint32_t(v))) : std::int64_t(v));
           break;
         }
         case 0x8a: case 0x8b: {  // LONG1, LONG4: little-endian two's complement
@@ -137,6 +146,7 @@ class Machine {
           const std::uint32_t x = push(Plain::Kind::str);
           p_.nodes[x].ref = std::uint32_t(p_.strs.size());
           p_.strs.push_back(b_.substr(at_, n));
+          p_.used += sizeof(std::string_view);
           at_ += n;
           break;
         }
@@ -173,7 +183,9 @@ class Machine {
                              dict ? "dict" : "list"));
           if (dict && (stack_.size() - from) % 2) return Error(say("a broken pickle: DICT of an odd number of values at byte {0}", std::int64_t(where)));
           auto& items = p_.items[p_.nodes[target].ref];
+          const std::size_t had = items.capacity();
           items.insert(items.end(), stack_.begin() + std::ptrdiff_t(from), stack_.end());
+          p_.used += 4 * (items.capacity() - had) + (had == 0 ? 16 : 0);  // its room (grown by doubling), its allocation
           stack_.resize(from);
           break;
         }
@@ -213,13 +225,22 @@ class Machine {
   static constexpr std::uint32_t kUnset = 0xffffffffu;
 
   std::uint32_t push(Plain::Kind k, std::int64_t i = 0) {
+    p_.used += sizeof(Plain::Node);
     const std::uint32_t x = p_.add(k);
     p_.nodes[x].i = i;
     stack_.push_back(x);
     return x;
   }
+  // None, a bool, a small int: one node each, pushed again wherever it
+  // comes (values are never changed once made): a dump's many None and
+  // small numbers take a place in their list, not a node each.
+  void shared(Plain::Kind k, std::int64_t i, std::uint32_t& node) {
+    if (node == kUnset) node = push(k, i);
+    else stack_.push_back(node);
+  }
   // A container of the n values at `first` (on the stack, from `keep` on: popped first).
   void container(Plain::Kind k, const std::uint32_t* first, std::size_t n, std::size_t keep = std::size_t(-1)) {
+    p_.used += sizeof(Plain::Node) + sizeof(std::vector<std::uint32_t>) + (n > 0 ? 16 + 4 * n : 0);  // node, list, its items
     const std::uint32_t x = p_.addContainer(k, first, n);
     if (keep != std::size_t(-1)) stack_.resize(keep);
     stack_.push_back(x);
@@ -248,6 +269,7 @@ class Machine {
   std::size_t at_ = 0;
   Plain& p_;
   std::vector<std::uint32_t> stack_, memo_;
+  std::uint32_t none_ = kUnset, true_ = kUnset, false_ = kUnset, small_[256];
   std::vector<std::size_t> marks_;
 };
 

@@ -2,9 +2,11 @@
 // nlohmann's SAX interface (no DOM: a dump of 20 000 entries is one pass).
 #include "engine/job/plain.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace collviz::job {
 
@@ -47,6 +49,7 @@ bool Plain::real(std::uint32_t n, double& out) const {
 }
 
 void Plain::clear() {
+  used = 0;
   nodes.clear();
   containers = 0;  // items kept, with their room
   strs.clear();
@@ -88,6 +91,7 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
   }
   bool string(std::string& s) override {
     if (!value(Plain::Kind::str)) return false;
+    p_.used += sizeof(std::string_view) + sizeof(std::string) + (s.size() > 15 ? s.size() + 1 : 0);
     p_.nodes.back().ref = std::uint32_t(p_.strs.size());
     p_.owned.push_back(std::move(s));
     p_.strs.push_back(p_.owned.back());
@@ -95,7 +99,17 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
   }
   bool binary(binary_t&) override { return value(Plain::Kind::none); }
   bool start_object(std::size_t) override { return open(Plain::Kind::dict); }
-  bool key(std::string& k) override { return string(k); }
+  // A dict's key: one node for each distinct key (the first 4096), not one
+  // for every dict that has it ("rank" in each of a million ranks).
+  bool key(std::string& k) override {
+    if (auto it = keys_.find(k); it != keys_.end()) {
+      p_.used += 8;
+      p_.items[p_.nodes[open_.back()].ref].push_back(it->second);
+      return true;
+    }
+    if (keys_.size() < 4096) keys_.emplace(k, std::uint32_t(p_.nodes.size()));
+    return string(k);
+  }
   bool end_object() override { return close(); }
   bool start_array(std::size_t) override { return open(Plain::Kind::list); }
   bool end_array() override { return close(); }
@@ -109,6 +123,11 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
   bool value(Plain::Kind k, std::int64_t i = 0) {
     if (p_.nodes.size() >= kMaxPlainValues) {
       error = say("more than {0} values: not read (a Flight Recorder dump holds far fewer)", std::int64_t(kMaxPlainValues));
+      return false;
+    }
+    p_.used += sizeof(Plain::Node) + 8;  // the node, its place in its list (grown by doubling)
+    if (p_.used > p_.budget) {
+      error = overBudget(p_.budget);
       return false;
     }
     const std::uint32_t x = p_.add(k);
@@ -126,6 +145,11 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
       error = say("more than {0} values: not read (a Flight Recorder dump holds far fewer)", std::int64_t(kMaxPlainValues));
       return false;
     }
+    p_.used += sizeof(Plain::Node) + sizeof(std::vector<std::uint32_t>) + 16 + 8 + 4;  // node, list, its allocation, place, open_
+    if (p_.used > p_.budget) {
+      error = overBudget(p_.budget);
+      return false;
+    }
     const std::uint32_t x = p_.addContainer(k);
     if (open_.empty()) p_.root = x;
     else p_.items[p_.nodes[open_.back()].ref].push_back(x);
@@ -138,12 +162,59 @@ class JsonToPlain : public nlohmann::json_sax<nlohmann::json> {
   }
   Plain& p_;
   std::vector<std::uint32_t> open_;
+  std::unordered_map<std::string, std::uint32_t> keys_;
+};
+
+// nlohmann's DOM, counted (json.hpp's basic_json: 16 bytes a value; an
+// object's member a map node of about 80 bytes with its key; an array's
+// element 16 bytes, grown by doubling; a string past 15 characters its
+// own allocation).
+class DomSize : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit DomSize(std::size_t budget) : budget_(budget) {}
+  bool null() override { return add(16); }
+  bool boolean(bool) override { return add(16); }
+  bool number_integer(std::int64_t) override { return add(16); }
+  bool number_unsigned(std::uint64_t) override { return add(16); }
+  bool number_float(double, const std::string&) override { return add(16); }
+  bool string(std::string& s) override { return add(16 + 32 + (s.size() > 15 ? s.size() + 1 : 0)); }
+  bool binary(binary_t&) override { return add(16); }
+  bool start_object(std::size_t) override { return add(16 + 48); }
+  bool key(std::string& k) override { return add(80 + (k.size() > 15 ? k.size() + 1 : 0)); }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return add(16 + 24); }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool over() const { return used_ > budget_; }
+
+ private:
+  bool add(std::size_t n) {
+    used_ += n + 16;  // and its place in an array, grown by doubling
+    return used_ <= budget_;
+  }
+  std::size_t budget_, used_ = 0;
 };
 
 }  // namespace
 
+Text overBudget(std::size_t budget) {
+  return say("would take more than {0} MiB of memory to read ({1} times its size plus {2} MiB, at most {3} MiB: docs/jobs.md): not read",
+             std::int64_t(budget >> 20), std::int64_t(kPlainFactor), std::int64_t(kPlainSlack >> 20), std::int64_t(kMaxPlainBytes >> 20));
+}
+
+bool jsonDomFits(std::string_view bytes, std::size_t budget) {
+  DomSize sax(budget);
+  (void)nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::json::input_format_t::json, true, true);
+  return !sax.over();
+}
+
 Status readJsonPlain(std::string_view bytes, Plain& p) {
   p.clear();
+  p.budget = plainBudget(bytes.size());
+  // Room that never grows (as readPickle): a value is counted 24 bytes at least, a container 68, a string 72.
+  p.nodes.reserve(std::min({bytes.size(), p.budget / 24, kMaxPlainValues}) + 16);
+  p.items.reserve(std::min(bytes.size() / 2, p.budget / 68) + 16);
+  p.strs.reserve(std::min(bytes.size() / 2, p.budget / 72) + 16);
   JsonToPlain sax(p);
   const bool ok = nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::json::input_format_t::json, true, true);
   if (!ok) return Error(sax.error.empty() ? say("not JSON") : sax.error);

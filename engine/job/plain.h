@@ -23,6 +23,21 @@ namespace collviz::job {
 
 constexpr std::size_t kMaxPlainValues = std::size_t(1) << 25;  // 33 554 432 values in one file
 constexpr std::size_t kMaxPlainDepth = 64;                      // nesting of lists, tuples and dicts
+// Memory, not only counts: what a file's values take (nodes, lists, strings,
+// the reader's own stacks, counted as they are made) is at most 8 times the
+// file's bytes plus 16 MiB, never past 1 GiB; past it the file is refused
+// (33 M empty dicts in a 33 MB pickle would take 48 times its size).
+constexpr std::size_t kPlainFactor = 8;
+constexpr std::size_t kPlainSlack = std::size_t(16) << 20;
+constexpr std::size_t kMaxPlainBytes = std::size_t(1) << 30;
+constexpr std::size_t plainBudget(std::size_t bytes) {
+  return bytes > (kMaxPlainBytes - kPlainSlack) / kPlainFactor ? kMaxPlainBytes : bytes * kPlainFactor + kPlainSlack;
+}
+// The refusal past it ("would take more than 280 MiB of memory to read ...").
+Text overBudget(std::size_t budget);
+// Whether nlohmann's DOM of `bytes` (a JSON document) fits `budget`: its
+// values counted in one pass (nothing kept) before it is built.
+bool jsonDomFits(std::string_view bytes, std::size_t budget);
 
 struct Plain {
   enum class Kind : std::uint8_t { none, boolean, integer, big, real, str, list, tuple, dict };
@@ -39,6 +54,8 @@ struct Plain {
   std::vector<std::string_view> strs;             // into the bytes read (pickle) or `owned` (JSON)
   std::deque<std::string> owned;
   std::uint32_t root = 0;
+  // Bytes its values take so far, and the most they may (plainBudget of the bytes read).
+  std::size_t used = 0, budget = kMaxPlainBytes;
 
   const Node& operator[](std::uint32_t n) const { return nodes[n]; }
   bool isStr(std::uint32_t n) const { return nodes[n].kind == Kind::str; }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/job/plain.h"
 #include "engine/job/readers.h"
 
 namespace collviz::job {
@@ -87,6 +88,8 @@ class Reader {
   }
 
   Result<Job> status(std::string_view bytes) {
+    // nlohmann's DOM takes about 9 times a JSON's bytes: counted first, refused past the file's bound.
+    if (const std::size_t budget = plainBudget(bytes.size()); !jsonDomFits(bytes, budget)) return Error(overBudget(budget));
     json j = json::parse(bytes, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return Error(say("not JSON"));
     report_.version = clean(j.value("nccl_version", std::string()), 40);
@@ -188,8 +191,7 @@ class Reader {
     x.pid = r.value("pid", std::int64_t(-1));
     x.device = r.value("cuda_dev", -1);
     if (severity(h) > severity(x.health)) x.health = h, x.healthText = Said(clean(why, 200));
-    Group& grp = job_.groups[std::size_t(g)];
-    if (std::find(grp.ranks.begin(), grp.ranks.end(), rank) == grp.ranks.end()) grp.ranks.push_back(rank);
+    job_.groups[std::size_t(g)].ranks.push_back(rank);  // made unique at finish (a search here: quadratic in the ranks)
   }
 
   void event(std::string ts, std::string what, std::string details) {
@@ -252,7 +254,10 @@ class Reader {
   }
 
   Result<Job> finish() {
-    for (Group& g : job_.groups) std::sort(g.ranks.begin(), g.ranks.end());
+    for (Group& g : job_.groups) {
+      std::sort(g.ranks.begin(), g.ranks.end());
+      g.ranks.erase(std::unique(g.ranks.begin(), g.ranks.end()), g.ranks.end());
+    }
     job_.ras.push_back(std::move(report_));
     b_.finish(false);
     return std::move(job_);

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "engine/job/nccl_log/nccl_log.h"
+#include "engine/job/plain.h"
 #include "engine/job/readers.h"
 
 namespace collviz::job {
@@ -27,33 +28,57 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Input {
-  std::string path;
-  bool named = false;  // named on its own (not found in a folder): what fails in it fails the read
-};
-
 // The bytes of a file, into `s` (its room kept from file to file: no fresh
-// pages for every file).
+// pages for every file). Errors name what was wrong, not the file (the
+// caller puts its name before them, once).
 Status readAll(const std::string& path, std::string& s) {
   if (path == "-") {
-    s.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    if (std::int64_t(s.size()) > kMaxFileBytes)
-      return Error(say("{0}: larger than {1} MiB: not read", "stdin", kMaxFileBytes >> 20));
-    return Status::Ok();
+    // stdin: no size to ask first. Read in large blocks into room for the
+    // cap (room not written costs no memory), stopped as soon as it is past
+    // the cap: never more than the cap held, never the rest read.
+    constexpr std::size_t kBlock = std::size_t(4) << 20;
+    const std::size_t cap = std::size_t(kMaxFileBytes) + 1;
+    s.clear();
+    s.reserve(cap);
+    while (s.size() < cap) {
+      const std::size_t had = s.size(), want = std::min(kBlock, cap - had);
+      s.resize(had + want);
+      const std::size_t got = std::fread(s.data() + had, 1, want, stdin);
+      s.resize(had + got);
+      if (got < want) {
+        if (std::ferror(stdin)) return Error(say("cannot read it: {0}", std::strerror(errno)));
+        return Status::Ok();
+      }
+    }
+    return Error(say("larger than {0} MiB: not read", kMaxFileBytes >> 20));
   }
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
-  if (ec) return Error(say("{0}: cannot read it: {1}", path, ec.message()));
+  if (ec) return Error(say("cannot read it: {0}", ec.message()));
   if (std::int64_t(size) > kMaxFileBytes)
-    return Error(say("{0}: {1} MiB, larger than the {2} MiB read from one file: not read", path, std::int64_t((size + (1 << 20) - 1) >> 20),
+    return Error(say("{0} MiB, larger than the {1} MiB read from one file: not read", std::int64_t((size + (1 << 20) - 1) >> 20),
                      kMaxFileBytes >> 20));
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return Error(say("{0}: cannot open it: {1}", path, std::strerror(errno)));
+  if (!f) return Error(say("cannot open it: {0}", std::strerror(errno)));
   s.resize(size);
   const std::size_t got = std::fread(s.data(), 1, size, f);
   std::fclose(f);
   s.resize(got);
   return Status::Ok();
+}
+
+// A file's name in messages: stdin for "-".
+std::string shownPath(const std::string& path) { return path == "-" ? "stdin" : path; }
+
+Text outOfMemory() { return say("out of memory reading the job's files: read fewer files, or allow more memory (ulimit -v)"); }
+
+// What reading a file may take: its bytes and what they are parsed into
+// (plain.h: its bound); stdin: the most it may be.
+std::int64_t readingBytes(const std::string& path) {
+  std::error_code ec;
+  std::int64_t size = path == "-" ? kMaxFileBytes : std::int64_t(fs::file_size(path, ec));
+  if (ec || size > kMaxFileBytes) size = 0;  // refused from its size, unread
+  return size + std::int64_t(plainBudget(std::size_t(size)));
 }
 
 struct Part {
@@ -234,29 +259,11 @@ void attachProcesses(Job& job) {
 
 }  // namespace
 
-Result<Job> read(const std::vector<std::string>& paths) {
+namespace {
+
+Result<Job> readPaths(const std::vector<std::string>& paths) {
   std::vector<Input> inputs;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (p == "-") {
-      inputs.push_back({p, true});
-    } else if (fs::is_directory(p, ec)) {
-      std::vector<std::string> in;
-      for (const auto& e : fs::directory_iterator(p, ec)) {
-        if (e.is_regular_file(ec)) in.push_back(e.path().string());
-        if (in.size() > kMaxFiles) break;
-      }
-      if (in.empty()) return Error(say("{0}: the folder holds no file", p));
-      std::sort(in.begin(), in.end());
-      for (std::string& f : in) inputs.push_back({std::move(f), false});
-    } else if (fs::is_regular_file(p, ec)) {
-      inputs.push_back({p, true});
-    } else {
-      return Error(say("{0}: no such file or folder", p));
-    }
-    if (inputs.size() > kMaxFiles)
-      return Error(say("more than {0} files: not read (name fewer files or folders)", std::int64_t(kMaxFiles)));
-  }
+  if (Status st = listInputs(paths, inputs); !st) return Error(safe(st.text()));
   Job job;
   Builder b(job);
   nccl_log::Reader logReader;
@@ -277,7 +284,7 @@ Result<Job> read(const std::vector<std::string>& paths) {
     Part part = std::move(*parts[i]);
     parts[i].reset();
     if (part.skipped) {
-      if (in.named) return void(failed = Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", in.path)));
+      if (in.named) return void(failed = Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", shownPath(in.path))));
       return skipped.push_back(in.path);
     }
     if (part.isLog) {
@@ -287,7 +294,7 @@ Result<Job> read(const std::vector<std::string>& paths) {
     }
     if (!part.job) return;
     if (!*part.job) {
-      const Text why = say("{0}: {1}", in.path, part.job->error().text);
+      const Text why = say("{0}: {1}", shownPath(in.path), part.job->error().text);
       if (in.named) return void(failed = Error(why));
       if (firstRefusal.empty()) firstRefusal = why;
       return Builder::note(job.notes, say("not read: {0}", why));
@@ -301,22 +308,45 @@ Result<Job> read(const std::vector<std::string>& paths) {
   };
   const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, inputs.size()}));
   std::condition_variable mergedMore;
+  std::int64_t reading = 0;  // what the files being read may take (readingBytes), under mu
   auto work = [&] {
     for (std::size_t i; !stop && (i = next++) < inputs.size();) {
-      {  // at most a few parts wait for their turn: memory stays bounded behind a slow file
+      const std::int64_t need = readingBytes(inputs[i].path);
+      {  // at most a few parts wait for their turn (memory stays bounded behind a slow file), and the
+         // files read at once fit kMaxReadBytes together (one alone always starts)
         std::unique_lock<std::mutex> lock(mu);
-        mergedMore.wait(lock, [&] { return stop || i < merged + 2 * threads; });
+        mergedMore.wait(lock, [&] { return stop || (i < merged + 2 * threads && (reading == 0 || reading + need <= kMaxReadBytes)); });
+        if (stop) break;
+        reading += need;
       }
-      Part part = readOne(inputs[i]);
+      // Out of memory in any thread ends the read with the message, never
+      // an abort (an exception leaving a thread ends the process).
+      std::optional<Part> part;
+      try {
+        part.emplace(readOne(inputs[i]));
+      } catch (const std::bad_alloc&) {
+      }
       std::lock_guard<std::mutex> lock(mu);
-      parts[i] = std::move(part);
-      while (merged < inputs.size() && parts[merged] && !failed) commit(merged++);
+      reading -= need;
+      try {
+        if (!part) throw std::bad_alloc();
+        parts[i] = std::move(*part);
+        while (merged < inputs.size() && parts[merged] && !failed) commit(merged++);
+      } catch (const std::bad_alloc&) {
+        if (!failed) failed = Error(say("{0}: {1}", shownPath(inputs[i].path), outOfMemory()));
+      }
       if (failed) stop = true;
       mergedMore.notify_all();
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t k = 1; k < threads; ++k) pool.emplace_back(work);
+  for (std::size_t k = 1; k < threads; ++k) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {  // no room for another thread's stack (ulimit -v): fewer threads
+      break;
+    }
+  }
   work();
   for (std::thread& t : pool) t.join();
   if (failed) return *failed;
@@ -338,7 +368,22 @@ Result<Job> read(const std::vector<std::string>& paths) {
   return job;
 }
 
-Result<Job> readBytes(std::string_view bytes, const std::string& name) {
+}  // namespace
+
+Result<Job> read(const std::vector<std::string>& paths) {
+  try {
+    Result<Job> r = readPaths(paths);
+    if (!r) return Error(safe(r.error().text));
+    makeSafe(*r);
+    return r;
+  } catch (const std::bad_alloc&) {
+    return Error(outOfMemory());
+  }
+}
+
+namespace {
+
+Result<Job> readOneFile(std::string_view bytes, const std::string& name) {
   std::optional<Format> also;
   const auto f = detect(bytes, &also);
   if (!f) return Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", name));
@@ -365,6 +410,19 @@ Result<Job> readBytes(std::string_view bytes, const std::string& name) {
   attachProcesses(job);
   b.finish();
   return job;
+}
+
+}  // namespace
+
+Result<Job> readBytes(std::string_view bytes, const std::string& name) {
+  try {
+    Result<Job> r = readOneFile(bytes, name);
+    if (!r) return Error(safe(r.error().text));
+    makeSafe(*r);
+    return r;
+  } catch (const std::bad_alloc&) {
+    return Error(outOfMemory());
+  }
 }
 
 }  // namespace collviz::job

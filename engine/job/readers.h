@@ -17,6 +17,15 @@ namespace collviz::job {
 // lines in it): `also` gets the second.
 std::optional<Format> detect(std::string_view bytes, std::optional<Format>* also = nullptr);
 
+// A file to read (inputs.cpp listInputs): the paths named, a folder's files
+// (and its subfolders', kMaxFolderDepth levels down) in the order of their
+// paths. Errors for a path that is no file or folder, saying what it is.
+struct Input {
+  std::string path;
+  bool named = false;  // named on its own (not found in a folder): what fails in it fails the read
+};
+Status listInputs(const std::vector<std::string>& paths, std::vector<Input>& inputs);
+
 Result<Job> readFlightRecorder(std::string_view bytes, const std::string& path, Format f);  // flight_recorder.cpp
 Result<Job> readRas(std::string_view bytes, const std::string& path, Format f);             // ras.cpp
 Result<Job> readInspector(std::string_view bytes, const std::string& path);                  // inspector.cpp
@@ -52,5 +61,11 @@ constexpr std::size_t kMaxLines = 4000000;
 std::vector<std::string> splitLines(std::string_view s);
 // Text safe to show: invalid UTF-8 and control characters replaced, at most `max` bytes.
 std::string clean(std::string_view s, std::size_t max = 200);
+// Safe for a terminal, JSON and XML (safe.cpp): valid UTF-8 kept, control
+// characters, stray bytes and what XML forbids written as \xNN. makeSafe:
+// every string of a Job; safe(Text): a message's literals (paths).
+std::string safe(std::string_view s);
+Text safe(Text t);
+void makeSafe(Job& job);
 
 }  // namespace collviz::job

@@ -18,6 +18,7 @@
 
 #include "app/files/nccl_log_png.h"
 #include "app/files/nccl_log_svg.h"
+#include "app/files/svg_writer.h"
 #include "app/lang/lang.h"
 #include "app/view/job_call.h"
 #include "app/view/job_figure.h"
@@ -290,6 +291,16 @@ TEST(JobFigure, RealFlightRecorderRunsOutlineTheExpectedRanks) {
   }
   setLanguage(Lang::en);
   EXPECT_EQ(runs, 3);
+}
+
+// Whatever text it is given (issue 55: ESC, BEL and bytes that are not
+// UTF-8 from a trace), the SVG writer emits nothing XML forbids: each such
+// byte, surrogate or U+FFFE is U+FFFD, tab and newline stay.
+TEST(JobFigure, SvgTextNeverHoldsWhatXmlForbids) {
+  const std::string bad = "a\x1b]0;t\x07 \x01\xff\xfe \xc3\x28 \xed\xa0\x80 \xef\xbf\xbe <&>\"\t\n\xe4\xb8\xad";
+  const std::string r = "\xef\xbf\xbd";
+  EXPECT_EQ(svgEscape(bad), "a" + r + "]0;t" + r + " " + r + r + r + " " + r + "( " + r + r + r + " " + r + r + r +
+                                " &lt;&amp;&gt;&quot;\t\n\xe4\xb8\xad");
 }
 
 }  // namespace
