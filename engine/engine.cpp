@@ -167,6 +167,10 @@ PhaseTimes Engine::takePhases() {
   t.copy_us = at(P::copy);
   t.compare_us = at(P::compare);
   t.other_us = at(P::idle);
+  if (split_.timed_us > 0 && t.op_us == waited_us_) {
+    t.reach_us = split_.reach_us, t.warmup_us = split_.warmup_us, t.rank_poison_us = split_.rank_poison_us;
+    t.timed_us = split_.timed_us, t.replies_us = split_.replies_us;
+  }
   return t;
 }
 
@@ -275,6 +279,7 @@ void Engine::loop() {
       phase_us_ = {};
       phase_since_ = progress_.since;
       waited_us_ = 0;
+      split_ = {};
     }
     // The memory the newest snapshot's values are read from is about to be
     // written: fetches answer "stale" from here on.

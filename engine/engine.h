@@ -117,6 +117,9 @@ struct PhaseTimes {
   uint64_t request = 0;  // the request they are of; 0: none
   double start_us = 0, inputs_us = 0, poison_us = 0, op_us = 0, verify_us = 0, copy_us = 0,
          compare_us = 0, other_us = 0;
+  // op_us by what the ranks did in it (StepResult::reach_us...), where every
+  // rank stamped its run (Gloo on this host; else all 0): they add up to op_us.
+  double reach_us = 0, warmup_us = 0, rank_poison_us = 0, timed_us = 0, replies_us = 0;
 };
 
 // A native op on NCCL (Engine::publish): the ranks' log (NCCL_DEBUG_FILE in
@@ -236,6 +239,7 @@ class Engine {
   std::array<double, 7> phase_us_{};
   std::chrono::steady_clock::time_point phase_since_{};
   double waited_us_ = 0;
+  PhaseTimes split_;  // the waits' parts (reach_us...), summed over the steps (engine thread only)
   PhaseTimes phases_;  // under mu_: the newest answered request's
   PhaseTimes takePhases();
   std::vector<pid_t> pids_;

@@ -84,6 +84,10 @@ struct RankResult {
   double op_us = 0;    // this rank's time inside the communicator call
   double copy_us = 0;  // device<->host copies (NCCL), 0 on CPU
   Said copies;  // NCCL: "page-locked (...)" or "pageable (why)"; empty on CPU
+  // On the steady clock (us since its epoch), where the rank said (Gloo on
+  // this host; else 0): the run reached it, its warm-up calls ended, its
+  // timed calls began (its output poisoned) and ended.
+  double got_at_us = 0, warm_end_at_us = 0, timed_begin_at_us = 0, timed_end_at_us = 0;
 };
 
 struct Verification {
@@ -124,6 +128,12 @@ struct StepResult {
   Verification verify;
   double time_us = 0;  // slowest rank's op time
   double wait_us = 0;  // engine: from sending the op to the last rank's reply (measured)
+  // wait_us split where every rank stamped its run (RankResult::got_at_us...;
+  // all 0 where not), each part ending when the last rank ended it: the run
+  // reaching every rank, the warm-up calls, the outputs poisoned in the
+  // ranks, the timed calls, and the replies back (with the rank's last
+  // work). They add up to wait_us.
+  double reach_us = 0, warmup_us = 0, rank_poison_us = 0, timed_us = 0, replies_us = 0;
   // Across hosts (issue 33): the engine's time moving remote ranks' buffers
   // (inputs and poisoned outputs sent before the op, outputs fetched after
   // it; part of wait_us) and how many bytes that was. 0 on one machine.

@@ -14,6 +14,11 @@ namespace collviz {
 struct RunProfile {
   double startup_us = 0, inputs_us = 0, poison_us = 0, op_us = 0, verify_us = 0, copies_us = 0,
          compare_us = 0, print_us = 0, shutdown_us = 0, other_us = 0, wall_us = 0;
+  // The op phase by what the ranks did in it, where they said (Gloo on this
+  // host; else 0): the run reaching every rank, their warm-up calls, their
+  // outputs poisoned before the timed call, the timed calls, the replies
+  // back. They add up to op_us.
+  double reach_us = 0, warmup_us = 0, rank_poison_us = 0, timed_us = 0, replies_us = 0;
   // The engine's own work: everything in the engine but start-up and the
   // ranks' calls (inputs, poison, verify, copies, compare, its other work).
   double engineWorkUs() const { return inputs_us + poison_us + verify_us + copies_us + compare_us; }

@@ -280,6 +280,28 @@ std::byte* RankGroup::memory(int r) const {
   return reinterpret_cast<std::byte*>(workers_[r].shm.data());
 }
 
+// The op's wait by what the ranks did in it (StepResult::reach_us...), from
+// their stamps on the steady clock: each part ends when the last rank ends
+// it. Left at 0 unless every rank stamped its run (Gloo on this host).
+static void splitWait(StepResult& step, double sent_at_us) {
+  double got = 0, warm = 0, begin = 0, end = 0;
+  for (const RankResult& rr : step.ranks) {
+    if (rr.timed_end_at_us <= 0) return;
+    got = std::max(got, rr.got_at_us), warm = std::max(warm, rr.warm_end_at_us);
+    begin = std::max(begin, rr.timed_begin_at_us), end = std::max(end, rr.timed_end_at_us);
+  }
+  // Clamped in order, so that the parts stay in [0, wait] and add up to it.
+  got = std::clamp(got, sent_at_us, sent_at_us + step.wait_us);
+  warm = std::clamp(warm, got, sent_at_us + step.wait_us);
+  begin = std::clamp(begin, warm, sent_at_us + step.wait_us);
+  end = std::clamp(end, begin, sent_at_us + step.wait_us);
+  step.reach_us = got - sent_at_us;
+  step.warmup_us = warm - got;
+  step.rank_poison_us = begin - warm;
+  step.timed_us = end - begin;
+  step.replies_us = step.wait_us - (end - sent_at_us);
+}
+
 Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& opts) {
   const OpSpec& s = step.spec;
   const int n = cfg_.ranks;
@@ -340,6 +362,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
   step.wait_us = std::chrono::duration<double, std::micro>(Clock::now() - sent).count();
   if (step.wire_bytes)
     step.wire_us = std::chrono::duration<double, std::micro>((pushed - sent) + (Clock::now() - answered)).count();
+  splitWait(step, std::chrono::duration<double, std::micro>(sent.time_since_epoch()).count());
   step.time_us = 0;
   for (int r = 0; r < n; ++r) {
     RankResult& rr = step.ranks[r];

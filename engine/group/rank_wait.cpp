@@ -219,6 +219,10 @@ Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
     RankResult& rr = step.ranks[std::size_t(r)];
     rr.op_us = j.value("op_us", 0.0);
     rr.copy_us = j.value("copy_us", 0.0);
+    if (const auto at = j.find("at_us"); at != j.end() && at->is_array() && at->size() == 4) {
+      rr.got_at_us = (*at)[0].get<double>(), rr.warm_end_at_us = (*at)[1].get<double>();
+      rr.timed_begin_at_us = (*at)[2].get<double>(), rr.timed_end_at_us = (*at)[3].get<double>();
+    }
     rr.copies = j.value("copies", "");
   }
   return {};

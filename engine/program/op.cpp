@@ -83,6 +83,8 @@ Result<StepResult> Engine::runStep(const OpSpec& s, const Pattern& p, const Prov
     return st.error();
   }
   waited_us_ += step.wait_us;
+  split_.reach_us += step.reach_us, split_.warmup_us += step.warmup_us, split_.rank_poison_us += step.rank_poison_us;
+  split_.timed_us += step.timed_us, split_.replies_us += step.replies_us;
   *bytes = group_->bytesAt(s, at);
   if (verify_) {
     // Decode, check and overview the bytes where the workers wrote them.

@@ -34,7 +34,17 @@ struct OpTiming {
   double op_us = 0;    // per iteration, inside the communicator
   double copy_us = 0;  // host<->device copies around it (GPU), 0 on CPU
   Said copies;  // GPU: "page-locked (...)" or "pageable (why)"; empty on CPU
+  // Where the backend can say (Gloo): when the warm-up calls ended, the timed
+  // calls began (after the output's poison) and ended, on the steady clock
+  // (microseconds since its epoch: one clock for every process of a host).
+  // 0: not said. The engine's profile splits its op phase by them.
+  double warm_end_at_us = 0, timed_begin_at_us = 0, timed_end_at_us = 0;
 };
+
+// Microseconds since the steady clock's epoch (the stamps above).
+inline double steadyMicros() {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // Rounds of an algorithm (engine/algo/schedule.h) run by one rank.
 struct RoundsTiming {

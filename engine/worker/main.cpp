@@ -254,6 +254,7 @@ int serve(Args a) {
   for (;;) {
     comm->idle(true);  // nothing to do until the engine's next message
     auto m = ch.recv(std::chrono::milliseconds(-1));
+    const double got_at_us = steadyMicros();  // for the engine's profile: when the run reached this rank
     comm->idle(false);
     if (!m) return 0;  // the engine has gone: nothing left to do
     const json j = json::parse(m->body, nullptr, false);
@@ -339,6 +340,8 @@ int serve(Args a) {
       continue;
     }
     json done = {{"type", "done"}, {"op_us", t->op_us}, {"copy_us", t->copy_us}};
+    if (!remote && t->timed_end_at_us > 0)  // one clock with the engine's: on its host only
+      done["at_us"] = {got_at_us, t->warm_end_at_us, t->timed_begin_at_us, t->timed_end_at_us};
     if (!t->copies.empty()) done["copies"] = t->copies;
     if (const Text* c = t->copies.current()) done["copies_text"] = protocol::textToJson(*c);
     ch.send(done.dump());

@@ -176,18 +176,23 @@ class GlooCommunicator : public Communicator {
     }
     double total_us = 0;
     const int last = o.warmup + o.iters - 1;
+    OpTiming timing;
     for (int it = 0; it <= last; ++it) {
+      if (it == o.warmup) timing.warm_end_at_us = steadyMicros();
       if (rs) std::memcpy(static_cast<void*>(rs_buf), in, n * e * sizeof(T));
       // The checked output must come from the last call, not an earlier one.
       if (it == last && out_v) poisonBytes(out_v, outputBytes(s, rank_), s.dtype);
       const auto t0 = std::chrono::steady_clock::now();
+      if (it == o.warmup) timing.timed_begin_at_us = steadyMicros();
       runOnce<T>(s, in, out, rs.get());
       const auto t1 = std::chrono::steady_clock::now();
       if (it >= o.warmup) total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
     }
+    timing.timed_end_at_us = steadyMicros();
     if (rs) std::memcpy(static_cast<void*>(out), rs_buf, e * sizeof(T));
     if (reduces(s.op) && s.redop == RedOp::avg && out_v) divideBy(s, out_v);
-    return OpTiming{o.iters > 0 ? total_us / o.iters : 0.0, 0.0, {}};
+    timing.op_us = o.iters > 0 ? total_us / o.iters : 0.0;
+    return timing;
   }
 
   template <typename T>
