@@ -27,6 +27,7 @@ AppUi::AppUi(Engine& engine, AppOptions options)
     return r;
   });
   runs_.setPrefetch(options_.prefetch);
+  bandwidth_.wake = engine_.options().wake;
 }
 
 void AppUi::loadFonts() {

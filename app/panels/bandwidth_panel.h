@@ -5,6 +5,7 @@
 // rows as a table, and one line on what busbw means.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ struct BandwidthPanel {
   BenchJob::State shown;  // the copy the chart and table draw from
   uint64_t shown_version = 0;
   std::string refusal;    // the last refusal, shown until the next run
+  // Wakes the window's loop (the app's engine's wake): the sweep's end is
+  // drawn without input (BenchJob calls it once finished).
+  std::function<void()> wake;
 
   void Draw(const char* title, bool* p_open, const AppState& app);
   bool running() const { return job && !job->finished(); }

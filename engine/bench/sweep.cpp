@@ -250,18 +250,23 @@ void BenchJob::run(EngineOptions eo) {
     };
     res = runSweep(engine, config_, cb, &cancel_);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!res) {
-    state_.error = res.error().text;
-  } else {
-    state_.cancelled = res->cancelled;
-    state_.error = res->error;
-    state_.notice = res->notice;
-    state_.backend = res->backend;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!res) {
+      state_.error = res.error().text;
+    } else {
+      state_.cancelled = res->cancelled;
+      state_.error = res->error;
+      state_.notice = res->notice;
+      state_.backend = res->backend;
+    }
+    state_.current.clear();
+    state_.finished = true;
+    ++state_.version;
   }
-  state_.current.clear();
-  state_.finished = true;
-  ++state_.version;
+  // The end is a change like a snapshot: wake the window, which sleeps once
+  // it sees no sweep running (it may have looked just before `finished`).
+  if (eo.wake) eo.wake();
 }
 
 }  // namespace collviz

@@ -104,6 +104,9 @@ class BenchJob {
     uint64_t version = 0;      // bumps on every change: rebuild the chart when it moves
   };
 
+  // eo.wake: called at each of its engine's snapshots and once more when the
+  // sweep has finished (state().finished is then true), so a window that
+  // sleeps until woken draws the end without input.
   explicit BenchJob(BenchConfig c, EngineOptions eo = {});
   ~BenchJob();
   BenchJob(const BenchJob&) = delete;

@@ -2,6 +2,9 @@
 // hand-computed values for every op) and engine/bench/sweep.h (a real sweep on
 // Gloo, cancel, BenchJob).
 #include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
 #include <unistd.h>
 
 #include <chrono>
@@ -325,6 +328,34 @@ TEST(BenchJobTest, RunsOnItsOwnThreadAndEndsItsWorkers) {
   EXPECT_EQ(s.rows.size(), planSweep(job.config()).size());
   EXPECT_EQ(s.backend.name, "gloo");
   EXPECT_EQ(ourWorkers(), 0);
+}
+
+// The window sleeps until woken (glfwWaitEvents) once it has seen no sweep
+// running, and it may look just before the sweep sets `finished`: the end
+// must wake it, or "7/7 … Cancel" stays on screen until the mouse moves
+// (issue 57). A wake made when the job already says finished is that one.
+TEST(BenchJobTest, ItsEndWakesTheWindow) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<BenchJob*> watched{nullptr};
+  bool woke_finished = false;
+  EngineOptions eo;
+  eo.wake = [&] {
+    BenchJob* j = watched.load();
+    const bool finished = j && j->finished();
+    std::lock_guard<std::mutex> lock(mu);
+    woke_finished = woke_finished || finished;
+    cv.notify_all();
+  };
+  BenchJob job(smallSweep(), eo);
+  watched = &job;
+  const auto end = std::chrono::steady_clock::now() + 60s;
+  while (!job.finished() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(job.finished()) << "the sweep did not finish in 60 s";
+  std::unique_lock<std::mutex> lock(mu);
+  EXPECT_TRUE(cv.wait_for(lock, 10s, [&] { return woke_finished; }))
+      << "the sweep finished and woke no one: a window asleep since its last look shows it running";
+  EXPECT_TRUE(job.state().error.empty()) << job.state().error;
 }
 
 TEST(BenchJobTest, CancelFinishesQuickly) {
