@@ -83,6 +83,11 @@ struct Request {
   // many elements keep every value, -1 every buffer (`collviz run --values
   // all`); bigger buffers with big blocks keep the ends of each block.
   int64_t keep_values = 0;
+  // This run's --deadline-ms where it is more than the engine's (0: the
+  // engine's): the window asks for its ops' deadline scaled by their bytes,
+  // so that a big op (one opened from a job) on a loaded machine is not
+  // called hung by collviz's own 5 s (RankGroup::setRunDeadline).
+  std::chrono::milliseconds deadline{0};
   uint64_t id = 0;     // filled by the engine
 };
 

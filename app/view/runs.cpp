@@ -1,5 +1,7 @@
 #include "app/view/runs.h"
 
+#include "engine/group/deadline.h"
+
 #include <algorithm>
 
 #include "app/view/diagram_model.h"
@@ -13,6 +15,9 @@ uint64_t EngineRunner::run(const RunKey& k) {
   r.backend = k.backend;
   r.fault = k.fault;
   r.algo = k.algo;
+  // The op's deadline scaled by its bytes, as each op's is: a big op (one
+  // opened from a job, 40 MiB a rank) on a loaded machine is slow, not hung.
+  r.deadline = opDeadline(k.spec, engine_.options().deadline);
   return engine_.submit(r);
 }
 

@@ -330,7 +330,7 @@ Status RankGroup::run(StepResult& step, const StepPlace& at, const RunOptions& o
                      {"elems", s.elems},  {"dtype", name(s.dtype)}, {"redop", name(s.redop)},
                      {"root", s.root},    {"warmup", opts.warmup},
                      {"iters", opts.iters},
-                     {"timeout_ms", opDeadline(s, cfg_.deadline).count()}};
+                     {"timeout_ms", opDeadline(s, deadline()).count()}};
   if (fault_) base["fault"] = *fault_;
   // Ranks on other hosts: their inputs and poisoned outputs travel first.
   std::vector<Span> in_spans, out_spans;

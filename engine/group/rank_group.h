@@ -78,6 +78,11 @@ class RankGroup {
   // COLLVIZ_FAULT for the next runs (engine/worker/fault.h), sent with each
   // run: unset leaves the workers with their environment's, "" means none.
   void setFault(std::optional<std::string> f) { fault_ = std::move(f); }
+  // A run's own --deadline-ms where it asks for more than the group's (the
+  // window's big ops, a collective opened from a job: scaled by its bytes):
+  // the no-progress window and each op's scaled deadline. 0: the group's.
+  void setRunDeadline(std::chrono::milliseconds d) { run_deadline_ = d; }
+  std::chrono::milliseconds deadline() const { return std::max(cfg_.deadline, run_deadline_); }
   const BackendInfo& info() const { return info_; }
   // The local processes of the ranks (-1 for a rank on another host: its
   // pid means nothing here, so it is never read nor signalled).
@@ -175,6 +180,7 @@ class RankGroup {
   }
 
   GroupConfig cfg_;
+  std::chrono::milliseconds run_deadline_{0};  // setRunDeadline
   std::vector<Worker> workers_;
   std::map<std::string, std::string> store_;  // rendezvous keys (hex values)
   BackendInfo info_;

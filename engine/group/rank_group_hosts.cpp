@@ -32,7 +32,7 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 std::chrono::milliseconds RankGroup::transferTimeout(std::size_t bytes) const {
-  return cfg_.deadline + std::chrono::milliseconds(std::llround(double(bytes) / kSlowestBytesPerSecond * 1000.0));
+  return deadline() + std::chrono::milliseconds(std::llround(double(bytes) / kSlowestBytesPerSecond * 1000.0));
 }
 
 Status RankGroup::launchMpiHosts() {

@@ -69,7 +69,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
   // The rounds' deadline scales with their bytes as a native op's does: each
   // round reads and writes at most the working buffer on every rank.
   const std::chrono::milliseconds per_call =
-      opDeadline(sp, cfg_.deadline) +
+      opDeadline(sp, deadline()) +
       std::chrono::milliseconds(std::llround(2.0 * double(n) * double(s.workBytes()) *
                                              double(std::max(1, to - from)) /
                                              kSlowestBytesPerSecond * 1000.0));

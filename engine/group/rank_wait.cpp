@@ -39,7 +39,7 @@ long long msSince(Clock::time_point t0) {
 Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
                                std::vector<std::string>& done) {
   const int n = cfg_.ranks;
-  const milliseconds window = cfg_.deadline;
+  const milliseconds window = deadline();
   reps = std::max(1, reps);
   const auto t0 = Clock::now(), cap = t0 + per_op * reps;
   const milliseconds grace = std::clamp(window / 4, milliseconds(200), milliseconds(1000));
@@ -210,7 +210,7 @@ Status RankGroup::awaitReplies(const Text& what, milliseconds per_op, int reps,
 Status RankGroup::awaitRanks(StepResult& step, const RunOptions& opts) {
   const OpSpec& s = step.spec;
   std::vector<std::string> done;
-  if (Status st = awaitReplies(lit(std::string(name(s.op))), opDeadline(s, cfg_.deadline),
+  if (Status st = awaitReplies(lit(std::string(name(s.op))), opDeadline(s, deadline()),
                                opts.warmup + opts.iters, done);
       !st)
     return st;

@@ -262,6 +262,7 @@ void Engine::handle(const Request& r) {
   }
   snap->backend = group_->info();
   group_->setFault(r.fault);
+  group_->setRunDeadline(r.deadline);
   faulted = true;
   const Pattern pattern = choosePattern(first);
   verify_ = r.verify;

@@ -252,6 +252,7 @@ void Engine::runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus&
   // The fault goes with every rounds message (round_* act on the rounds,
   // the others on the native call the output is compared with).
   group_->setFault(r.fault);
+  group_->setRunDeadline(r.deadline);
   const Pattern pattern = choosePattern(s);
   setPhase(Progress::Phase::inputs);
   StepResult inputs;

@@ -201,6 +201,35 @@ TEST(Deadline, OneAsleepRankAmongEightIsHungNotSlow) {
               snap->error.c_str());
 }
 
+// A run that asks for a longer deadline than the engine's (Request::
+// deadline: the window's ops, scaled by their bytes) is judged by it: a rank
+// silent for longer than the engine's 400 ms but less than the run's 6 s
+// (asleep before its op, as a loaded machine leaves a big op's rank without
+// CPU) is waited for, not called hung; the next run without it is judged by
+// the engine's own window again (issue 57: an op opened from a job was
+// "hung" after 5000 ms where it then verified in 313 ms).
+TEST(Deadline, ARunsOwnDeadlineWidensTheNoProgressWindow) {
+  EngineOptions o;
+  o.deadline = 400ms;
+  Engine engine(o);
+  const OpSpec s = makeSpec(Op::all_reduce, 2, 4);
+  ASSERT_TRUE(runAndWait(engine, s, Program::single, 120s)->verified);
+  Request r;
+  r.spec = s;
+  r.backend = BackendKind::gloo;
+  r.fault = "rank:1,late_ms:1500";
+  r.deadline = 6000ms;
+  auto snap = engine.waitFor(engine.submit(r), 60s);
+  ASSERT_TRUE(snap) << "no answer within 60 s";
+  EXPECT_TRUE(snap->verified) << snap->error;
+  EXPECT_THAT(snap->error, Not(HasSubstr("hung")));
+  r.deadline = 0ms;
+  snap = engine.waitFor(engine.submit(r), 60s);
+  ASSERT_TRUE(snap) << "no answer within 60 s";
+  EXPECT_FALSE(snap->verified);
+  EXPECT_THAT(snap->error, AllOf(HasSubstr("rank(s) 1 did not finish"), HasSubstr("hung")));
+}
+
 // A worker that never starts (here: rank 2's process is something else) is
 // the one named, not every rank still waiting for it.
 TEST(Deadline, StartUpNamesTheRankThatNeverSaidHello) {
