@@ -58,8 +58,11 @@ void rect(cairo_t* cr, const NcclShape& s) {
     cairo_fill_preserve(cr);
   }
   cairo_set_line_width(cr, 1);
+  const double dash[2] = {4, 3};
+  cairo_set_dash(cr, dash, s.dashed ? 2 : 0, 0);
   source(cr, s.stroke);
   cairo_stroke(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
 }
 
 // SVG's <text>: y is the baseline, the anchor is start, middle or end; CJK

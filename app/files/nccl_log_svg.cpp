@@ -44,7 +44,7 @@ std::string figureToSvg(const NcclFigure& f, const FigureFonts& fonts) {
       case NcclShape::Kind::rect:
         o += "<rect class=\"" + s.cls + "\"" + s.data + " x=\"" + num(s.x0) + "\" y=\"" + num(s.y0) + "\" width=\"" + num(s.x1) + "\" height=\"" +
              num(s.y1) + "\" rx=\"" + num(s.radius) + "\" fill=\"" + (s.filled ? hex(s.fill) : std::string("none")) + "\" stroke=\"" +
-             hex(s.stroke) + "\"/>\n";
+             hex(s.stroke) + "\"" + (s.dashed ? " stroke-dasharray=\"4 3\"" : "") + "/>\n";
         break;
       case NcclShape::Kind::arc:
         o += "<path class=\"" + s.cls + "\"" + s.data + " d=\"M" + num(s.x0) + " " + num(s.y0) + " C" + num(s.cx0) + " " + num(s.cy0) + " " +

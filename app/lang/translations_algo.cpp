@@ -64,6 +64,8 @@ std::span<const Translation> tableAlgo() {
       // Choosing an algorithm (algorithms.cpp, msccl_lower.cpp).
       {"algo {0} is not an algorithm; allowed: {1} (for {2}: {3})", "{0} 不是算法；可选：{1}（{2} 可用：{3}）"},
       {"algo {0} does not run {1}; algorithms for {1}: {2}", "算法 {0} 不能运行 {1}；{1} 可用的算法：{2}"},
+      {"{0} does not run {1}: shown native", "{0} 不能运行 {1}：按 native 显示"},
+      {"short labels: {0} (the stripes name every contributor)", "简写标签：{0}（色条标出每个贡献者）"},
       {"algo {0} tracks contributors in 32 bits; ranks = {1} is more; allowed: 1 to 32, or algo native",
        "算法 {0} 用 32 位记录贡献者；rank 数 {1} 超出；可选：1 到 32，或算法 native"},
       {"algo native has no schedule: it is the backend's own call", "算法 native 没有调度：它是后端自己的调用"},

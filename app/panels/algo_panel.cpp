@@ -7,6 +7,7 @@
 
 #include "app/lang/lang.h"
 #include "app/view/compare_model.h"
+#include "app/view/heading.h"
 #include "app/view/round_play.h"
 #include "app/gl/wrapped_text.h"
 
@@ -31,6 +32,15 @@ void AlgoPanel::Draw(AppState& s, const std::string& bar, const Fonts& fonts) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", tr("native: the library's own call; the others run round by round on send/recv"));
+  // A choice this op cannot run (a lecture's, a file's for another op) is
+  // shown native, and said so: never a silent drop.
+  if (!known && s.view.algo != "native") {
+    const Heading h = s.program() == Program::single ? headingFor(Program::single, s.runSpec().op)
+                                                     : headingFor(s.program(), Op::all_reduce);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    WrappedText(fonts.display(trf("{0} does not run {1}: shown native", {s.view.algo, h.number + " " + h.title})));
+    ImGui::PopStyleColor();
+  }
   if (s.program() == Program::single && compareChoices(s.runSpec().op, s.runSpec().ranks).size() >= 2 &&
       ImGui::Button(fonts.display(tr("Compare algorithms… (C)")).c_str()))
     s.show_compare = true;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/view/axis_ticks.h"
 #include "app/view/palette.h"
 #include "app/gl/wrapped_text.h"
 #include "engine/bench/bench.h"
@@ -118,7 +119,7 @@ void BandwidthPanel::drawChart(float height) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
   const float pad_l = ImGui::CalcTextSize("0.000").x + 8, pad_b = ImGui::GetTextLineHeight() * 2;
-  const ImVec2 a(p0.x + pad_l, p0.y + 6), b(p0.x + w - 8, p0.y + height - pad_b);
+  const ImVec2 a(p0.x + pad_l, p0.y + ImGui::GetTextLineHeight() / 2 + 4), b(p0.x + w - 8, p0.y + height - pad_b);
   const ImU32 axis = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   dl->AddLine(ImVec2(a.x, b.y), b, axis);
@@ -140,12 +141,13 @@ void BandwidthPanel::drawChart(float height) {
     return a.x + float((std::log2(double(std::max<std::size_t>(size, 1))) - lo) / (hi - lo)) *
                      (b.x - a.x);
   };
-  auto Y = [&](double v) { return b.y - float(v / (top * 1.1)) * (b.y - a.y); };
-  for (int k = 0; k <= 4; ++k) {  // y ticks
-    const double v = top * 1.1 * k / 4;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    dl->AddText(ImVec2(p0.x, Y(v) - ImGui::GetTextLineHeight() / 2), axis, buf);
+  // Round ticks (0, 0.02, 0.04 …); the axis ends at the last one.
+  const std::vector<double> ticks = roundTicks(top, 4);
+  const double axis_top = ticks.back(), step = ticks[1] - ticks[0];
+  auto Y = [&](double v) { return b.y - float(v / axis_top) * (b.y - a.y); };
+  for (double v : ticks) {  // y ticks
+    const std::string t = tickLabel(v, step);
+    dl->AddText(ImVec2(a.x - 4 - ImGui::CalcTextSize(t.c_str()).x, Y(v) - ImGui::GetTextLineHeight() / 2), axis, t.c_str());
     dl->AddLine(ImVec2(a.x, Y(v)), ImVec2(b.x, Y(v)), ImGui::GetColorU32(ImGuiCol_Border));
   }
   const ImU32 line = packAbgr(letterColor(0));

@@ -1,5 +1,6 @@
 #include "app/panels/op_list_panel.h"
 #include "app/lang/lang.h"
+#include "app/view/keys.h"
 
 #include <cstdio>
 #include <string>
@@ -14,8 +15,8 @@ void OpListPanel::Draw(AppState& state, const Fonts& fonts) {
     bool selected = state.entry == i;
     ImVec2 p = ImGui::GetCursorScreenPos();
     if (ImGui::Selectable("##entry", selected, 0, ImVec2(0, line * 1.9f))) {
-      state.entry = i;
-      state.view.stage = 2;
+      openEntry(state, i);
+      state.view.stage = i == kDecompositionEntry ? 0 : 2;  // the decomposition opens at its input
     }
     const Heading h = i == kDecompositionEntry
                           ? listHeadingFor(Program::all_reduce_decomposed, Op::all_reduce)

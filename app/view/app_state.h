@@ -3,6 +3,7 @@
 // changes and asks the engine to run.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "app/view/diagram_layout.h"
@@ -39,6 +40,10 @@ struct AppState {
   // The algorithm view (view.algo): its rounds for the current spec (0: the
   // op's own diagram), and play (round_play.h).
   int rounds = 0;
+  // The algorithm chosen for each entry of the list (empty: native): a
+  // choice stays with its op (keys.h, openEntry), so ring chosen for
+  // all-reduce does not follow the viewer to broadcast.
+  std::array<std::string, kEntryCount> algo_of_entry;
   bool playing = false;
   float play_speed = 2.0f;  // rounds per second
   float play_clock = 0;     // rounds played into the current move or rest

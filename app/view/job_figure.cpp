@@ -1,11 +1,14 @@
 #include "app/view/job_figure.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
 
 #include "app/view/text.h"
+#include "app/view/axis_ticks.h"
+#include "engine/bench/bench.h"
 
 namespace collviz::ui {
 namespace {
@@ -99,7 +102,18 @@ struct Draw {
     fig.shapes.push_back(std::move(t));
     right = std::max(right, x + w + kMargin);
   }
+  void line(float x0, float y0, float x1, float y1, Rgba stroke, float width, bool dashed, std::string cls) {
+    NcclShape t;
+    t.kind = NcclShape::Kind::line, t.x0 = x0, t.y0 = y0, t.x1 = x1, t.y1 = y1, t.stroke = stroke, t.width = width;
+    t.dashed = dashed, t.cls = std::move(cls);
+    fig.shapes.push_back(std::move(t));
+  }
   Rgba tint(Rgba c, float t = 0.75f) const { return mix(c, theme.background, t); }
+  // "started, not completed" and "entered, not started": one hue, far apart
+  // in lightness on either page (in dark, 0.55 and 0.82 of the way to the
+  // background were two near-blacks).
+  Rgba startedFill() const { return tint(rgb(0xd9962b), theme.kind == ThemeKind::dark ? 0.35f : 0.4f); }
+  Rgba enteredFill() const { return tint(rgb(0xd9962b), theme.kind == ThemeKind::dark ? 0.9f : 0.88f); }
   // The Job::calls index of rank `r`'s call `seq` in the lane; r < 0: any
   // rank's (a tile of a rank that never entered opens the others' call).
   int callOf(const Lane& l, std::int64_t seq, int r) const {
@@ -196,6 +210,27 @@ void drawLane(Draw& d, const Lane& l) {
     d.right = std::max(d.right, x + approxWidth(s, 10) + kMargin);
   }
   d.y += 16;
+  // Where each rank stands (the analysis), and how far back the named
+  // ranks' completions are: a rank whose completions stop as far back, where
+  // others completed more, is flagged too (gpu_error_1st: rank 14, like the
+  // named rank 12, completed nothing after #20529; ranks 13 and 15 did to
+  // #20536).
+  auto progressOf = [&](int r) -> const Progress* {
+    if (l.progress)
+      for (const Progress& pr : l.progress->ranks)
+        if (pr.rank == r && pr.dumped) return &pr;
+    return nullptr;
+  };
+  std::int64_t namedBehind = -2, furthest = -1;  // the named ranks' last completed (-2: none known); anyone's
+  if (l.hang)
+    for (int r : l.hang->ranks)
+      if (const Progress* pr = progressOf(r)) namedBehind = std::max(namedBehind, pr->lastCompleted);
+  if (l.progress)
+    for (const Progress& pr : l.progress->ranks)
+      if (pr.dumped) furthest = std::max(furthest, pr.lastCompleted);
+  std::map<int, std::int64_t> firstRecorded;  // each rank's first collective in the recording
+  for (const auto& [k, c] : l.calls)
+    if (!firstRecorded.count(k.first)) firstRecorded[k.first] = k.second;
   std::string host = "\x01";
   for (int r : l.ranks) {
     const Rank* rk = job.rank(r);
@@ -208,6 +243,8 @@ void drawLane(Draw& d, const Lane& l) {
       }
     }
     const bool culprit = l.hang && std::find(l.hang->ranks.begin(), l.hang->ranks.end(), r) != l.hang->ranks.end();
+    const Progress* pr = progressOf(r);
+    const bool lags = !culprit && l.hang && pr && namedBehind > -2 && pr->lastCompleted <= namedBehind && pr->lastCompleted < furthest;
     const bool noDump = !rk || rk->dump < 0;
     const Rgba fill = tileFill(d.theme, 0);
     const float h0 = rowH - 6;
@@ -215,10 +252,16 @@ void drawLane(Draw& d, const Lane& l) {
       d.box(kMargin - 3, d.y - 3, kLabelW + 6, h0 + 6, d.theme.bad, nullptr, "culprit", " data-rank=\"" + std::to_string(r) + "\"");
       d.box(kMargin - 2, d.y - 2, kLabelW + 4, h0 + 4, d.theme.bad, nullptr, "culprit-ring");
     }
+    if (lags) {  // not named, as far behind: a dashed ring
+      d.box(kMargin - 3, d.y - 3, kLabelW + 6, h0 + 6, d.theme.bad, nullptr, "lags", " data-rank=\"" + std::to_string(r) + "\"");
+      d.fig.shapes.back().dashed = true;
+    }
     d.box(kMargin, d.y, kLabelW, h0, d.theme.row_border, &fill, "rank", " data-rank=\"" + std::to_string(r) + "\"");
-    d.text(kMargin + kLabelW / 2, d.y + h0 / 2 + 4, "R" + std::to_string(r), 12, culprit ? d.theme.bad : d.theme.text, 1, culprit);
+    d.text(kMargin + kLabelW / 2, d.y + h0 / 2 + 4, "R" + std::to_string(r), 12, culprit || lags ? d.theme.bad : d.theme.text, 1,
+           culprit || lags);
     float x = kMargin + kLabelW + 8;
-    if (noDump) d.text(x, d.y + h0 / 2 + 4, d.said(say("no dump")), 10, d.theme.muted_text);
+    if (lags) d.text(x, d.y + h0 / 2 + 4, d.said(say("as far behind")), 10, d.theme.bad, 0, true);
+    else if (noDump) d.text(x, d.y + h0 / 2 + 4, d.said(say("no dump")), 10, d.theme.muted_text);
     else if (rk->health != Health::unknown && rk->health != Health::ok)
       d.text(x, d.y + h0 / 2 + 4, healthWord(rk->health), 10, d.theme.bad, 0, true);
     for (std::size_t k = 0; k < l.seqs.size(); ++k) {
@@ -231,6 +274,11 @@ void drawLane(Draw& d, const Lane& l) {
           d.box(tx, d.y, kTileW, h0, d.theme.bad, nullptr, "never", data + " data-state=\"never\"");
           d.fig.shapes.back().call = d.callOf(l, seq, -1);  // the collective the others wait in
           d.text(tx + kTileW / 2, d.y + h0 / 2 + 4, d.said(say("never entered")), 11, d.theme.bad, 1, true);
+        } else if (!noDump && firstRecorded.count(r) && seq < firstRecorded[r]) {
+          // Rolled out of Flight Recorder's ring buffer: the rank ran it, the dump no longer holds it.
+          d.box(tx, d.y, kTileW, h0, d.theme.row_border, nullptr, "unrecorded", data + " data-state=\"unrecorded\"");
+          d.fig.shapes.back().dashed = true;
+          d.text(tx + kTileW / 2, d.y + h0 / 2 + 4, d.said(say("not in the recording")), 10, d.theme.muted_text, 1);
         }
         continue;
       }
@@ -241,8 +289,8 @@ void drawLane(Draw& d, const Lane& l) {
         differs = differs || (f->seq == seq && std::find(f->ranks.begin(), f->ranks.end(), r) != f->ranks.end());
       const Rgba border = differs ? mismatchColour() : state == State::completed ? d.theme.neutral_border : waitColour();
       const Rgba tfill = state == State::completed ? d.theme.neutral_fill
-                         : state == State::started ? d.tint(waitColour(), 0.55f)
-                                                      : d.tint(waitColour(), 0.82f);
+                         : state == State::started ? d.startedFill()
+                                                      : d.enteredFill();
       d.box(tx, d.y, kTileW, h0, border, &tfill, differs ? "mismatch" : "call",
             data + " data-state=\"" + std::string(stateName(state)) + "\"");
       d.fig.shapes.back().call = d.callOf(l, seq, r);
@@ -262,18 +310,25 @@ void drawLegend(Draw& d) {
   struct Key {
     Text what;
     Rgba stroke, fill;
+    bool dashed = false;
   };
   const Key keys[] = {{say("completed"), d.theme.neutral_border, d.theme.neutral_fill},
-                      {say("started, not completed"), waitColour(), d.tint(waitColour(), 0.55f)},
-                      {say("entered, not started"), waitColour(), d.tint(waitColour(), 0.82f)},
+                      {say("started, not completed"), waitColour(), d.startedFill()},
+                      {say("entered, not started"), waitColour(), d.enteredFill()},
                       {say("never entered"), d.theme.bad, d.theme.background},
-                      {say("differs from the other ranks"), mismatchColour(), d.theme.background}};
+                      {say("differs from the other ranks"), mismatchColour(), d.theme.background},
+                      {say("not in the recording"), d.theme.row_border, d.theme.background, true},
+                      {say("as far behind as a named rank"), d.theme.bad, d.theme.background, true}};
+  // On as many lines as the figure's width (so far) needs.
   float x = kMargin;
   for (const Key& k : keys) {
-    d.box(x, d.y, 18, 12, k.stroke, &k.fill, "key");
     const std::string s = d.said(k.what);
+    const float w = 24 + approxWidth(s, 10) + 22;
+    if (x > kMargin && x + w > d.right - kMargin) x = kMargin, d.y += 20;
+    d.box(x, d.y, 18, 12, k.stroke, &k.fill, "key");
+    d.fig.shapes.back().dashed = k.dashed;
     d.text(x + 24, d.y + 10, s, 10, d.theme.muted_text);
-    x += 24 + approxWidth(s, 10) + 22;
+    x += w;
   }
   d.y += 30;
 }
@@ -319,6 +374,67 @@ std::string fixed(double v, const char* fmt) {
   return buf;
 }
 
+// busbw against size, as the window's bandwidth panel draws it: size on a
+// log2 scale, busbw from 0 on round ticks; out of place solid, in place
+// dashed; a size with wrong values a red point.
+void drawBusbwPlot(Draw& d, const TestRun& t) {
+  std::vector<const TestRow*> rows;
+  double top = 0, lo = 1e300, hi = -1e300;
+  for (const TestRow& r : t.rows) {
+    if (r.bytes <= 0 || (r.busbw[0] < 0 && r.busbw[1] < 0)) continue;
+    rows.push_back(&r);
+    top = std::max({top, r.busbw[0], r.busbw[1]});
+    lo = std::min(lo, std::log2(double(r.bytes))), hi = std::max(hi, std::log2(double(r.bytes)));
+  }
+  if (rows.size() < 2) return;
+  if (hi <= lo) hi = lo + 1;
+  const std::vector<double> ticks = roundTicks(top > 0 ? top : 1, 4);
+  const double axisTop = ticks.back(), step = ticks[1] - ticks[0];
+  const float x0 = kMargin + 56, x1 = x0 + 620, y0 = d.y + 22, y1 = y0 + 190;
+  auto X = [&](std::int64_t bytes) { return x0 + float((std::log2(double(bytes)) - lo) / (hi - lo)) * (x1 - x0); };
+  auto Y = [&](double v) { return y1 - float(v / axisTop) * (y1 - y0); };
+  d.text(x0, d.y + 10, d.said(say("busbw (GB/s) against size")), 11, d.theme.text, 0, true);
+  for (double v : ticks) {
+    d.line(x0, Y(v), x1, Y(v), d.theme.row_border, 1, false, "grid");
+    d.text(x0 - 6, Y(v) + 4, tickLabel(v, step), 11, d.theme.muted_text, 2);
+  }
+  d.line(x0, y1, x1, y1, d.theme.muted_text, 1, false, "axis");
+  d.line(x0, y0, x0, y1, d.theme.muted_text, 1, false, "axis");
+  const Rgba ink = letterColor(0);
+  for (int place = 0; place < 2; ++place) {
+    const TestRow* prev = nullptr;
+    for (const TestRow* r : rows) {
+      if (r->busbw[place] < 0) continue;
+      if (prev) d.line(X(prev->bytes), Y(prev->busbw[place]), X(r->bytes), Y(r->busbw[place]), ink, 2, place == 1,
+                       place ? "busbw-in" : "busbw-out");
+      const bool wrong = r->wrong[place] > 0;
+      const Rgba dot = wrong ? d.theme.bad : ink;
+      d.box(X(r->bytes) - 3, Y(r->busbw[place]) - 3, 6, 6, dot, &dot, wrong ? "point-wrong" : "point",
+            " data-bytes=\"" + std::to_string(r->bytes) + "\"");
+      d.fig.shapes.back().radius = 3;
+      prev = r;
+    }
+  }
+  // Sizes under the axis: the first, the last and every other one between
+  // where they do not crowd.
+  float lastRight = -1e9f;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string s = formatSize(std::size_t(rows[i]->bytes));
+    const float x = X(rows[i]->bytes), w = approxWidth(s, 10);
+    if (i + 1 != rows.size() && x - w / 2 < lastRight + 8) continue;
+    d.text(x, y1 + 14, s, 10, d.theme.muted_text, 1);
+    lastRight = x + w / 2;
+  }
+  // Which line is which.
+  const float ky = y0 + 4;
+  d.line(x1 - 170, ky, x1 - 146, ky, ink, 2, false, "key-out");
+  d.text(x1 - 140, ky + 4, d.said(say("out of place")), 10, d.theme.muted_text);
+  d.line(x1 - 80, ky, x1 - 56, ky, ink, 2, true, "key-in");
+  d.text(x1 - 50, ky + 4, d.said(say("in place")), 10, d.theme.muted_text);
+  d.right = std::max(d.right, x1 + kMargin);
+  d.y = y1 + 30;
+}
+
 void drawTests(Draw& d) {
   constexpr std::size_t kMaxRows = 40;
   for (const TestRun& t : d.job.tests) {
@@ -327,6 +443,7 @@ void drawTests(Draw& d) {
            0, true);
     d.y += 22;
     if (!t.settings.empty()) d.text(kMargin, d.y + 10, t.settings, 10, d.theme.muted_text), d.y += 16;
+    drawBusbwPlot(d, t);
     const Text kHeads[] = {say("size (B)"), say("count"), say("type"), say("redop"), say("time (us)"), say("busbw"), lit("#wrong"),
                            say("time (us)"), say("busbw"), lit("#wrong")};
     const float cols[] = {0, 100, 190, 260, 330, 410, 480, 560, 640, 710};

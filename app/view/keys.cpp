@@ -6,10 +6,24 @@
 
 namespace collviz::ui {
 
+void openEntry(AppState& s, int entry) {
+  entry = (entry % kEntryCount + kEntryCount) % kEntryCount;
+  if (entry != s.entry) {
+    s.algo_of_entry[std::size_t(s.entry)] = s.view.algo == "native" ? std::string() : s.view.algo;
+    const std::string& kept = s.algo_of_entry[std::size_t(entry)];
+    s.view.algo = kept.empty() ? "native" : kept;
+    s.view.round = 0;
+    s.view.tween = 0;
+    s.playing = false;
+  }
+  s.entry = entry;
+}
+
 namespace {
 void selectEntry(AppState& s, int entry) {
-  s.entry = (entry % kEntryCount + kEntryCount) % kEntryCount;
-  // Arriving at the decomposition by stepping starts at its input.
+  openEntry(s, entry);
+  // Arriving at the decomposition starts at its input (↓ then walks its
+  // states; opened at its last, the first ↓ left it).
   s.view.stage = s.entry == kDecompositionEntry ? 0 : 2;
 }
 }  // namespace
@@ -19,11 +33,9 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
   switch (key) {
     case LectureKey::prev_op:
       selectEntry(s, s.entry - 1);
-      s.view.stage = 2;  // ←/→ jump to the whole picture
       break;
     case LectureKey::next_op:
       selectEntry(s, s.entry + 1);
-      s.view.stage = 2;
       break;
     case LectureKey::step_forward:
       // Walk the decomposition's states first, then on to the next op.
@@ -35,7 +47,7 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
         --s.view.stage;
       } else {
         selectEntry(s, s.entry - 1);
-        s.view.stage = 2;
+        s.view.stage = 2;  // stepping back arrives at its end
       }
       break;
     case LectureKey::rerun:
@@ -69,7 +81,6 @@ bool applyLectureKey(AppState& s, LectureKey key, int rank) {
       break;
     case LectureKey::last:
       selectEntry(s, kDecompositionEntry);
-      s.view.stage = 2;
       break;
     case LectureKey::hide_panels:
       s.panels_hidden = !s.panels_hidden;

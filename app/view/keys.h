@@ -26,6 +26,11 @@ enum class LectureKey : uint8_t {
 // again even though the spec did not change (Space).
 bool applyLectureKey(AppState& s, LectureKey key, int rank = 0);
 
+// Go to entry `entry` of the op list (wrapped): the algorithm chosen for the
+// op left stays with it, the one chosen before for this op (else native)
+// comes back, from round 0.
+void openEntry(AppState& s, int entry);
+
 // Map a typed character to a key ('f' -> fullscreen, '3' -> trace_rank 3).
 // Returns false for characters that are not lecture keys.
 bool keyForChar(unsigned int c, LectureKey* key, int* rank);

@@ -9,9 +9,11 @@
 //   3. the reduce op and the count only:      Σ(5)₁
 //   4. the reduce op and an ellipsis:         Σ…₁  (a partial sum; its stripes
 //      name the contributors)
-// The tile takes the first form that fits at no less than 3/4 of the
-// label's full size, else the one drawn largest. The stripes along the tile
-// always show every contributor, and hovering shows the full label. Pure.
+// The tile takes the first form that fits at no less than kFullLabelFloor
+// of the label's full size, else the one drawn largest; a figure that draws
+// a short form explains it in its key ("Σ{C–A}₁ = C₁+D₁+A₁"). The stripes
+// along the tile always show every contributor, and hovering shows the full
+// label. Pure.
 #pragma once
 
 #include <string>
@@ -20,6 +22,10 @@
 #include "engine/snapshot.h"
 
 namespace collviz::ui {
+
+// A tile keeps the full label while it fits at this fraction of its size or
+// more (the window, the files, English and 中文 alike at teaching sizes).
+inline constexpr float kFullLabelFloor = 0.6f;
 
 // The forms a label may take, longest first (one form for a label that is
 // not a partial reduction; forms 3 and 4 only for two terms); `ranks`: N,

@@ -21,6 +21,9 @@ struct Builder {
   const LayoutParams& p;
   float u;  // pixels per layout unit
   Scene s;
+  // The short forms tiles took (label_text.h) and the full label of the
+  // first tile that took each: the figure's key explains them.
+  std::vector<std::pair<std::string, std::string>> short_labels = {};
 
   // A side part's text size: `design` layout units, never under the floor
   // (for `text` with Chinese in it: its CJK em never under it). The floor is

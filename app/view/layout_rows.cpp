@@ -1,6 +1,8 @@
 // Rows and tiles: the rank labels at the left, each column's title, one box
 // per rank (dashed "—" where there is no buffer) holding one tile per block.
 #include "app/view/layout_builder.h"
+
+#include <algorithm>
 #include "app/view/fit.h"
 #include "app/view/label_text.h"
 
@@ -55,16 +57,22 @@ float blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, floa
     ++b.s.bad_blocks;
   }
   b.tile(t, withAlpha(fill, alpha), withAlpha(border, alpha), 6 * u, bw, flags, stripes);
-  // The full label, or a shorter form when it would shrink (label_text.h).
+  // The full label, as the article writes it (A₁+C₁+D₁), or a shorter form
+  // only when the full one would shrink below kFullLabelFloor of its size
+  // (label_text.h); each short form drawn is explained in the figure's key.
   const float full = std::min(g.tile_h * 0.5f, 19 * u), room = t.w - 6 * u;
+  const std::vector<std::string> forms = labelForms(l, b.m.spec.redop, b.m.spec.ranks);
   std::string label;
   float size = 0;
-  for (const std::string& form : labelForms(l, b.m.spec.redop, b.m.spec.ranks)) {
+  for (const std::string& form : forms) {
     const float w = b.measure(form, TextStyle::regular, full);
     const float fits = w > room ? full * room / w : full;
     if (fits > size) label = form, size = fits;
-    if (fits >= 0.75f * full) break;
+    if (fits >= kFullLabelFloor * full) break;
   }
+  if (label != forms.front() &&
+      std::none_of(b.short_labels.begin(), b.short_labels.end(), [&](const auto& s) { return s.first == label; }))
+    b.short_labels.push_back({label, forms.front()});
   const float lift = flags ? g.tile_h * 0.07f : 0;  // keep Σ clear of the stripes
   b.text({t.center().x, t.center().y - lift}, label, withAlpha(th.text, alpha), size,
          TextStyle::regular, 0.5f, 0.5f);

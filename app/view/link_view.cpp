@@ -25,6 +25,13 @@ std::string byteText(double bytes) {
   return buf;
 }
 
+std::string roundTimeText(double us, double slowest) {
+  char buf[32];
+  if (slowest >= 1000) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
+  else std::snprintf(buf, sizeof buf, slowest < 100 ? "%.1f µs" : "%.0f µs", us);
+  return buf;
+}
+
 namespace layout {
 namespace {
 
@@ -204,10 +211,12 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
   std::string head = tr("time per round (slowest rank)");
   // A file leaves measured times out (they vary run to run) unless asked.
   if (b.view.hide_times && rm.ran()) return y;
+  // One unit in the whole view, the slowest round's (the heading's number
+  // is the bar's: "9.20 ms" twice, not "9199.0 µs" over "9.20 ms").
+  const double most = rm.round_us.empty() ? 0 : std::max(1e-9, *std::max_element(rm.round_us.begin(), rm.round_us.end()));
+  auto us = [&](double v) { return roundTimeText(v, most); };
   if (rm.round > 0 && rm.round <= int(rm.round_us.size())) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.1f µs", rm.round_us[std::size_t(rm.round - 1)]);
-    head += " · " + trf("this round: {0}", {buf});
+    head += " · " + trf("this round: {0}", {us(rm.round_us[std::size_t(rm.round - 1)])});
   } else if (!rm.ran()) {
     head += " · " + std::string(tr("not yet run"));
   }
@@ -222,12 +231,6 @@ float roundTimes(Builder& b, const RoundModel& rm, Rect area, float y) {
   // where they fit, else over this round's; the step's number under it.
   const float h = 44 * u, gap = 2 * u, vs = b.px(10.5f);
   const int k = int(rm.round_us.size());
-  const double most = std::max(1e-9, *std::max_element(rm.round_us.begin(), rm.round_us.end()));
-  auto us = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, v >= 1000 ? "%.2f ms" : "%.0f µs", v >= 1000 ? v / 1000 : v);
-    return std::string(buf);
-  };
   const float scale_w = std::max(52 * u, b.measure(us(most), TextStyle::regular, vs) + 10 * u);
   const float x0 = area.x + scale_w, bw = area.w - scale_w;
   const float w = std::max(2 * u, (bw - gap * float(k - 1)) / float(k));

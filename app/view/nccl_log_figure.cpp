@@ -26,9 +26,12 @@ struct Figure {
   Theme theme;
   int n = 0, perNode = 0;
   std::vector<NcclShape> out;
+  // The ranks' column and spacing, and how far arcs bulge: one channel of a
+  // few ranks spreads over the width (it sat in the left 280 px of 900).
+  float row = kRow, boxX = kBoxX, bulgeRight = 1, bulgeLeft = 1;
 
   int node(int r) const { return perNode > 0 ? r / perNode : 0; }
-  float y(int r) const { return kTop + float(r) * kRow + float(node(r)) * kNodeGap + kBoxH / 2; }
+  float y(int r) const { return kTop + float(r) * row + float(node(r)) * kNodeGap + kBoxH / 2; }
   std::string kind(int a, int b) const {
     std::string k = linkKind(c, a, b);
     if (k.empty()) k = linkKind(c, b, a);  // rank 0's file names the links it receives too
@@ -65,9 +68,9 @@ struct Figure {
     std::string k = kind(a, b);
     std::string kc = kindClass(k);
     Rgba col = colour(kc);
-    float x = side > 0 ? kBoxX + kBoxW + 4 : kBoxX - 4;
+    float x = side > 0 ? boxX + kBoxW + 4 : boxX - 4;
     float ya = y(a), yb = y(b);
-    float bulge = float(side) * (24 + 0.45f * std::abs(yb - ya) + (b < a ? 18 : 0));  // the way back further out
+    float bulge = float(side) * (side > 0 ? bulgeRight : bulgeLeft) * (24 + 0.45f * std::abs(yb - ya) + (b < a ? 18 : 0));  // the way back further out
     bool inter = perNode > 0 && node(a) != node(b);
     NcclShape t;
     t.kind = NcclShape::Kind::arc, t.x0 = x, t.y0 = ya, t.x1 = x, t.y1 = yb;
@@ -94,6 +97,14 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
   if (c.nNodes > 1 && f.n % c.nNodes == 0) f.perNode = f.n / c.nNodes;
   std::vector<int> ring;
   if (p.channel >= 0) {
+    // One channel: the rows further apart for a few ranks, the ranks in the
+    // middle of the drawing's part (left of the legend), the trees' arcs
+    // bulging left and the ring's right as far as that part allows.
+    f.row = f.n <= 8 ? 46 : f.n <= 16 ? 34 : kRow;
+    f.boxX = 250;
+    const float widest = 24 + 0.45f * (f.y(f.n - 1) - f.y(0)) + 18;
+    f.bulgeLeft = std::clamp((f.boxX - 4 - 104) / widest, 1.0f, 4.0f);             // clear of the node's name
+    f.bulgeRight = std::clamp((540 - (f.boxX + kBoxW + 4)) / widest, 1.0f, 4.0f);  // up to the legend
     ring = ringOrder(c, p.channel);
     bool tree = std::any_of(c.members.begin(), c.members.end(), [&](const Member& m) { return m.trees.count(p.channel); });
     if (ring.empty() && !tree)
@@ -145,15 +156,15 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
     for (const Member& m : c.members)
       if (m.rank >= first && m.rank <= last) host = m.host;
     float top = f.y(first) - kBoxH / 2 - 4, bottom = f.y(last) + kBoxH / 2 + 4;
-    f.rect(20, top, kBoxX + kBoxW + 6 - 20, bottom - top, 6, f.theme.neutral_border, nullptr, "node", " data-node=\"" + std::to_string(k) + "\"");
+    f.rect(20, top, f.boxX + kBoxW + 6 - 20, bottom - top, 6, f.theme.neutral_border, nullptr, "node", " data-node=\"" + std::to_string(k) + "\"");
     f.text(28, top + 16, say_(say("node {0}", k)), 12, f.theme.muted_text, 0, true);
     if (!host.empty()) f.text(28, top + 30, host, 10, f.theme.muted_text);
   }
   for (int r = 0; r < f.n; ++r) {
     float yy = f.y(r) - kBoxH / 2;
     Rgba fill = tileFill(f.theme, 0);
-    f.rect(kBoxX, yy, kBoxW, kBoxH, 4, f.theme.row_border, &fill, "rank", " data-rank=\"" + std::to_string(r) + "\"");
-    f.text(kBoxX + kBoxW / 2, yy + 15, "R" + std::to_string(r), 12, r == 0 ? f.theme.root_text : f.theme.text, 1, r == 0);
+    f.rect(f.boxX, yy, kBoxW, kBoxH, 4, f.theme.row_border, &fill, "rank", " data-rank=\"" + std::to_string(r) + "\"");
+    f.text(f.boxX + kBoxW / 2, yy + 15, "R" + std::to_string(r), 12, r == 0 ? f.theme.root_text : f.theme.text, 1, r == 0);
   }
   // Links.
   if (p.channel < 0) {
@@ -182,7 +193,7 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
       if (a < f.n && b < f.n) f.arc("tree-link", a, b, -1, 1.5f, " data-channel=\"" + std::to_string(p.channel) + "\"", "");
   }
   // Legend.
-  float lx = 520, ly = kTop;
+  float lx = p.channel >= 0 ? 560 : 520, ly = kTop;
   for (const char* k : {"p2p", "shm", "net", "unknown"}) {
     NcclShape l;
     l.kind = NcclShape::Kind::line, l.x0 = lx, l.y0 = ly, l.x1 = lx + 28, l.y1 = ly, l.stroke = f.colour(k), l.width = 3;
@@ -194,10 +205,13 @@ Result<NcclFigure> ncclLogFigure(const Log& log, const NcclFigureParams& p) {
     f.text(lx + 36, ly + 4, name, 11, f.theme.text);
     ly += 18;
   }
-  // The collectives table.
-  f.text(24, tableTop, say_(log.choices.empty() ? say("no tuning lines: NCCL_DEBUG_SUBSYS=TUNING adds NCCL's choice per collective")
-                                                : say("collectives: NCCL's choice (rank 0's TUNING lines)")),
-         13, f.theme.text, 0, true);
+  // The collectives table; without one, a quiet note of what would add it
+  // (it was the loudest text of the figure).
+  if (log.choices.empty())
+    f.text(24, tableTop, say_(say("no tuning lines: NCCL_DEBUG_SUBSYS=TUNING adds NCCL's choice per collective")), 11,
+           f.theme.muted_text);
+  else
+    f.text(24, tableTop, say_(say("collectives: NCCL's choice (rank 0's TUNING lines)")), 13, f.theme.text, 0, true);
   const float cols[] = {24, 190, 320, 470, 560, 660};
   const char* heads[] = {"op", "bytes", "algorithm", "protocol", "channels", "times"};
   for (int i = 0; i < 6 && !log.choices.empty(); ++i) f.text(cols[i], tableTop + 22, say_(say(heads[i])), 11, f.theme.muted_text, 0, true);

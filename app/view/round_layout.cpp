@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "app/lang/lang.h"
+#include "app/lang/line_break.h"
 #include "app/view/fit.h"
 #include "app/view/layout_builder.h"
 #include "app/view/link_view.h"
@@ -238,21 +239,19 @@ void columns(Builder& b, const RoundModel& rm, const DiagramModel& dm, const Rou
 
 // A slot's outline in the arrow's colour: sent (left) or written (right,
 // with "+" when reduced into, "→" when received).
+// The badge reads from the back of a hall: 20 units across (it was 13, a
+// 12 px dot on a projector), its sign 15, ringed in the background colour
+// so it stands off the tile under it.
 void outline(Builder& b, Rect t, Rgba c, const char* badge) {
   const float u = b.u;
   b.tile({t.x - 2 * u, t.y - 2 * u, t.w + 4 * u, t.h + 4 * u}, withAlpha(c, 0), c, 7 * u, 2.4f * u);
   if (!badge) return;
-  if (std::string(badge).size() > 1 && std::string(badge) != "→") {  // a slot number: wider
-    const float d = 13 * u, w = std::max(d, b.measure(badge, TextStyle::bold, 11 * u) + 6 * u);
-    const Rect r{t.x + t.w - w * 0.6f, t.y - d * 0.4f, w, d};
-    b.tile(r, c, c, d / 2, 1 * u);
-    b.text(r.center(), badge, b.th.background, 11 * u, TextStyle::bold, 0.5f, 0.5f);
-    return;
-  }
-  const float d = 13 * u;
-  const Rect r{t.x + t.w - d * 0.6f, t.y - d * 0.4f, d, d};
-  b.tile(r, c, c, d / 2, 1 * u);
-  b.text(r.center(), badge, b.th.background, 11 * u, TextStyle::bold, 0.5f, 0.5f);
+  const float d = 20 * u, fs = 15 * u;
+  const bool number = std::string(badge).size() > 1 && std::string(badge) != "→";  // a slot number: wider
+  const float w = number ? std::max(d, b.measure(badge, TextStyle::bold, fs) + 8 * u) : d;
+  const Rect r{t.x + t.w - w * 0.6f, t.y - d * 0.45f, w, d};
+  b.tile(r, c, b.th.background, d / 2, 1.6f * u);
+  b.text(r.center(), badge, b.th.background, fs, TextStyle::bold, 0.5f, 0.5f);
 }
 
 Vec2 bezier(Vec2 p0, Vec2 p1, Vec2 p2, Vec2 p3, float t) {
@@ -393,10 +392,29 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
   // Under the grid when it fits left of the side panel, else under both.
   const float under_grid = rg.g.rowY(rm.spec.ranks) + 6 * u;
   const bool beside = !rg.below && rg.g.cols[0].x + b.measure(msg, TextStyle::bold, 14 * u) < rg.panel_x - 12 * u;
-  const float y = beside ? under_grid : std::max(under_grid, b.s.height);
+  float y = beside ? under_grid : std::max(under_grid, b.s.height);
   b.text({rg.g.cols[0].x, y}, msg, colour, 14 * u, TextStyle::bold);
   b.s.height = std::max(b.s.height, y);
   b.s.width = std::max(b.p.size.x, rg.g.x_end + rg.panel_w + margin);
+  // The key to the short labels the tiles took (label_text.h): each as the
+  // full label it stands for, as the article writes it.
+  if (!b.short_labels.empty()) {
+    std::string key;
+    for (std::size_t i = 0; i < b.short_labels.size() && i < 3; ++i)
+      key += (i ? " · " : "") + b.short_labels[i].first + " = " + b.short_labels[i].second;
+    if (b.short_labels.size() > 3) key += " · …";
+    key = trf("short labels: {0} (the stripes name every contributor)", {key});
+    const float ks = b.px(13.0f, key), right = beside ? rg.panel_x - 12 * u : b.p.size.x - margin;
+    WrapParams wp;
+    wp.width = std::max(40 * u, right - rg.g.cols[0].x);
+    wp.measure = [&](const std::string& l) { return b.measure(l, TextStyle::regular, ks); };
+    y += 22 * u;
+    for (const std::string& line : wrapText(key, wp)) {
+      b.text({rg.g.cols[0].x, y}, line, b.th.muted_text, ks, TextStyle::regular);
+      y += ks * 1.35f;
+    }
+    y -= 22 * u - ks * 0.35f;
+  }
   b.s.height = y + 24 * u;
 }
 

@@ -6,6 +6,9 @@
 // format strings, not a run's).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -103,6 +106,44 @@ TEST(NcclComm, TheRunsCommunicatorIsReadFromItsRanksLogAndDrawnAsNcclBuiltIt) {
   attachNcclLog(none, dir);
   EXPECT_FALSE(none.nccl_log);
   std::filesystem::remove_all(dir);
+}
+
+// One channel of a few ranks uses the figure's width (issue 57: it sat in
+// the left 280 px of 900), and a log without tuning lines says so quietly.
+TEST(NcclComm, OneChannelUsesTheWidthAndNoTuningIsAQuietNote) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("collviz_nccl_width_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  writeRankFiles(dir, {0, 1, 2, 3});
+  auto log = nccl_log::read({dir});
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  NcclFigureParams p;
+  p.channel = 0;
+  auto fig = ncclLogFigure(*log, p);
+  ASSERT_TRUE(fig.ok()) << fig.error().message;
+  float lo = 1e9f, hi = -1e9f;
+  for (const NcclShape& s : fig->shapes) {
+    if (s.kind == NcclShape::Kind::arc) lo = std::min({lo, s.x0, s.cx0}), hi = std::max({hi, s.x0, s.cx0});
+    if (s.kind == NcclShape::Kind::rect && (s.cls == "rank" || s.cls == "node")) lo = std::min(lo, s.x0), hi = std::max(hi, s.x0 + s.x1);
+  }
+  // The node, its ranks and the ring's arcs: more than half the width (the
+  // legend takes the right of it).
+  EXPECT_GT(hi - lo, 0.55f * fig->width) << "the drawing spans " << lo << " to " << hi << " of " << fig->width;
+  // Without TUNING lines: the note is no louder than the figure's own lines.
+  log->choices.clear();
+  auto quiet = ncclLogFigure(*log, p);
+  ASSERT_TRUE(quiet.ok());
+  const Theme th = makeTheme(ThemeKind::light);
+  bool seen = false;
+  for (const NcclShape& s : quiet->shapes)
+    if (s.kind == NcclShape::Kind::text && s.text.rfind("no tuning lines", 0) == 0) {
+      seen = true;
+      EXPECT_LE(s.size, 11.0f);
+      EXPECT_FALSE(s.bold);
+      EXPECT_EQ(s.fill.r, th.muted_text.r);
+    }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

@@ -233,6 +233,80 @@ TEST(RoundPlay, KeysStepAndPlay) {
   EXPECT_EQ(st.entry, int(Op::all_reduce) + 1);
 }
 
+// One unit per view (issue 57): the heading's "this round" and the bars
+// say one number the same way ("9.20 ms" twice, not "9199.0 µs" over "9.20 ms").
+TEST(LinkView, RoundTimesInOneUnit) {
+  EXPECT_EQ(roundTimeText(9199.0, 9199.0), "9.20 ms");
+  EXPECT_EQ(roundTimeText(700.0, 9199.0), "0.70 ms");
+  EXPECT_EQ(roundTimeText(700.0, 900.0), "700 µs");
+  EXPECT_EQ(roundTimeText(8.25, 40.0), "8.2 µs");
+  const OpSpec s = spec(Op::all_reduce, 4);
+  RoundModel rm = buildRoundModel(s, "ring", 2, nullptr);
+  rm.round_us = {350, 9199, 700, 400, 420, 380};
+  const Scene sc = layout(rm, roundView("ring", 2));
+  std::string all;
+  int ms = 0;
+  for (const TextItem& t : sc.texts) {
+    EXPECT_EQ(t.text.find("µs"), std::string::npos) << t.text;
+    if (t.text.find("ms") != std::string::npos) ++ms;
+    all += t.text + " ";
+  }
+  EXPECT_NE(all.find("this round: 9.20"), std::string::npos) << all;
+  EXPECT_GE(ms, 2) << all;
+}
+
+// The "+" and "→" badges read on a projector (issue 57: 12 px dots): their
+// signs as large as the legend's text, not the 11 px they were.
+TEST(RoundModel, BadgesAreLargeEnoughToReadFromAfar) {
+  const OpSpec s = spec(Op::all_reduce, 4);
+  for (int k : {1, 4}) {  // a reduce round ("+") and an all-gather round ("→")
+    const RoundModel rm = buildRoundModel(s, "ring", k, nullptr);
+    const Scene sc = layout(rm, roundView("ring", k));
+    int badges = 0;
+    for (const TextItem& t : sc.texts)
+      if (t.text == "+" || t.text == "→") {
+        ++badges;
+        EXPECT_GE(t.size, 15.0f * sc.scale * 0.99f) << "round " << k << ": badge " << t.text << " at " << t.size;
+      }
+    EXPECT_GE(badges, 4) << "round " << k;
+  }
+}
+
+// One rule for partial sums (issue 57): the article's full form while it
+// fits at kFullLabelFloor of its size (N = 4: every tile), and a figure that
+// draws a short form explains each one in its key, as the full label.
+TEST(RoundModel, PartialSumsAreWrittenInFullOrExplainedInTheKey) {
+  auto shortForm = [](const std::string& t) {
+    return t.rfind("Σ", 0) == 0 && (t.find('{') != std::string::npos || t.find('(') != std::string::npos ||
+                                     t.find("…") != std::string::npos);
+  };
+  {
+    const OpSpec s = spec(Op::all_reduce, 4);
+    const Scene sc = layout(buildRoundModel(s, "ring", 3, nullptr), roundView("ring", 3));
+    int full = 0;
+    for (const TextItem& t : sc.texts) {
+      EXPECT_FALSE(shortForm(t.text)) << t.text;
+      EXPECT_EQ(t.text.find("short labels"), std::string::npos) << t.text;
+      full += t.text.find("₁+") != std::string::npos || t.text.find("₀+") != std::string::npos;
+    }
+    EXPECT_GT(full, 0) << "no partial sum written in full";
+  }
+  for (int n : {8, 12}) {
+    const OpSpec s = spec(Op::all_reduce, n);
+    const int k = algoRounds("ring", s) / 2;
+    const Scene sc = layout(buildRoundModel(s, "ring", k, nullptr), roundView("ring", k));
+    std::string key;
+    std::vector<std::string> shorts;
+    for (const TextItem& t : sc.texts) {
+      if (t.text.find("short labels") != std::string::npos || !key.empty()) key += t.text + " ";
+      if (shortForm(t.text)) shorts.push_back(t.text);
+    }
+    for (const std::string& f : shorts)
+      if (std::count(shorts.begin(), shorts.end(), f) && key.find(f + " = ") == std::string::npos && key.find("…") == std::string::npos)
+        ADD_FAILURE() << "N=" << n << ": " << f << " drawn, not in the key: " << key;
+  }
+}
+
 TEST(LinkView, RanksOnACircle) {
   const Vec2 c{100, 100};
   const Vec2 top = linkNodePosition(c, 50, 0, 4), right = linkNodePosition(c, 50, 1, 4);

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "app/view/axis_ticks.h"
 #include "app/lang/backend_line.h"
 #include "app/lang/lang.h"
 #include "app/view/diagram_model.h"
@@ -51,6 +53,80 @@ TEST(Keys, StepsWalkTheDecompositionThenMoveOn) {
   applyLectureKey(s, LectureKey::step_forward);
   applyLectureKey(s, LectureKey::step_forward);
   EXPECT_EQ(s.entry, 0);
+}
+
+// However it is reached (← →, End, the list), the decomposition opens at its
+// first state, so the first ↓ walks it instead of leaving for 01 Broadcast
+// (issue 57); ↑ from 01 Broadcast arrives at its end.
+TEST(Keys, TheDecompositionOpensAtItsFirstState) {
+  for (LectureKey k : {LectureKey::prev_op, LectureKey::last}) {
+    AppState s;
+    s.entry = 0;
+    applyLectureKey(s, k);
+    ASSERT_EQ(s.entry, kDecompositionEntry);
+    EXPECT_EQ(s.view.stage, 0) << int(k);
+    applyLectureKey(s, LectureKey::step_forward);
+    EXPECT_EQ(s.entry, kDecompositionEntry) << "the first step left the decomposition";
+    EXPECT_EQ(s.view.stage, 1);
+  }
+  AppState s;
+  s.entry = kDecompositionEntry - 1;
+  applyLectureKey(s, LectureKey::next_op);
+  EXPECT_EQ(s.view.stage, 0);
+  applyLectureKey(s, LectureKey::next_op);
+  EXPECT_EQ(s.entry, 0);
+  EXPECT_EQ(s.view.stage, 2);  // an op shows its whole picture
+  applyLectureKey(s, LectureKey::step_back);
+  EXPECT_EQ(s.entry, kDecompositionEntry);
+  EXPECT_EQ(s.view.stage, 2);
+}
+
+// The bandwidth axis (issue 57): round ticks, 1, 2 or 5 times a power of
+// ten, from 0 to the first at or past the top, labelled without noise.
+TEST(AxisTicks, RoundNumbersFromZeroPastTheTop) {
+  const std::vector<double> small = roundTicks(0.0342 * 4 / 1.1, 4);  // the sweep that read 0.0342, 0.0684 …
+  ASSERT_GE(small.size(), 3u);
+  const double step = small[1] - small[0];
+  EXPECT_DOUBLE_EQ(small[0], 0);
+  EXPECT_NEAR(step, 0.05, 1e-12);
+  EXPECT_GE(small.back(), 0.0342 * 4 / 1.1);
+  EXPECT_LE(small.size(), 5u);
+  EXPECT_EQ(tickLabel(small[1], step), "0.05");
+  EXPECT_EQ(tickLabel(small[2], step), "0.10");
+  for (double top : {0.0007, 0.9, 1.0, 3.3, 17.0, 99.0, 123456.0}) {
+    const std::vector<double> t = roundTicks(top, 4);
+    const double s = t[1] - t[0];
+    const double mantissa = s / std::pow(10.0, std::floor(std::log10(s)));
+    EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+        << top << ": step " << s;
+    EXPECT_GE(t.back(), top * (1 - 1e-9)) << top;
+    EXPECT_LT(t[t.size() - 2], top) << top << ": a tick past the top too many";
+    EXPECT_LE(t.size(), 5u) << top;
+  }
+  EXPECT_EQ(tickLabel(40, 20), "40");
+  EXPECT_EQ(tickLabel(1.5, 0.5), "1.5");
+}
+
+// A chosen algorithm stays with its op (issue 57: "01 Broadcast · ring ·
+// round 0/6" after ring on all-reduce, and a silent drop to native).
+TEST(Keys, AnAlgorithmStaysWithItsOp) {
+  AppState s;
+  s.entry = int(Op::all_reduce);
+  s.view.algo = "ring";
+  s.view.round = 3;
+  applyLectureKey(s, LectureKey::next_op);  // all-to-all
+  EXPECT_EQ(s.view.algo, "native");
+  for (int i = 0; i < 3; ++i) applyLectureKey(s, LectureKey::next_op);  // the decomposition, broadcast, scatter
+  EXPECT_EQ(s.entry, int(Op::scatter));
+  EXPECT_EQ(s.view.algo, "native");
+  openEntry(s, int(Op::broadcast));
+  EXPECT_EQ(s.view.algo, "native") << "ring followed the viewer to broadcast";
+  s.view.algo = "binary_tree";
+  openEntry(s, int(Op::all_reduce));
+  EXPECT_EQ(s.view.algo, "ring");
+  EXPECT_EQ(s.view.round, 0);
+  openEntry(s, int(Op::broadcast));
+  EXPECT_EQ(s.view.algo, "binary_tree");
 }
 
 TEST(Keys, CharactersMapToLectureKeys) {
