@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "app/lang/line_break.h"
 #include "app/view/text.h"
 #include "app/view/axis_ticks.h"
 #include "engine/bench/bench.h"
@@ -16,6 +17,7 @@ namespace {
 using namespace collviz::job;
 
 constexpr float kMargin = 24, kLabelW = 52, kTilesX = 190, kTileW = 124, kTileGap = 6;
+constexpr float kMinWidth = 900;  // the figure's width when nothing asks for more
 
 std::string sizeText(const Job& job, const Call& c) {
   std::int64_t bytes = c.bytes;
@@ -84,7 +86,7 @@ struct Draw {
   const JobFigureParams& p;
   Theme theme;
   NcclFigure fig;
-  float y = 0, right = 900;
+  float y = 0, right = kMinWidth;
 
   std::string said(const Text& t) const { return p.say ? p.say(t) : t.english(); }
   std::string said(const Said& s) const { return s.current() ? said(*s.current()) : std::string(s); }
@@ -357,7 +359,8 @@ void drawRas(Draw& d) {
   }
   for (const RasReport& rep : job.ras)
     for (const RasComm& c : rep.comms) {
-      std::string line = c.hash + " · " + c.status;
+      // RAS' text report prints a hash only for a communicator with errors.
+      std::string line = (c.group.empty() ? "" : c.group + " · ") + (c.hash.empty() ? d.said(say("no id")) : c.hash) + " · " + c.status;
       if (!c.errors.empty()) line += " · " + c.errors;
       if (c.size >= 0) line += " · " + d.said(say("{0} ranks, {1} seen, {2} missing", c.size, c.ranksSeen, std::max(0, c.missing)));
       const bool bad = c.missing > 0 || (c.status != "RUNNING" && c.status != "OK") || (!c.errors.empty() && c.errors != "OK");
@@ -488,11 +491,32 @@ Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureP
   d.text(kMargin, 30, head, 16, d.theme.text, 0, true);
   const std::string verdict = d.said(a.verdict);
   const bool found = !a.findings.empty();
-  d.text(kMargin, 56, verdict, 14, found ? d.theme.bad : d.theme.text, 0, true);
-  d.right = std::max(d.right, kMargin + approxWidth(verdict, 14) + kMargin);
-  d.y = 66;
+  // The verdict in lines within the figure's least width: a 中文 verdict has
+  // no space to stop at and ran past the image's edge. The whole of it is
+  // the figure's title.
+  WrapParams wrap;
+  wrap.width = kMinWidth - 2 * kMargin;
+  wrap.measure = [](const std::string& t) { return 1.05f * approxWidth(t, 14); };
+  float vy = 56;
+  // Files of more than one job, merged by rank number: said above all.
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::other_job && std::string(f.text) != std::string(a.verdict)) {
+      WrapParams w = wrap;
+      w.measure = [](const std::string& t) { return 1.05f * approxWidth(t, 12); };
+      for (const std::string& line : wrapText(d.said(f.text), w)) {
+        d.text(kMargin, vy - 2, line, 12, d.theme.bad, 0, true);
+        vy += 17;
+      }
+      vy += 4;
+    }
+  for (const std::string& line : wrapText(verdict, wrap)) {
+    d.text(kMargin, vy, line, 14, found ? d.theme.bad : d.theme.text, 0, true);
+    vy += 20;
+  }
+  d.y = vy - 10;
   // The other findings, after the verdict's own.
   for (std::size_t k = 1; k < a.findings.size() && k < 6; ++k) {
+    if (a.findings[k].kind == FindingKind::other_job) continue;  // on top
     const std::string s = d.said(a.findings[k].text);
     d.text(kMargin, d.y + 14, "· " + s, 11, d.theme.muted_text);
     d.right = std::max(d.right, kMargin + approxWidth("· " + s, 11) + kMargin);

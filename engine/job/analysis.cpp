@@ -350,7 +350,15 @@ class Analyser {
                           : say("nccl-tests {0}: {1} wrong values at {2} sizes", test, t.wrongTotal, sizes);
       a_.findings.push_back(std::move(f));
     }
+    if (!job_.otherJob.empty()) {  // said on top of the figure, whatever the verdict
+      Finding f;
+      f.kind = FindingKind::other_job;
+      f.text = job_.otherJob;
+      a_.findings.push_back(std::move(f));
+    }
     if (!a_.verdict.empty()) return;
+    for (const Finding& f : a_.findings)
+      if (f.kind == FindingKind::other_job) return void(a_.verdict = f.text);
     for (const Finding& f : a_.findings)
       if (f.kind == FindingKind::ras || f.kind == FindingKind::wrong_results || f.kind == FindingKind::world_size ||
           f.kind == FindingKind::duplicate_rank)

@@ -82,6 +82,7 @@ std::string_view findingName(FindingKind k) {
     case FindingKind::missing_dump: return "missing_dump";
     case FindingKind::world_size: return "world_size";
     case FindingKind::duplicate_rank: return "duplicate_rank";
+    case FindingKind::other_job: return "other_job";
     case FindingKind::ras: return "ras";
     case FindingKind::wrong_results: return "wrong_results";
   }

@@ -219,6 +219,10 @@ struct Job {
   std::vector<TestRun> tests;
   std::vector<RasReport> ras;
   std::vector<Note> notes;         // the job's own: ranks that disagree, duplicates, files skipped
+  // Where two files put one rank on different hosts or in different
+  // processes: they are of different jobs (or runs), merged by rank number
+  // all the same; the first such rank, said (empty: none seen).
+  Said otherJob;
   std::shared_ptr<const nccl_log::Log> ncclLog;  // NCCL's own log, where one was read (its ranks and comms merged above)
 
   // Interned strings (Call::op, name, dtype, shapes, algo, proto).
@@ -257,6 +261,7 @@ enum class FindingKind : std::uint8_t {
   missing_dump,    // a rank of the job (or a group) has no dump: said, not guessed
   world_size,      // ranks disagree on the job's size
   duplicate_rank,  // two files claim one rank
+  other_job,       // the files are of more than one job (a rank on two hosts or in two processes)
   ras,             // a RAS status other than OK
   wrong_results,   // nccl-tests counted wrong values
 };

@@ -72,6 +72,11 @@ class Reader {
           RasComm c;
           c.group = "#" + std::to_string(grp);
           c.size = perComm, c.nodes = nodes, c.ranksSeen = inGroup;
+          // The table counts no missing rank: the ranks its communicators
+          // have less those RAS heard from (8 per comm, 7 in group: 1; the
+          // Errors block's "Missing communicator data from N ranks" says it
+          // again, and wins).
+          c.missing = std::max(0, comms * perComm - inGroup);
           c.status = clean(status, 32), c.errors = clean(errors, 64);
           report_.comms.push_back(c);
           ++job_.sources[0].records;
@@ -230,7 +235,10 @@ class Reader {
     for (; j < ls.size() && !ls[j].empty() && ls[j][0] == ' '; ++j) {
       const std::string& l = ls[j];
       text += " /" + l.substr(1);
-      int rank;
+      int rank, count;
+      if (g >= 0 && std::sscanf(l.c_str(), " Missing communicator data from %d rank", &count) == 1)
+        for (RasComm& c : report_.comms)
+          if (c.group_index == g) c.missing = count;
       if (std::sscanf(l.c_str(), " Rank %d", &rank) == 1 && rank >= 0 && rank <= kMaxRank && g >= 0) {
         RasProcess p;
         processOf(l, p);

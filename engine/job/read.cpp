@@ -158,6 +158,20 @@ void merge(Job& into, Builder& b, Job&& part) {
       r.dump = srcBase + from.dump;
       r.worldSize = from.worldSize;
     }
+    if (into.otherJob.empty() && srcBase > 0) {
+      // One rank on two hosts, or in two processes of one host: two jobs.
+      const bool hosts = !r.host.empty() && !from.host.empty() && r.host != from.host;
+      const bool pids = !hosts && r.pid >= 0 && from.pid >= 0 && r.pid != from.pid && r.host == from.host;
+      const std::string file = into.sources[std::size_t(srcBase)].path;
+      if (hosts)
+        into.otherJob = Said(say("the files are of more than one job: rank {0} is on host {1} in one file and on host {2} in {3}; "
+                                 "read apart, each is a job of its own",
+                                 from.rank, r.host, from.host, file));
+      else if (pids)
+        into.otherJob = Said(say("the files are of more than one job: rank {0} is process {1} in one file and process {2} in {3}; "
+                                 "read apart, each is a job of its own",
+                                 from.rank, r.pid, from.pid, file));
+    }
     if (r.host.empty()) r.host = from.host;
     if (r.device < 0) r.device = from.device;
     if (r.pid < 0) r.pid = from.pid;

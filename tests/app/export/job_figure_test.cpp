@@ -328,6 +328,39 @@ TEST_F(Fixture, InspectorsBusBandwidthAndTimeAreOnTheTiles) {
 // column: 8 per comm, 7 heard from), a communicator the report names
 // without a hash says "no id", and the 中文 verdict stays inside the image
 // (its right edge is background: nothing drawn past it).
+TEST(JobFigure, RasMissingRankNoIdAndTheVerdictInsideTheImage) {
+  const fs::path dir = fs::path(COLLVIZ_JOB_DATA_DIR) / "nccl-tools" / "ras";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " is missing: the real reports are not committed (see docs/jobs.md)";
+  const std::string incomplete = (dir / "ncclras_v_2.30.7_8rank_2node_exit_INCOMPLETE_excerpt.txt").string();
+  const Drawn d = draw({incomplete});
+  EXPECT_NE(d.svg.find("8 ranks, 7 seen, 1 missing"), std::string::npos) << "the report says rank 7 is missing";
+  EXPECT_EQ(d.svg.find("0 missing"), std::string::npos);
+  const Drawn healthy = draw({(dir / "ncclras_v_2.30.7_8rank_2node_healthy.txt").string()});
+  EXPECT_NE(healthy.svg.find("#0 · no id · RUNNING"), std::string::npos);
+  EXPECT_NE(healthy.svg.find("8 ranks, 8 seen, 0 missing"), std::string::npos);
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    setLanguage(lang);
+    auto job = job::read({incomplete});
+    ASSERT_TRUE(job.ok());
+    JobFigureParams p;
+    p.say = [](const Text& t) { return render(t); };
+    auto fig = jobFigure(*job, job::analyse(*job), p);
+    ASSERT_TRUE(fig.ok());
+    auto img = figureToImage(*fig, 1.0f);
+    if (!img.ok()) GTEST_SKIP() << "no PNG figures in this build: " << img.error().message;
+    const uint8_t* bg = &img->rgb[0];  // the top left corner: background
+    int past = 0;
+    for (int y = 0; y < img->height; ++y)
+      for (int x = img->width - 3; x < img->width; ++x) {
+        const uint8_t* px = &img->rgb[(std::size_t(y) * std::size_t(img->width) + std::size_t(x)) * 3];
+        past += std::abs(px[0] - bg[0]) + std::abs(px[1] - bg[1]) + std::abs(px[2] - bg[2]) > 60;
+      }
+    EXPECT_EQ(past, 0) << (lang == Lang::zh ? "中文" : "English") << ": " << past
+                       << " pixels of text at the image's right edge (" << img->width << " px): the verdict runs past it";
+  }
+  setLanguage(Lang::en);
+}
+
 TEST(JobFigure, NothingToDrawIsAnError) {
   job::Job empty;
   auto fig = jobFigure(empty, job::analyse(empty), JobFigureParams{});

@@ -45,6 +45,7 @@ TEST(NcclRas, RealTextReports) {
   ASSERT_EQ(r.comms.size(), 1u);
   EXPECT_EQ(r.comms[0].size, 8);
   EXPECT_EQ(r.comms[0].ranksSeen, 7);
+  EXPECT_EQ(r.comms[0].missing, 1) << "the report says rank 7 is missing (8 per comm, 7 in group)";
   EXPECT_EQ(r.comms[0].errors, "INCOMPLETE");
   EXPECT_EQ(r.comms[0].hash, "0x1bdb83b038775869");
   const Rank* seven = incomplete->rank(7);
@@ -66,6 +67,8 @@ TEST(NcclRas, RealTextReports) {
   EXPECT_EQ(healthy->ras[0].version, "2.30.7");
   ASSERT_EQ(healthy->ras[0].comms.size(), 1u);
   EXPECT_EQ(healthy->ras[0].comms[0].errors, "OK");
+  EXPECT_EQ(healthy->ras[0].comms[0].missing, 0);
+  EXPECT_EQ(healthy->ras[0].comms[0].hash, "") << "the healthy report prints no hash";
   EXPECT_TRUE(analyse(*healthy).findings.empty());
 
   auto dead = read({(dir / "ncclras_v_2.30.7_8rank_2node_exit_DEAD_excerpt.txt").string()});
@@ -260,6 +263,24 @@ TEST(NcclTests, RealOutputs) {
   EXPECT_EQ(tagged->sources[0].library, "2.29.7");
   EXPECT_EQ(tagged->rank(1)->pid, 2994448);
   EXPECT_EQ(tagged->rank(1)->host, "lab");
+}
+
+// The folder holds two runs (16 ranks on two hosts, 2 ranks on "lab"):
+// read together they are merged by rank number, and that is said, never
+// silently "16 ranks" of one job (issue 57).
+TEST(NcclTests, TwoRunsInOneFolderAreSaidToBeTwoJobs) {
+  const fs::path dir = tools() / "nccl_tests";
+  NEED(dir);
+  auto both = read({dir.string()});
+  ASSERT_TRUE(both) << both.error().message;
+  ASSERT_EQ(both->tests.size(), 2u);
+  EXPECT_NE(std::string(both->otherJob).find("more than one job: rank 0 is on host"), std::string::npos) << std::string(both->otherJob);
+  const Analysis a = analyse(*both);
+  EXPECT_EQ(only(a, FindingKind::other_job).kind, FindingKind::other_job);
+  EXPECT_EQ(std::string(a.verdict), std::string(both->otherJob));
+  auto one = read({(dir / "a3mega_2node_16rank_H100_all_reduce_perf.txt").string()});
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_TRUE(one->otherJob.empty()) << std::string(one->otherJob);
 }
 
 TEST(NcclTests, PerIterationColumnsSrunLabelsAndWrongValues) {
