@@ -94,6 +94,7 @@ void Fonts::load(float s, const std::string& text) {
         0x2070, 0x209f,  // superscripts and subscripts (₀-₉)
         0x2190, 0x21ff,  // arrows
         0x2200, 0x22ff,  // maths operators (≠, −)
+        0x2300, 0x23ff,  // technical: ceiling and floor (⌈log2 N⌉, ⌊N/2⌋)
         0x25a0, 0x25ff,  // geometric shapes (▶ ●)
         0x2713, 0x2717,  // ✓ ✗
         0,
