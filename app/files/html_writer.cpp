@@ -56,18 +56,24 @@ std::string deflated(const std::string& s) {
 // drawing.
 class Palette {
  public:
-  // The SVG with fill="#…"/stroke="#…" replaced by class="cv-kN"; the light
-  // and dark drawings must be the same but for colours, else the light one
-  // is kept as it is.
+  // The SVG with fill="#…"/stroke="#…" (and its -opacity, where a colour is
+  // translucent in one theme: a traced figure's faded tiles) replaced by
+  // class="cv-kN"; the light and dark drawings must be the same but for
+  // colours, else the light one is kept as it is.
   std::string classes(const std::string& light, const std::string& dark) {
-    static const std::regex colour(R"re((fill|stroke)="(#[0-9a-f]{6})")re");
+    static const std::regex colour(R"re((fill|stroke)="(#[0-9a-f]{6})"(?: (?:fill|stroke)-opacity="([0-9.]+)")?)re");
     if (std::regex_replace(light, colour, "$1") != std::regex_replace(dark, colour, "$1")) return light;
     std::string out;
     auto li = std::sregex_iterator(light.begin(), light.end(), colour);
     auto di = std::sregex_iterator(dark.begin(), dark.end(), colour);
     std::size_t at = 0;
     for (; li != std::sregex_iterator(); ++li, ++di) {
-      const auto key = std::make_tuple((*li)[1].str(), (*li)[2].str(), (*di)[2].str());
+      // A colour with its opacity: "#aabbcc;fill-opacity:0.35" (1 where opaque,
+      // so a class always sets both).
+      auto paint = [](const std::smatch& m) {
+        return m[2].str() + ";" + m[1].str() + "-opacity:" + (m[3].matched ? m[3].str() : std::string("1"));
+      };
+      const auto key = std::make_tuple((*li)[1].str(), paint(*li), paint(*di));
       auto [it, added] = ids_.try_emplace(key, int(ids_.size()));
       out.append(light, at, std::size_t(li->position()) - at);
       out += "class=\"cv-k" + std::to_string(it->second) + "\"";
