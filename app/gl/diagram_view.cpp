@@ -194,7 +194,7 @@ const Scene& DiagramView::Draw(const DiagramInputs& in, const Fonts& fonts) {
   // Reserve the space (scrolls when zoomed past the panel).
   ImGui::InvisibleButton("##diagram", ImVec2(std::max(scene_.width, in.size.x), std::max(scene_.height, in.size.y)));
   values_ = in.values;
-  if (ImGui::IsItemHovered()) {
+  if (in.tooltips && ImGui::IsItemHovered()) {
     ImVec2 m = ImGui::GetMousePos();
     Vec2 local{m.x - o.x, m.y - o.y};
     for (int i = 0; i < int(scene_.hits.size()); ++i) {

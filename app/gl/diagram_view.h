@@ -43,6 +43,9 @@ struct DiagramInputs {
   unsigned cached_framebuffer = 0;
   // Exact values under the mouse in a big block's tooltip (null: none).
   ValueFetcher* values = nullptr;
+  // Hovering a block shows its tooltip; off on a live lecture's projected
+  // slide (the audience sees no popup where the mouse rests).
+  bool tooltips = true;
 };
 
 // The scene `in` lays out to with `fonts`' text measure: what Draw shows, and

@@ -26,8 +26,10 @@ void applyStyle(const Theme& t, float scale) {
   c[ImGuiCol_TextDisabled] = toImVec4(t.muted_text);
   Rgba accent = letterColor(0);
   c[ImGuiCol_CheckMark] = toImVec4(accent);
-  c[ImGuiCol_SliderGrab] = toImVec4(accent);
-  c[ImGuiCol_SliderGrabActive] = toImVec4(mix(accent, t.text, 0.3f));
+  // A slider's text ("round 3") is centred where its grab often sits: a
+  // light grab, so the text reads over it (a solid accent hid it).
+  c[ImGuiCol_SliderGrab] = toImVec4(withAlpha(accent, 0.38f));
+  c[ImGuiCol_SliderGrabActive] = toImVec4(withAlpha(accent, 0.55f));
   c[ImGuiCol_Button] = toImVec4(withAlpha(accent, 0.14f));
   c[ImGuiCol_ButtonHovered] = toImVec4(withAlpha(accent, 0.30f));
   c[ImGuiCol_ButtonActive] = toImVec4(withAlpha(accent, 0.45f));

@@ -360,10 +360,14 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   ImGui::BeginChild("diagram", ImVec2(0, -status_h), true,
                     ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
+  ImGui::PopStyleVar();  // the child's own padding only: a tooltip opened inside keeps the style's
   ImVec2 avail = ImGui::GetContentRegionAvail();
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
                    fonts_.scale, {std::floor(avail.x), std::floor(avail.y)}};
   in.values = &values_;
+  // A live lecture's slide is projected: no key hints on it (the presenter
+  // has the lecture's own), no tooltips where the mouse rests.
+  if (lecture_) in.view.in_file = true, in.tooltips = false;
   // Compute once, draw every frame: the diagram is drawn into a texture when
   // it changes and shown as one image (DiagramView falls back to drawing it
   // directly when zoomed past the panel). COLLVIZ_NO_DIAGRAM_CACHE=1: off.
@@ -372,7 +376,7 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   const bool moving = state_.playing && state_.view.tween > 0;
   if (cache_ok_ && options_.diagram_cache && !moving && avail.x >= 1 && avail.y >= 1) {
     if (cache_.init(true)) {
-      ExportView cv{in.program, in.spec, shown, state_.view, state_.view.theme, int(avail.x),
+      ExportView cv{in.program, in.spec, shown, in.view, state_.view.theme, int(avail.x),
                     int(avail.y), in.scale, 0, false, false, {}, {}};
       cv.notes = false;  // the window's status bar says it
       cv.glyphs = language() == Lang::zh ? uiChineseText() : "";
@@ -394,7 +398,6 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_)));
   shown_matches_ = shown != nullptr;
   ImGui::EndChild();
-  ImGui::PopStyleVar();
   info.bad_blocks = scene.bad_blocks;
   if (lecture_)
     lecture_panel_.DrawCaption(caption, counter, fonts_, theme);

@@ -83,7 +83,13 @@ void ControlsPanel::hostsFields(AppState& s) {
 
 void ControlsPanel::Draw(AppState& s, const DeviceReport* devices) {
   ImGui::TextDisabled("%s", tr("RUN   (any change runs again · Space)"));
-  ImGui::PushItemWidth(-ImGui::CalcTextSize(tr("elements")).x - ImGui::GetStyle().ItemSpacing.x * 2);
+  // The fields leave room for the widest label beside them, in the reader's
+  // language (数据类型 and 界面缩放 ran into the scrollbar when only
+  // "elements" was measured).
+  float label_w = 0;
+  for (const char* l : {"ranks", "elements", "dtype", "reduce", "root", "backend", "sharing", "hosts", "agent", "UI scale", "zoom"})
+    label_w = std::max(label_w, ImGui::CalcTextSize(tr(l)).x);
+  ImGui::PushItemWidth(-label_w - ImGui::GetStyle().ItemSpacing.x * 2);
   ImGui::SliderInt(tr("ranks"), &s.spec.ranks, kMinRanks, kMaxRanks, "%d", ImGuiSliderFlags_AlwaysClamp);
   int elems = int(s.spec.elems);
   if (ImGui::InputInt(tr("elements"), &elems, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue))
@@ -126,13 +132,23 @@ void ControlsPanel::DrawPrefetch(Runs& runs, const std::vector<RunKey>& keys, bo
   bool on = runs.prefetch();
   const char* label = lecture ? tr("run the lecture's next steps in the background")
                               : tr("run other ops in the background");
-  if (ImGui::Checkbox(label, &on)) runs.setPrefetch(on);
-  if (ImGui::IsItemHovered())
+  // The box, then its label wrapped within the sidebar (it was cut at the
+  // edge: "run other ops in the background (al"); a click on either toggles.
+  if (ImGui::Checkbox("##prefetch", &on)) runs.setPrefetch(on);
+  bool hovered = ImGui::IsItemHovered();
+  ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(label);
+  ImGui::PopTextWrapPos();
+  if (ImGui::IsItemClicked()) runs.setPrefetch(!on);
+  hovered = hovered || ImGui::IsItemHovered();
+  if (hovered)
     ImGui::SetTooltip("%s", lecture ? tr("so → shows the next step's real result at once; stops once every step is cached")
                                     : tr("so ← → shows a real result at once; stops once every op is cached"));
   if (on && runs.allCached(keys)) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr("(all cached)"));
+    const char* all = tr("(all cached)");
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextDisabled("%s", all);
   }
 }
 
