@@ -23,6 +23,7 @@
 #include "app/gl/diagram_image.h"
 #include "app/lang/lang.h"
 #include "app/lecture/deck.h"
+#include "app/lecture/player.h"
 #include "app/view/caption.h"
 #include "app/view/round_layout.h"
 #include "engine/group/exit_cleanup.h"
@@ -272,6 +273,11 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
     v.view.hide_times = !a.status_time;  // a deck exported twice is byte-identical
     v.view.in_file = true;
     v.caption = s.item.caption;
+    // As the live lecture shows the step full screen (lecture_panel): the
+    // caption grows with the slide (1.0 at about 1400x850), the step
+    // counter at its right.
+    v.caption_scale = std::max(scale, std::min(float(width) / 1400.0f, float(height) / 850.0f));
+    v.counter = lecture::stepCounter(int(i), int(slides.size()));
     v.glyphs = glyphs;
     if (html) {
       html_slides.push_back({{image.renderSvg(v, nullptr), {}, {}}, s.item.caption});
@@ -315,7 +321,10 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
                                std::string(langName(lang)) + " (" + std::to_string(width) + "x" +
                                std::to_string(height) + ", theme " + a.theme + ")";
   const std::string index = dir->shown("index.md");
-  if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings)); !s)
+  // Its links go to what was written: the images, else deck.pdf's pages or
+  // index.html's slides.
+  const std::string linked = pdf ? "deck.pdf" : html ? "index.html" : "";
+  if (Status s = ui::writeFileAt(*dir, "index.md", lecture::deckIndex(lec, slides, lang, settings, linked)); !s)
     return usage(s.error());
   written.keep();  // the deck is whole
   std::printf("%s\n", render(say("wrote {0}", printable(index))).c_str());

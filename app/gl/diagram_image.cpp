@@ -61,10 +61,15 @@ StatusLineParams statusParams(const ExportView& v, const Fonts& fonts) {
 CaptionParams captionParams(const ExportView& v, const Fonts& fonts) {
   CaptionParams p;
   p.text = v.caption;
-  p.scale = v.scale;
-  p.x = 18 * v.scale;
+  p.scale = v.caption_scale > 0 ? v.caption_scale : v.scale;
+  p.x = 18 * p.scale;
   p.width = float(v.width) - 2 * p.x;
   p.measure = [&fonts](const std::string& t, TextStyle s, float size) { return fonts.measure(t, s, size); };
+  if (!v.counter.empty()) {  // at the right of the last line, as the live lecture sets it
+    p.counter = v.counter;
+    p.counter_right = float(v.width) - p.x;
+    p.width -= captionCounterWidth(p) + 18 * p.scale;
+  }
   return p;
 }
 }  // namespace
@@ -197,6 +202,7 @@ bool sameView(const ExportView& a, const ExportView& b) {
          a.view == b.view && a.theme == b.theme && a.width == b.width && a.height == b.height &&
          a.scale == b.scale && a.font_scale == b.font_scale && a.status == b.status &&
          a.status_time == b.status_time && a.caption == b.caption && a.caption_drawn == b.caption_drawn &&
+         a.caption_scale == b.caption_scale && a.counter == b.counter &&
          a.glyphs == b.glyphs && a.notes == b.notes && a.crop == b.crop;
 }
 }  // namespace

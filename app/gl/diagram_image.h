@@ -39,6 +39,10 @@ struct ExportView {
   bool notes = true;
   bool crop = false;  // trimmed to what is drawn plus kCropMargin (x scale) on each side
   bool caption_drawn = true;  // false: its place kept empty (a PDF page sets it as text)
+  // A deck's slide as the live lecture shows it: the caption's scale (0:
+  // `scale`) and the step counter at its right ("3 / 15"; "": none).
+  float caption_scale = 0;
+  std::string counter{};
 };
 
 inline constexpr float kCropMargin = 16.0f;  // layout units

@@ -24,13 +24,15 @@ std::vector<Slide> slidesOf(const Lecture& lecture, Lang lang, const std::string
 }
 
 std::string deckIndex(const Lecture& lecture, const std::vector<Slide>& slides, Lang lang,
-                      const std::string& settings) {
+                      const std::string& settings, const std::string& deck) {
   const std::string title = lecture.title.in(lang).empty() ? lecture.path : lecture.title.in(lang);
   std::string md = "# " + title + "\n\n" + settings + "\n";
   for (size_t i = 0; i < slides.size(); ++i) {
     const Slide& s = slides[i];
-    md += "\n## " + std::to_string(i + 1) + ". " + (s.item.caption.empty() ? s.item.file : s.item.caption) +
-          "\n\n![" + std::to_string(i + 1) + "](" + s.item.file + ")\n";
+    md += "\n## " + std::to_string(i + 1) + ". " + (s.item.caption.empty() ? s.item.file : s.item.caption) + "\n\n";
+    if (deck.empty()) md += "![" + std::to_string(i + 1) + "](" + s.item.file + ")\n";
+    else if (deck == "deck.pdf") md += "[" + deck + ", " + std::to_string(i + 2) + "](deck.pdf#page=" + std::to_string(i + 2) + ")\n";
+    else md += "[" + deck + " #s" + std::to_string(i + 1) + "](" + deck + "#s" + std::to_string(i + 1) + ")\n";
     if (!s.notes.empty()) md += "\n> " + s.notes + "\n";
   }
   return md;

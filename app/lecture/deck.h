@@ -18,8 +18,11 @@ struct Slide {
 };
 
 std::vector<Slide> slidesOf(const Lecture& lecture, Lang lang, const std::string& ext);
-// index.md: the title, then each step's figure, caption and notes.
+// index.md: the title, then each step's figure, caption and notes. The
+// figure links what the deck wrote: each slide's image (`deck` ""), or the
+// slide's page of deck.pdf ("deck.pdf#page=N", the title slide being page 1)
+// or its place in index.html ("index.html#sN").
 std::string deckIndex(const Lecture& lecture, const std::vector<Slide>& slides, Lang lang,
-                      const std::string& settings);
+                      const std::string& settings, const std::string& deck = "");
 
 }  // namespace collviz::lecture

@@ -19,6 +19,16 @@ float measureOf(const CaptionParams& p, const std::string& t) {
 
 float captionTextSize(float scale) { return kSize * scale; }
 
+namespace {
+constexpr float kCounterSize = 0.8f;  // of the caption's text size, as the live lecture's
+}  // namespace
+
+float captionCounterWidth(const CaptionParams& p) {
+  if (p.counter.empty()) return 0;
+  const float size = kCounterSize * captionTextSize(p.scale);
+  return p.measure ? p.measure(p.counter, TextStyle::heading, size) : 0.6f * size * float(codePoints(p.counter));
+}
+
 std::vector<std::string> captionLines(const CaptionParams& p) {
   WrapParams w;
   w.width = p.width;
@@ -47,6 +57,11 @@ std::vector<TextItem> placeCaptionLines(const std::vector<std::string>& lines, c
   for (const std::string& l : lines) {
     out.push_back({{p.x, y}, 0, 0, l, th.text, size, TextStyle::heading});
     y += size * kLineGap;
+  }
+  if (!p.counter.empty() && !out.empty()) {
+    const float cs = kCounterSize * size;
+    out.push_back({{p.counter_right, out.back().anchor.y + (size - cs) / 2}, 1.0f, 0, p.counter, th.muted_text, cs,
+                   TextStyle::heading});
   }
   return out;
 }

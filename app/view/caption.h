@@ -18,7 +18,14 @@ struct CaptionParams {
   float x = 0, y = 0;   // top-left
   float width = 0;      // wrap width
   MeasureText measure;  // null: estimate
+  // A deck's step counter ("3 / 15"), right-aligned at `counter_right` on
+  // the last line, smaller (keep `width` clear of it: captionCounterWidth).
+  std::string counter;
+  float counter_right = 0;
 };
+
+// The counter's width as placeCaptionLines sets it.
+float captionCounterWidth(const CaptionParams& p);
 
 // At most this many lines; a longer caption is cut with "…".
 inline constexpr int kCaptionMaxLines = 3;

@@ -28,6 +28,17 @@ for phrase in "the article's tour" "whole tensor" "exchange by column" ; do
   grep -q "$phrase" "$OUT/deck.txt" || fail "'$phrase' is not text in the PDF"
 done
 echo "ok: deck.pdf has $pages pages (title + $steps steps); captions extract as text"
+# As the live lecture: each step's counter beside its caption ("3 / 15").
+for n in 1 $steps; do
+  grep -q "$n / $steps" "$OUT/deck.txt" || fail "no step counter '$n / $steps' in the PDF"
+done
+# index.md links only what the deck wrote (it linked PNGs never written).
+links=$(grep -o '](\([^)]*\))' "$OUT/pdf/index.md" | sed -E 's/^]\(//; s/\)$//; s/#.*//' | sort -u)
+[ -n "$links" ] || fail "index.md links nothing"
+for l in $links; do
+  [ -e "$OUT/pdf/$l" ] || fail "index.md links $l, which the deck did not write"
+done
+echo "ok: step counters in the PDF; index.md links only $(echo $links)"
 
 "$BIN" lecture "$script" --lang en --export "$OUT/png" --format png --size 1920x1080 >"$OUT/png.log" 2>&1 ||
   fail "--format png: exit $?"

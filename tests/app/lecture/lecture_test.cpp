@@ -251,6 +251,15 @@ TEST(Deck, OneSlidePerStepWithItsCaption) {
   std::string md = deckIndex(*l, zh, Lang::zh, "settings");
   EXPECT_NE(md.find("# 集合通信"), std::string::npos);
   EXPECT_NE(md.find("(step15_09_all_reduce_decomposed_step2.png)"), std::string::npos);
+  // A PDF or HTML deck writes no image: index.md links its pages (issue 57:
+  // it linked PNGs that were never written).
+  const std::string pdf = deckIndex(*l, zh, Lang::zh, "settings", "deck.pdf");
+  EXPECT_EQ(pdf.find(".png"), std::string::npos) << pdf;
+  EXPECT_NE(pdf.find("(deck.pdf#page=2)"), std::string::npos);
+  EXPECT_NE(pdf.find("(deck.pdf#page=16)"), std::string::npos);
+  const std::string html = deckIndex(*l, zh, Lang::zh, "settings", "index.html");
+  EXPECT_EQ(html.find(".png"), std::string::npos) << html;
+  EXPECT_NE(html.find("(index.html#s15)"), std::string::npos);
 }
 
 TEST(Deck, TheInsideScriptShowsRingRoundByRoundThenTree) {
