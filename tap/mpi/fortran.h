@@ -1,4 +1,4 @@
-// The Fortran bindings (mpif.h and `use mpi`), as Open MPI 4.1's
+// The Fortran bindings (mpif.h, `use mpi` and `use mpi_f08`), as Open MPI 4.1's
 // libmpi_mpifh exports them: mpi_allreduce_, mpi_allreduce__,
 // mpi_allreduce and MPI_ALLREDUCE are one function there, which calls
 // PMPI_Allreduce directly, so the C wrappers never see a Fortran program's
@@ -29,12 +29,15 @@ inline MPI_Request fRequest(const MPI_Fint* f) { return PMPI_Request_f2c(*f); }
 
 }  // namespace collviz::tap::mpi
 
-// Defines `lower_` and its three other names; the body follows.
+// Defines `lower_` and its three other names; the body follows. A fifth
+// name, ompi_allreduce_f, is what Open MPI's `use mpi_f08` bindings
+// (libmpi_usempif08) call in libmpi_mpifh, so mpi_f08 programs are seen too.
 #define COLLVIZ_FORTRAN(lower, UPPER, params)                                 \
   extern "C" void lower##_ params;                                           \
   extern "C" void lower params __attribute__((alias(#lower "_")));           \
   extern "C" void lower##__ params __attribute__((alias(#lower "_")));       \
   extern "C" void UPPER params __attribute__((alias(#lower "_")));           \
+  extern "C" void o##lower##_f params __attribute__((alias(#lower "_")));    \
   extern "C" void lower##_ params
 
 // In a wrapper's body: `real_`, libmpi_mpifh's pmpi_ function of the same
