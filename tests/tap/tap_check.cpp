@@ -1,6 +1,6 @@
 // Reads an MPI tap's capture folder with tap/capture_format.h alone and
 // checks it against what the test program did (tests/tap/tap_prog.c, or
-// the Fortran programs tap_use_mpi.f90 / tap_mpif.f90): one file per rank,
+// the Fortran programs tap_use_mpi.f90 / tap_mpif.f90 / tap_f08.f90): one file per rank,
 // every call in the program's order with its communicator, sequence
 // number, flags, counts, datatype and op, the ids every member agrees on,
 // the members as world ranks, and the bytes kept equal to the values the
@@ -9,7 +9,9 @@
 // that returned is there, finished, and only a call in flight is not.
 // `threads` (tap_threads.c): 4 threads a rank on their own duplicates of
 // MPI_COMM_WORLD, 200 calls each: every one there, in order, with its bytes.
-//   usage: tap_check DIR N c|fortran|killed|threads [--dump]
+// `cap` (tap-bench-loop under COLLVIZ_TAP_MAX_MB=1): each file stops at
+// 1 MiB, says how many records it lost and why, and what it holds is whole.
+//   usage: tap_check DIR N c|fortran|killed|threads|cap [--dump]
 // Exit 0 when all holds, else 1 with every failure printed.
 #include <dirent.h>
 
@@ -298,7 +300,7 @@ std::vector<Want> programC(int r, int N) {
   return w;
 }
 
-// tests/tap/tap_use_mpi.f90 and tap_mpif.f90 (the same calls).
+// tests/tap/tap_use_mpi.f90, tap_mpif.f90 and tap_f08.f90 (the same calls).
 std::vector<Want> programFortran(int r, int N) {
   std::vector<Want> w;
   const auto all = upTo(N);
@@ -363,6 +365,7 @@ int main(int argc, char** argv) {
   const bool fortran = std::string(argv[3]) == "fortran";
   const bool killed = std::string(argv[3]) == "killed";
   const bool threads = std::string(argv[3]) == "threads";
+  const bool cap = std::string(argv[3]) == "cap";
   const bool show = argc > 4 && std::string(argv[4]) == "--dump";
   std::vector<Rank> ranks(static_cast<std::size_t>(N));
   std::set<int> seen;
@@ -384,6 +387,26 @@ int main(int argc, char** argv) {
   EXPECT(files == N, "%d capture files for %d ranks", files, N);
   if (g_failures) return 1;
 
+  if (cap) {
+    for (int r = 0; r < N; ++r) {
+      const Rank& k = ranks[std::size_t(r)];
+      const std::uint64_t end = kHeaderBytes + k.head().committed.load();
+      EXPECT(end <= (1u << 20) && end > (1u << 20) - 4096, "rank %d: %llu bytes used of the 1 MiB cap", r,
+             (unsigned long long)end);
+      EXPECT(k.head().lost_records.load() > 0 && Lost(k.head().lost_reason.load()) == Lost::size_cap,
+             "rank %d: %llu records lost, reason %u", r, (unsigned long long)k.head().lost_records.load(),
+             k.head().lost_reason.load());
+      EXPECT(k.head().finalized.load() == 1, "rank %d: MPI_Finalize not flagged", r);
+      std::size_t done = 0;
+      for (const auto& c : k.calls)
+        done += c.rec().t_exit.load() != 0 &&
+                (Func(c.rec().head.sub) == Func::barrier || (c.in.size() == 8 && c.out.size() == 8));
+      EXPECT(done == k.calls.size() && done > 10000, "rank %d: %zu of %zu calls whole", r, done, k.calls.size());
+    }
+    if (g_failures) return std::fprintf(stderr, "%d failures\n", g_failures), 1;
+    std::printf("tap_check: every file stopped at its cap and counted what it lost\n");
+    return 0;
+  }
   if (threads) {
     constexpr int kThreads = 4, kCalls = 200;
     std::map<std::uint64_t, std::set<int>> members_of;  // dup id -> ranks

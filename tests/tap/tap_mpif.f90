@@ -1,5 +1,5 @@
 ! The MPI tap's Fortran test program with mpif.h (tests/tap/tap_test.sh);
-! tap_use_mpi.f90 makes the same calls through `use mpi`, and tap_check.cpp
+! tap_use_mpi.f90 (`use mpi`) and tap_f08.f90 (`use mpi_f08`) make the same calls, and tap_check.cpp
 ! restates them (programFortran). Rank r's element i is r * 1000 + i.
 program tap_mpif
   implicit none

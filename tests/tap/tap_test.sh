@@ -4,8 +4,8 @@
 # and the capture must hold every call as the program made it (tap_check).
 #   c:       tap_prog.c (every collective, blocking and nonblocking, in
 #            place, derived types, a user op, split/dup/self communicators)
-#   fortran: tap_use_mpi.f90 (`use mpi`) and tap_mpif.f90 (mpif.h), built
-#            here with mpifort
+#   fortran: tap_use_mpi.f90 (`use mpi`), tap_mpif.f90 (mpif.h) and
+#            tap_f08.f90 (`use mpi_f08`), built here with mpifort
 # The C program's tapped run also sets COLLVIZ_TAP_BYTES out of range (the
 # default must hold, and a note say so), and runs once more with a capture
 # folder that cannot be made (the program must go on, its output the same).
@@ -13,8 +13,10 @@
 #            call that returned is in the capture
 #   threads: tap_threads.c: 4 threads a rank call at once on their own
 #            communicators (MPI_THREAD_MULTIPLE)
+#   cap:     tap-bench-loop (16000 calls) under COLLVIZ_TAP_MAX_MB=1: the
+#            program runs on, each file stops at 1 MiB and counts the rest
 # Exit 77 (skipped, with the reason) without mpirun, the tap, or mpifort.
-#   usage: tap_test.sh c|fortran|killed|threads TAP_LIB TAP_CHECK (PROGRAM | SOURCE_DIR)
+#   usage: tap_test.sh c|fortran|killed|threads|cap TAP_LIB TAP_CHECK (PROGRAM | SOURCE_DIR)
 set -u
 MODE=$1 TAP=$2 CHECK=$3 ARG=$4
 MPIRUN=$(command -v mpirun) || { echo "tap_test: skipped: no mpirun on PATH (apt-get install openmpi-bin libopenmpi-dev)"; exit 77; }
@@ -71,8 +73,10 @@ case "$MODE" in
     "$MPIFORT" -o "$WORK/use_mpi" "$ARG/tap_use_mpi.f90" || fail "mpifort tap_use_mpi.f90"
     # mpif.h has no interfaces: one buffer as INTEGER and as DOUBLE PRECISION is allowed.
     "$MPIFORT" -fallow-argument-mismatch -w -o "$WORK/mpif" "$ARG/tap_mpif.f90" || fail "mpifort tap_mpif.f90"
+    "$MPIFORT" -o "$WORK/f08" "$ARG/tap_f08.f90" || fail "mpifort tap_f08.f90"
     check use_mpi "$WORK/use_mpi" fortran 21
     check mpif "$WORK/mpif" fortran 21
+    check f08 "$WORK/f08" fortran 21
     ;;
   killed)
     # mpirun ends the job with an error when a rank dies: that is expected.
@@ -87,5 +91,12 @@ case "$MODE" in
     grep -q "no MPI_THREAD_MULTIPLE" "$WORK/threads.plain" && { echo "tap_test: skipped: this Open MPI gives no MPI_THREAD_MULTIPLE"; exit 77; }
     [ "$(grep -c ' 0 wrong$' "$WORK/threads.tap")" -eq 4 ] || fail "the threads' sums with the tap: $(cat "$WORK/threads.tap")"
     ;;
-  *) fail "mode $MODE: c, fortran, killed or threads" ;;
+  cap)
+    "$MPIRUN" --oversubscribe --bind-to none --mca btl self,vader --stdin none -np 4 \
+      -x LD_PRELOAD="$TAP" -x COLLVIZ_TAP_OUT="$WORK/cap-cap" -x COLLVIZ_TAP_MAX_MB=1 "$ARG" 15 1000 \
+      >"$WORK/cap.out" 2>"$WORK/cap.err" || fail "over the size cap: exit $?: $(cat "$WORK/cap.err")"
+    grep -q "median" "$WORK/cap.out" || fail "the loop did not finish: $(cat "$WORK/cap.out")"
+    "$CHECK" "$WORK/cap-cap" 4 cap || fail "the capped capture (tap_check above)"
+    ;;
+  *) fail "mode $MODE: c, fortran, killed, threads or cap" ;;
 esac

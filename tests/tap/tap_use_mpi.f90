@@ -1,5 +1,5 @@
 ! The MPI tap's Fortran test program with `use mpi` (tests/tap/tap_test.sh);
-! tap_mpif.f90 makes the same calls through mpif.h, and tap_check.cpp
+! tap_mpif.f90 (mpif.h) and tap_f08.f90 (`use mpi_f08`) make the same calls, and tap_check.cpp
 ! restates them (programFortran). Rank r's element i is r * 1000 + i.
 program tap_use_mpi
   use mpi
