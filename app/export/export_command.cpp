@@ -226,7 +226,7 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
     if (p.gif && a.step >= 0) return Error{say("--step picks one round; --format gif writes them all")};
     if (p.gif)
       if (Status st = checkGifSize(p, rounds, a); !st) return st.error();
-    view.round = a.step >= 0 ? a.step : rounds;
+    view.round = a.step >= 0 ? a.step : 0;  // the start, as the window opens it: a reader meets the question first
   } else if (a.step >= 0) {
     if (ps.program != Program::all_reduce_decomposed)
       return Error{say("--step applies to --op all_reduce_decomposed (its three states) or to an --algo's rounds")};
@@ -248,8 +248,10 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
 std::string settingsLine(const OpSpec& s, const Snapshot* snap, const Plan& p) {
   const Text run = say("N = {0} ranks, {1} elements per block, {2}, {3}, root R{4}", s.ranks, s.elems, name(s.dtype),
                        name(s.redop), s.root);
-  const Text theme = say(p.theme == ui::ThemeKind::light ? "theme light, {0}x{1} pixels" : "theme dark, {0}x{1} pixels",
-                         p.width, p.height);
+  // A page that follows the reader's light or dark names no theme (it shows either).
+  const Text theme = p.follow ? say("light or dark as the reader's system is, {0}x{1} pixels", p.width, p.height)
+                     : say(p.theme == ui::ThemeKind::light ? "theme light, {0}x{1} pixels" : "theme dark, {0}x{1} pixels",
+                           p.width, p.height);
   if (!snap) return render(say("{0}, {1}", run, theme));
   return render(say("{0}, backend {1} {2}, {3}", run, snap->backend.name, snap->backend.version, theme));
 }
@@ -345,7 +347,11 @@ int runExport(const ExportArgs& a) {
         std::fprintf(stderr, "collviz export: %s\n", tr("interrupted"));
         return interruptedExitCode();
       }
-      if (!snap->notice.empty() && runs.empty()) std::fprintf(stderr, "collviz: %s\n", render(snap->notice).c_str());
+      // A figure carries the op, not the machine: what `auto` chose and why
+      // ("NCCL unavailable ...; using Gloo") is no news to a writer who asked
+      // for no backend (--status puts the backend in the figure).
+      if (!snap->notice.empty() && runs.empty() && parsed->backend != BackendKind::automatic)
+        std::fprintf(stderr, "collviz: %s\n", render(snap->notice).c_str());
       if (!snap->error.empty()) {
         std::fprintf(stderr, "collviz export: %s\n", render(snap->error).c_str());
         const bool bad_input = snap->steps.empty() && snap->error.find("allowed:") != std::string::npos;
@@ -371,11 +377,18 @@ int runExport(const ExportArgs& a) {
                      language() == Lang::zh ? ui::uiChineseText() : std::string()};
     v.crop = plan.crop;
     Status written;
+    int wrote_w = plan.width, wrote_h = plan.height;  // the size written: after a crop, the cropped one
     if (plan.html) {  // every state of every figure, drawn once all have run
       html.push_back(v);
       continue;
     } else if (plan.svg) {
       const std::string svg = image.renderSvg(v);
+      if (plan.crop) {
+        std::smatch m;
+        const std::string head = svg.substr(0, 400);
+        if (std::regex_search(head, m, std::regex(R"re(<svg [^>]*width="(\d+)" height="(\d+)")re")))
+          wrote_w = std::stoi(m[1]), wrote_h = std::stoi(m[2]);
+      }
       written = write(it.file, svg.data(), svg.size());
     } else if (plan.gif) {
       auto gif = ui::renderRoundsGif(image, v, plan.tween);
@@ -385,6 +398,7 @@ int runExport(const ExportArgs& a) {
     } else {
       auto img = image.renderPng(v);
       if (!img) return usage(img.error());
+      wrote_w = img->width, wrote_h = img->height;
       std::vector<uint8_t> png = ui::encodePng(*img);
       written = write(it.file, png.data(), png.size());
     }
@@ -396,7 +410,7 @@ int runExport(const ExportArgs& a) {
     if (!image.warning().empty())
       std::fprintf(stderr, "collviz export: %s: %s\n", printable(it.file).c_str(), image.warning().c_str());
     std::printf("%s\n", render(say(plan.crop ? "wrote {0} ({1}x{2}, cropped)" : "wrote {0} ({1}x{2})", printable(it.file),
-                                    plan.width, plan.height))
+                                    wrote_w, wrote_h))
                              .c_str());
     std::fflush(stdout);
     if (g_interrupted) return interruptedExitCode();
@@ -425,13 +439,14 @@ int runExport(const ExportArgs& a) {
 void addExportCommand(CLI::App& app, std::function<int()>& action) {
   auto a = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "Run an op and write the window's view of it as PNG or SVG, without a window");
+      "export", "Run an op and write the window's view of it as PNG, SVG, an HTML page or (an algorithm's rounds) "
+                "an animated GIF, without a window");
   addSpecOptions(cmd, a->spec);
   addHostOptions(cmd, a->hosts);
   addGpuSharingOption(cmd, a->gpu_sharing);
   addWholeOption(cmd, "--step", a->step,
                  "The state shown: with --op all_reduce_decomposed 0 input, 1 after reduce-scatter, "
-                 "2 after all-gather; with --algo round K (0 the start). Default: the last")
+                 "2 after all-gather (default 2); with --algo round K (0 the start, the default)")
       ->default_str("");
   cmd->add_option("--algo", a->algo,
                   "An algorithm run round by round (`collviz algos` lists them); --step K shows "
@@ -450,9 +465,12 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
     a->output = v;
     a->output_given = true;
   },
-                  "Output file (.png, .svg, or .gif with --algo); with --all, a directory. Default: a name like "
+                  "Output file (.png, .svg, .html, or .gif with --algo); with --all, a directory (with --format html, "
+                  "the page). Default: a name like "
                   "08_all_to_all_trace_r2.png in the current directory");
-  cmd->add_option("--format", a->format, "png, svg or gif (default: from the output name, else png)");
+  cmd->add_option("--format", a->format,
+                  "png, svg, html or gif (with --algo; default: from the output name, else png); "
+                  "`collviz lecture --export` writes a PDF deck");
   cmd->add_flag("--all", a->all,
                 "The article's whole set (8 ops, all-to-all traced to each rank, the decomposition's "
                 "3 states, ring all-reduce's rounds) and an index.md, into -o DIR");

@@ -343,7 +343,7 @@ int exportDeck(const LectureArgs& a, const lecture::Lecture& lec) {
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto a = std::make_shared<LectureArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "lecture", "Open a lecture script (TOML) in the window, or --export it as a slide deck");
+      "lecture", "Open a lecture script (TOML) in the window, or --export it as a slide deck (PNG and SVG, one PDF or one HTML page)");
   cmd->add_option("file", a->file, "The lecture script (collviz ships some in share/collviz/lectures)")->required();
   cmd->add_option("--export", a->export_dir, "Draw every step with its caption into DIR, plus index.md");
   cmd->add_option("--format", a->format,

@@ -139,6 +139,13 @@ std::string radio(const std::string& name, const std::string& id, const std::str
          "\"" + (checked ? " checked" : "") + "> " + text + "</label>\n";
 }
 
+// "round {0}/{1}" filled in (the slider's label before the script runs, and without it).
+std::string roundOf(std::string fmt, int at, int last) {
+  for (auto [key, v] : {std::pair<const char*, int>{"{0}", at}, {"{1}", last}})
+    if (std::size_t i = fmt.find(key); i != std::string::npos) fmt.replace(i, 3, std::to_string(v));
+  return fmt;
+}
+
 std::string figure(const HtmlFigure& f, const HtmlWords& w, Palette& palette) {
   const std::string P = f.id;
   std::string o;
@@ -178,7 +185,8 @@ std::string figure(const HtmlFigure& f, const HtmlWords& w, Palette& palette) {
          "</button>\n<button type=\"button\" class=\"cv-play\" data-play=\"" + htmlEscape(w.play) + "\" data-pause=\"" +
          htmlEscape(w.pause) + "\">" + htmlEscape(w.play) + "</button>\n<button type=\"button\" class=\"cv-next\">" +
          htmlEscape(w.next) + "</button>\n<input type=\"range\" min=\"0\" max=\"" + std::to_string(n - 1) +
-         "\" value=\"" + std::to_string(first) + "\" aria-label=\"" + htmlEscape(w.round) + "\">\n<output data-fmt=\"" +
+         "\" value=\"" + std::to_string(first) + "\" aria-label=\"" + htmlEscape(roundOf(w.round, first, n - 1)) +
+         "\" data-fmt=\"" + htmlEscape(w.round) + "\">\n<output data-fmt=\"" +
          htmlEscape(w.round) + "\"></output>\n</div>\n";
   } else if (f.kind == HtmlKind::still) {
     o += "<div class=\"cv-view\">\n" + inlineSvg(f.states[0], P + "s0", f.desc, palette) +
@@ -269,6 +277,7 @@ constexpr const char* kScript = R"js((function () {
       rounds.forEach(function (r, i) { r.classList.toggle('cv-on', i === at); });
       range.value = at;
       out.textContent = out.getAttribute('data-fmt').replace('{0}', at).replace('{1}', last);
+      range.setAttribute('aria-label', range.getAttribute('data-fmt').replace('{0}', at).replace('{1}', last));
       f.setAttribute('data-state', at);
     }
     function stop() {
@@ -324,6 +333,19 @@ std::string head(const std::string& lang, const std::string& title, const std::s
 
 std::string tail() { return std::string("<script>\n") + kScript + "</script>\n</body>\n</html>\n"; }
 
+// A text's `command` (Markdown's backticks, as the texts write a command)
+// as <code>command</code>; an unpaired backtick stays as it is.
+std::string codeSpans(std::string s) {
+  for (std::size_t a = s.find('`'); a != std::string::npos; a = s.find('`', a)) {
+    const std::size_t b = s.find('`', a + 1);
+    if (b == std::string::npos) break;
+    s.replace(b, 1, "</code>");
+    s.replace(a, 1, "<code>");
+    a = b + 6 + 7 - 1;
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string deckPage(const std::string& lang, const std::string& title, const std::vector<HtmlSlide>& slides,
@@ -356,7 +378,7 @@ std::string htmlPage(const std::vector<HtmlLang>& langs, const std::string& fixe
     const HtmlLang& l = langs[i];
     body += "<section class=\"cv-lang-" + std::to_string(i) + "\" lang=\"" + htmlEscape(l.lang) + "\">\n";
     if (l.heading) body += "<h1>" + htmlEscape(l.title) + "</h1>\n";
-    for (const std::string& p : l.intro) body += "<p>" + htmlEscape(p) + "</p>\n";
+    for (const std::string& p : l.intro) body += "<p>" + codeSpans(htmlEscape(p)) + "</p>\n";
     for (const HtmlFigure& f : l.figures) body += figure(f, l.words, palette);
     body += "</section>\n";
     if (both)

@@ -190,6 +190,7 @@ std::span<const Translation> tableCli() {
       {"{0}, backend {1} {2}, {3}", "{0}，后端 {1} {2}，{3}"},
       {"theme light, {0}x{1} pixels", "浅色主题，{0}x{1} 像素"},
       {"theme dark, {0}x{1} pixels", "深色主题，{0}x{1} 像素"},
+      {"light or dark as the reader's system is, {0}x{1} pixels", "浅色或深色随读者的系统，{0}x{1} 像素"},
       {"collviz figures", "collviz 图集"},
       {"Drawn by `collviz export --all` from real runs: {0}.", "由 `collviz export --all` 根据真实运行绘制：{0}。"},
       {"Arrows show data relations, not the algorithm.", "箭头表示数据关系，不代表实际通信算法。"},

@@ -110,6 +110,44 @@ TEST(AlgoExport, GifHasEveryRoundAndItsFirstFrameIsRoundZero) {
   }
 }
 
+// A reader meets the question first (issue 57): without --step an
+// algorithm's figure is round 0, as the window opens it, and the page
+// opens at round 0 with its slider's label filled in.
+TEST(AlgoExport, WithoutStepTheStartAndThePageOpensAtRoundZero) {
+  const std::string dir = freshDir("algo_start");
+  const std::string base = "export --op all_reduce --algo ring --ranks 4 --backend gloo --size 800x480 ";
+  RunResult plain = collviz(base + "-o " + dir + "/plain.svg");
+  ASSERT_EQ(plain.rc, 0) << plain.out;
+  RunResult zero = collviz(base + "--step 0 -o " + dir + "/zero.svg");
+  ASSERT_EQ(zero.rc, 0) << zero.out;
+  RunResult last = collviz(base + "--step 6 -o " + dir + "/last.svg");
+  ASSERT_EQ(last.rc, 0) << last.out;
+  EXPECT_EQ(readFile(dir + "/plain.svg"), readFile(dir + "/zero.svg")) << "without --step: not round 0";
+  EXPECT_NE(readFile(dir + "/plain.svg"), readFile(dir + "/last.svg"));
+  RunResult page = collviz(base + "--format html -o " + dir + "/ring.html");
+  ASSERT_EQ(page.rc, 0) << page.out;
+  const std::string html = readFile(dir + "/ring.html");
+  EXPECT_NE(html.find("class=\"cv-fig cv-rounds\" id=\"f1\" data-ranks=\"4\" data-state=\"0\""), std::string::npos)
+      << html.substr(0, 2000);
+  EXPECT_NE(html.find("value=\"0\" aria-label=\"round 0/6\""), std::string::npos) << "the slider's label";
+  EXPECT_EQ(html.find("aria-label=\"round {0}/{1}\""), std::string::npos) << "a label never filled in";
+  // The page follows the reader's light or dark: the run's notice about
+  // what `auto` chose is no news on stderr (--backend gloo named it here; auto below).
+  RunResult autoPage = collviz("export --op all_reduce --ranks 2 --size 800x480 --format html -o " + dir + "/auto.html");
+  ASSERT_EQ(autoPage.rc, 0) << autoPage.out;
+  EXPECT_EQ(autoPage.out.find("unavailable"), std::string::npos) << autoPage.out;
+}
+
+// collviz's help names every format export writes (issue 57: it said PNG/SVG only).
+TEST(AlgoExport, HelpNamesEveryFormat) {
+  RunResult help = collviz("export --help");
+  EXPECT_EQ(help.rc, 0) << help.out;
+  for (const char* f : {"PNG", "SVG", "HTML", "GIF", "png, svg, html or gif"})
+    EXPECT_NE(help.out.find(f), std::string::npos) << f << "\n" << help.out;
+  RunResult top = collviz("--help");
+  for (const char* f : {"HTML", "PDF"}) EXPECT_NE(top.out.find(f), std::string::npos) << f << "\n" << top.out;
+}
+
 TEST(AlgoExport, ErrorsNameWhatIsAllowed) {
   const std::string dir = freshDir("algo_errors");
   struct Case {

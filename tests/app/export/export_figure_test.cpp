@@ -189,11 +189,15 @@ TEST(Crop, TrimsToTheFigurePlusTheMargin) {
     // of it; expectCropped checks that only the margin is.
     EXPECT_LT(c.height, f.height) << "nothing trimmed";
     expectCropped(c, 16);
+    // It says the size it wrote, not the size before the crop.
+    const std::string said = "(" + std::to_string(c.width) + "x" + std::to_string(c.height) + ", cropped)";
+    EXPECT_NE(cut.out.find(said), std::string::npos) << cut.out;
     // The SVG gets the same box.
     RunResult svg = collviz(base + "--crop -o " + dir + "/" + op + ".svg");
     ASSERT_EQ(svg.rc, 0) << svg.out;
     const std::string s = readFile(dir + "/" + op + ".svg");
     EXPECT_NE(s.find("height=\"" + std::to_string(c.height) + "\""), std::string::npos) << s.substr(0, 300);
+    EXPECT_NE(svg.out.find("x" + std::to_string(c.height) + ", cropped)"), std::string::npos) << svg.out;
   }
   RunResult gif = collviz("export --op all_reduce --algo ring --crop -o " + dir + "/r.gif");
   EXPECT_EQ(gif.rc, 2) << gif.out;

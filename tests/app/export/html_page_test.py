@@ -253,6 +253,20 @@ with open("hostile.toml", "w", encoding="utf-8") as f:
             '[[step]]\nop = "broadcast"\ncaption.en = "three"\n')
 run("lecture", "hostile.toml", "--export", "deck", "--format", "html", env=env)
 
+# The article's intro (issue 57): a command as <code>, no literal backticks;
+# a page that follows the reader's light or dark names no theme.
+with open("article.html", encoding="utf-8") as f:
+    intro = " ".join(re.findall(r"<p>(.*?)</p>", f.read()))
+if "`" in intro or "<code>collviz export --all --format html</code>" not in intro:
+    fail(f"article.html's intro shows its command with backticks, or not as code: {intro[:300]}")
+if "theme light" in intro or "theme dark" in intro:
+    fail(f"article.html follows light or dark, its intro names one theme: {intro[:300]}")
+# ring.html opens at round 0 (the question first), its slider's label filled in.
+with open("ring.html", encoding="utf-8") as f:
+    ring = f.read()
+if not re.search(r'id="f1" data-ranks="\d+" data-state="0"', ring) or not re.search(r'aria-label="round 0/\d+"', ring):
+    fail("ring.html does not open at round 0 with its slider labelled round 0/N")
+
 if open("a2a.html", "rb").read() != open("a2a_again.html", "rb").read():
     fail("a2a.html: two exports of the same inputs differ")
 for page, limit in (("a2a.html", MAX_OP_PAGE), ("dec.html", None), ("ring.html", None),
