@@ -109,6 +109,7 @@ std::span<const Translation> tableJob() {
       {"out of memory reading the job's files: read fewer files, or allow more memory (ulimit -v)", "读取作业文件时内存不足：请读取更少的文件，或允许使用更多内存（ulimit -v）"},
       {"would take more than {0} MiB of memory to read ({1} times its size plus {2} MiB, at most {3} MiB: docs/jobs.md): not read",
        "读取它需要超过 {0} MiB 内存（上限为其大小的 {1} 倍加 {2} MiB，最多 {3} MiB：docs/jobs.md）：未读取"},
+      {"a line whose values would take more than {0} MiB of memory: skipped", "一行的值需要超过 {0} MiB 内存：已跳过"},
       {"NCCL RAS: communicator {0}: {1} (no rank of it named)", "NCCL RAS：通信器 {0}：{1}（未指出其中任何 rank）"},
       {"--window and --json: give one (--json prints the job on stdout, --window opens it)", "--window 与 --json：只能给一个（--json 在标准输出打印作业，--window 在窗口中打开它）"},
       {"more than {0} files: not read (name fewer files or folders)", "文件超过 {0} 个：未读取（请指定更少的文件或文件夹）"},

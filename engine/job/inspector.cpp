@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "engine/job/plain.h"
 #include "engine/job/readers.h"
 
 namespace collviz::job {
@@ -20,6 +21,10 @@ Result<Job> readInspector(std::string_view bytes, const std::string& path) {
   int largest = 0;
   for (const std::string& line : splitLines(bytes)) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (line.size() > (std::size_t(1) << 20) && !jsonDomFits(line, plainBudget(bytes.size()))) {  // a record is a few KB
+      Builder::note(s.notes, say("a line whose values would take more than {0} MiB of memory: skipped", std::int64_t(plainBudget(bytes.size()) >> 20)));
+      continue;
+    }
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("header")) {
       Builder::note(s.notes, say("a line that is not an Inspector record: skipped"));

@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/job/plain.h"
 #include "engine/job/readers.h"
 
 namespace collviz::job {
@@ -85,6 +86,10 @@ class Reader {
       if (!l.empty() && l.front() == '[') l.remove_prefix(1);
       if (!l.empty() && l.back() == ']') l.remove_suffix(1);
       if (l.empty() || l == "{}") continue;
+      if (l.size() > (std::size_t(1) << 20) && !jsonDomFits(l, plainBudget(bytes.size()))) {  // an event is a few hundred bytes
+        Builder::note(src().notes, say("a line whose values would take more than {0} MiB of memory: skipped", std::int64_t(plainBudget(bytes.size()) >> 20)));
+        continue;
+      }
       const json e = json::parse(lenient(l), nullptr, false);
       if (e.is_discarded() || !e.is_object()) {
         Builder::note(src().notes, say("a line that is not an event, even read leniently: skipped"));
@@ -133,6 +138,10 @@ class Reader {
     std::map<std::string, int> nranks;                          // comm -> nranks (ProfilerInit)
     for (const std::string& l : splitLines(bytes)) {
       if (l.find_first_not_of(" \t") == std::string::npos) continue;
+      if (l.size() > (std::size_t(1) << 20) && !jsonDomFits(l, plainBudget(bytes.size()))) {
+        Builder::note(src().notes, say("a line whose values would take more than {0} MiB of memory: skipped", std::int64_t(plainBudget(bytes.size()) >> 20)));
+        continue;
+      }
       const json e = json::parse(l, nullptr, false);
       if (e.is_discarded() || !e.is_object()) {
         Builder::note(src().notes, say("a line that is not an event: skipped"));

@@ -207,6 +207,23 @@ TEST(HostileJob, AHugeRasJsonIsRefusedBeforeItsDomIsBuilt) {
   EXPECT_TRUE(jsonDomFits(R"({"nccl_version":"2.27.3","communicators":[]})", plainBudget(40)));
 }
 
+// Break 4: one line of an Inspector file (a record is a few KB) that would
+// take many times its bytes as a DOM is skipped, counted, before it is built.
+TEST(HostileJob, AHugeJsonLineIsSkippedBeforeItsDomIsBuilt) {
+  std::ifstream f(std::string(COLLVIZ_JOB_FIXTURES) + "/inspector_p2p_verbose.jsonl");
+  std::string record;
+  std::getline(f, record);
+  ASSERT_FALSE(record.empty());
+  std::string huge = R"({"header":{"id":"0x1","rank":0,"n_ranks":2},"coll_perf":{"coll":"AllReduce","coll_sn":1},"junk":[)";
+  for (int i = 0; i < 1500000; ++i) huge += "0,";
+  huge += "0]}";
+  auto job = readBytes(record + "\n" + huge + "\n", "inspector.jsonl");
+  ASSERT_TRUE(job.ok()) << job.error().message;
+  bool noted = false;
+  for (const Note& n : job->sources[0].notes) noted = noted || std::string(n.text).find("a line whose values would take more than") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 // Break 8: RAS's table says INCOMPLETE and its error lines name a rank and
 // a process that do not parse: still a finding, never "nothing wrong found".
 TEST(HostileJob, AnIncompleteRasTableIsAFindingWhenNoRankOfItParses) {
