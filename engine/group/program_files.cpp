@@ -36,6 +36,15 @@ std::string workerPath() {
   return beside.string();
 }
 
+std::string tapMpiPath(std::vector<std::string>* looked) {
+  std::error_code ec;
+  for (const fs::path& p : {fs::path(executableDir()) / kTapMpiFile, fs::path(programPrefix()) / kPrivateDir / kTapMpiFile}) {
+    if (fs::is_regular_file(p, ec)) return p.string();
+    if (looked) looked->push_back(p.string());
+  }
+  return "";
+}
+
 std::string shippedLectureDir() {
   return (fs::path(programPrefix()) / kDataDir / "lectures").string();
 }

@@ -6,6 +6,7 @@
 //   build/bin/collviz                     PREFIX/bin/collviz
 //   build/bin/collviz-rank                PREFIX/lib/collviz/collviz-rank
 //   build/bin/libcollviz-nccl.so          PREFIX/lib/collviz/libcollviz-nccl.so
+//   build/bin/libcollviz-tap-mpi.so       PREFIX/lib/collviz/libcollviz-tap-mpi.so
 //   build/share/collviz/lectures/*.toml   PREFIX/share/collviz/lectures/*.toml
 //
 // The NCCL module always sits next to collviz-rank (the worker looks beside
@@ -14,10 +15,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace collviz {
 
 inline constexpr const char* kWorkerFile = "collviz-rank";
+inline constexpr const char* kTapMpiFile = "libcollviz-tap-mpi.so";  // the tap (tap/), preloaded into a watched program's ranks
 inline constexpr const char* kPrivateDir = "lib/collviz";  // relative to the prefix
 inline constexpr const char* kDataDir = "share/collviz";    // relative to the prefix
 
@@ -31,6 +34,10 @@ std::string programPrefix();
 // else PREFIX/lib/collviz/ (named in the message when the worker is missing
 // from an installed tree).
 std::string workerPath();
+// The MPI tap: next to this executable (build tree), else in
+// PREFIX/lib/collviz/; "" when in neither, with the places looked at in
+// `looked` (for the message).
+std::string tapMpiPath(std::vector<std::string>* looked = nullptr);
 // The lecture scripts shipped with collviz: PREFIX/share/collviz/lectures.
 std::string shippedLectureDir();
 // Is `path` inside the directory of this executable or its prefix's
