@@ -153,7 +153,11 @@ void expectCaption(const Png& p, const std::string& what) {
   ASSERT_TRUE(p.ok()) << what << ": no picture";
   const auto lines = glyphLines(p);
   ASSERT_FALSE(lines.empty()) << what << ": nothing drawn";
-  expectRatio(ratioOn(lines.back(), what + " caption"), what + " caption");
+  // The line ends in the step counter at its right ("1 / 1", as the live
+  // lecture shows it): "H中" are its first two glyphs.
+  std::vector<Box> caption = lines.back();
+  if (caption.size() > 2) caption.resize(2);
+  expectRatio(ratioOn(caption, what + " caption"), what + " caption");
 }
 
 TEST(GlyphSize, Png) {
