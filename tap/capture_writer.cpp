@@ -81,7 +81,13 @@ bool CaptureWriter::open(const WriterOptions& o) {
   if (fd_ < 0) return path_[0] = '\0', false;
   const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
   map_size_ = (std::max<std::uint64_t>(o.max_bytes, std::uint64_t(kHeaderBytes) + page) + page - 1) / page * page;
+  // Address space only; where a limit (ulimit -v) refuses the cap, a
+  // smaller mapping (down to 64 MiB) is the cap instead.
   void* m = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  while (m == MAP_FAILED && map_size_ / 2 >= (std::uint64_t(64) << 20)) {
+    map_size_ = map_size_ / 2 / page * page;
+    m = ::mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  }
   if (m == MAP_FAILED || !(base_ = static_cast<std::uint8_t*>(m), grow(kHeaderBytes))) {
     if (m != MAP_FAILED) ::munmap(m, map_size_);
     ::close(fd_);

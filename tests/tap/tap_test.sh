@@ -8,7 +8,9 @@
 #            tap_f08.f90 (`use mpi_f08`), built here with mpifort
 # The C program's tapped run also sets COLLVIZ_TAP_BYTES out of range (the
 # default must hold, and a note say so), and runs once more with a capture
-# folder that cannot be made (the program must go on, its output the same).
+# folder that cannot be made (the program must go on, its output the same),
+# and under ulimit -v 2500000, where the file's 4 GiB mapping is refused (a
+# smaller one must hold the same capture).
 #   killed:  tap_killed.c: rank 1 kills itself after three calls; every
 #            call that returned is in the capture
 #   threads: tap_threads.c: 4 threads a rank call at once on their own
@@ -65,6 +67,12 @@ check_c() {
     >"$WORK/nofolder.tap" 2>"$WORK/nofolder.err" || fail "with no capture folder: exit $?: $(cat "$WORK/nofolder.err")"
   sort "$WORK/nofolder.tap" | diff "$WORK/c.plain.sorted" - >&2 || fail "the output differs when the capture folder cannot be made"
   echo "tap_test: a bad COLLVIZ_TAP_BYTES is refused in a note; without a folder the program runs as without the tap"
+  (ulimit -v 2500000 && "$MPIRUN" --oversubscribe --bind-to none --mca btl self,vader --stdin none -np 4 \
+    -x LD_PRELOAD="$TAP" -x COLLVIZ_TAP_OUT="$WORK/cap-ulimit" "$1" >"$WORK/ulimit.tap" 2>"$WORK/ulimit.err") ||
+    fail "under ulimit -v 2500000: exit $?: $(cat "$WORK/ulimit.err")"
+  sort "$WORK/ulimit.tap" | diff "$WORK/c.plain.sorted" - >&2 || fail "the output differs under ulimit -v"
+  "$CHECK" "$WORK/cap-ulimit" 4 c || fail "the capture under ulimit -v 2500000 (tap_check above)"
+  echo "tap_test: under ulimit -v 2500000 the capture is whole"
 }
 
 case "$MODE" in
