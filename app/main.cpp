@@ -125,6 +125,14 @@ int main(int argc, char** argv) {
   options.diagram_cache = !envSet("COLLVIZ_NO_DIAGRAM_CACHE");
   collviz::ui::AppUi ui(engine, options);
   if (!request.hosts.empty()) ui.setHosts(request.hosts);
+  // COLLVIZ_UI_SCALE=2: open at "lecture hall 2x" (0.75 to 3, as the slider).
+  if (const char* v = std::getenv("COLLVIZ_UI_SCALE"); v && *v) {
+    const float s = std::strtof(v, nullptr);
+    if (s >= 0.75f && s <= 3.0f) ui.state().ui_scale = s;
+    else
+      std::fprintf(stderr, "collviz: %s\n",
+                   collviz::render(collviz::say("COLLVIZ_UI_SCALE={0} ignored; allowed: {1} to {2}", v, "0.75", "3")).c_str());
+  }
 
   glfwSetWindowUserPointer(window, &ui);
   glfwSetKeyCallback(window, onKey);
@@ -156,7 +164,8 @@ int main(int argc, char** argv) {
   bool fullscreen = false;
   int saved[4] = {100, 100, 1600, 1000};  // window pos and size before full screen
   // COLLVIZ_FRAME_LOG: one line per frame drawn on stderr (the idle test
-  // counts them).
+  // counts them), with the previous frame's smallest block label and text,
+  // fold and UI scale (gui_scale compares 1x and 2x).
   const bool frame_log = envSet("COLLVIZ_FRAME_LOG");
   unsigned long long frames = 0;
   int settle = 0;  // ImGui settles hover and focus a frame or two after an event
@@ -176,7 +185,9 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    if (frame_log) std::fprintf(stderr, "collviz: frame %llu\n", ++frames);
+    if (frame_log)
+      std::fprintf(stderr, "collviz: frame %llu label %.1f px text %.1f px fold %d scale %.2f\n", ++frames,
+                   double(ui.labelPx()), double(ui.textPx()), ui.fold(), double(ui.state().ui_scale));
     if (ui.fontsStale()) {
       ui.loadFonts();
       ImGui_ImplOpenGL3_DestroyFontsTexture();

@@ -120,6 +120,9 @@ constexpr Translation kTable[] = {
     {"lecture hall 2x", "大教室 2x"},
     {"zoom", "缩放"},
     {"dark theme (T)", "深色主题 (T)"},
+    {"Dark theme", "深色主题"},
+    {"COLLVIZ_UI_SCALE={0} ignored; allowed: {1} to {2}", "已忽略 COLLVIZ_UI_SCALE={0}；允许：{1} 到 {2}"},
+    {"Show the panels (the diagram gets smaller than at 1x)", "显示面板（图会比 1x 时小）"},
     {"Bandwidth sweep… (B)", "带宽扫描… (B)"},
     {"keys: ← → op · ↑ ↓ step · Space run · 0-9 trace · A all · F full screen · H hide panels · "
      "+ − zoom · T theme · B bandwidth · ? help",

@@ -17,6 +17,24 @@
 
 namespace collviz::ui {
 
+DiagramSize diagramSize(const Scene& s) {
+  DiagramSize d;
+  d.tile = std::min(s.tile_w, s.tile_h);
+  d.label = s.label_px_min;
+  for (const TextItem& t : s.texts) {
+    if (t.text.empty()) continue;
+    d.text_min = d.text_min > 0 ? std::min(d.text_min, t.size) : t.size;
+    d.text_max = std::max(d.text_max, t.size);
+  }
+  return d;
+}
+
+bool DiagramSize::atLeast(const DiagramSize& o) const {
+  // Within 1 %: the fit's own steps are about 2 %.
+  auto ok = [](float a, float b) { return b <= 0 || a >= 0.99f * b; };
+  return ok(tile, o.tile) && ok(label, o.label) && ok(text_min, o.text_min) && ok(text_max, o.text_max);
+}
+
 AppUi::AppUi(Engine& engine, AppOptions options)
     : engine_(engine), options_(options), runner_(engine), runs_(runner_) {
   if (const char* f = std::getenv("COLLVIZ_FAULT")) state_.fault = f;
@@ -212,6 +230,7 @@ void AppUi::handleKeys() {
 }
 
 void AppUi::Draw() {
+  relayout_ = false;
   handleKeys();
   if (lecture_ && lecture_->revision() != applied_revision_) {
     lecture_->apply(state_);
@@ -294,10 +313,20 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus | (hidden ? 0 : ImGuiWindowFlags_MenuBar));
   if (!hidden) lecture_panel_.DrawMenuBar(state_, lecture_ != nullptr, actions);
-  if (!state_.fullscreen && !hidden) {
+  // Above 1x the panels fold where they would make the diagram smaller than
+  // at 1x (chooseFold); the strip's button shows them all the same.
+  const bool sidebar = !state_.fullscreen && !hidden;
+  const int fold = sidebar && !fold_off_ ? fold_ : 0;
+  if (sidebar && fold > 0) {
+    ImGui::BeginChild("sidebar_folded", ImVec2(ImGui::GetFrameHeight(), 0), false, ImGuiWindowFlags_NoBackground);
+    if (ImGui::ArrowButton("##unfold", ImGuiDir_Right)) fold_off_ = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Show the panels (the diagram gets smaller than at 1x)"));
+    ImGui::EndChild();
+    ImGui::SameLine();
+  } else if (sidebar) {
     // Children draw no background of their own: the window already did, and on
     // a software rasterizer every full-size layer costs milliseconds.
-    ImGui::BeginChild("sidebar", ImVec2(310 * fonts_.scale, 0), false, ImGuiWindowFlags_NoBackground);
+    ImGui::BeginChild("sidebar", ImVec2(sidebarWidth(), 0), false, ImGuiWindowFlags_NoBackground);
     op_list_.Draw(state_, fonts_);
     ImGui::Spacing();
     algo_panel_.Draw(state_, round_bar_, fonts_);
@@ -328,12 +357,20 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
     ImGui::PopStyleColor();
   }
   if (lecture_ && !hidden) lecture_panel_.DrawBar(*lecture_, fonts_);
-  if (!hidden) {
+  // The op a click in Job traces opened: said where it is shown.
+  if (const std::string from = job_window_.origin(state_); !from.empty() && !hidden) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_CheckMark));
+    WrappedText(fonts_.display(from));
+    ImGui::PopStyleColor();
+  }
+  if (!hidden && fold < 2) {
+    const float trace_top = ImGui::GetCursorPosY();
     trace_bar_.screenshot_note = shot_message_;
     trace_bar_.screenshot_ok = shot_ok_;
     trace_bar_.screenshot_path = shot_path_;
     if (trace_bar_.Draw(state_, fonts_, runs_.waiting(key))) rerun_ = true;
     if (trace_bar_.screenshot_clicked) requestScreenshot();
+    trace_h_ = ImGui::GetCursorPosY() - trace_top;
   }
 
   const std::string notice = fonts_.notice.empty() ? lang_notice_ : fonts_.notice;
@@ -346,24 +383,32 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   int lines = 2 + (e && !e->error.empty()) + (e && !e->notice.empty()) +
               !viewNotes(info).empty() + !notice.empty() + !hosts_error_.empty() +
               !oracleLabelNote(shown.get()).empty();
-  float status_h =
-      hidden ? 0 : std::max(float(lines) * ImGui::GetTextLineHeightWithSpacing(), status_bar_.height) +
-                       ImGui::GetStyle().ItemSpacing.y * 2;
+  const float status_full =
+      std::max(float(lines) * ImGui::GetTextLineHeightWithSpacing(), status_bar_.one_line ? 0 : status_bar_.height) +
+      ImGui::GetStyle().ItemSpacing.y * 2;
+  const float status_one = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+  float status_h = hidden || fold >= 3 ? 0 : fold > 0 ? status_one : status_full;
+  float extra_h = 0;  // under the status: the caption, the folded Job traces bar
   const std::string caption = lecture_ ? lecture_->current().caption.in(language()) : "";
   // A presentation (panels hidden): the caption grows with the screen, as
   // the diagram does (1.0 at about 1400x850).
   lecture_panel_.caption_scale =
       hidden ? std::max(fonts_.scale, std::min(io.DisplaySize.x / 1400.0f, io.DisplaySize.y / 850.0f)) : fonts_.scale;
   const std::string counter = lecture_ && hidden ? lecture::stepCounter(lecture_->index(), lecture_->count()) : "";
-  if (lecture_) status_h += lecture_panel_.CaptionHeight(caption, counter, ImGui::GetContentRegionAvail().x, fonts_);
+  if (lecture_) extra_h += lecture_panel_.CaptionHeight(caption, counter, ImGui::GetContentRegionAvail().x, fonts_);
+  if (job_window_.folded()) extra_h += ImGui::GetFrameHeight();  // its title bar's line, under the status
+  status_h += extra_h;
 
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   ImGui::BeginChild("diagram", ImVec2(0, -status_h), true,
                     ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoBackground);
   ImGui::PopStyleVar();  // the child's own padding only: a tooltip opened inside keeps the style's
   ImVec2 avail = ImGui::GetContentRegionAvail();
+  // The diagram's own text floor: the UI scale, lowered toward 1x where the
+  // panels at this scale would leave it smaller than at 1x (chooseFold).
+  const float diagram_scale = sidebar && !fold_off_ && diagram_scale_ > 0 ? std::min(diagram_scale_, fonts_.scale) : fonts_.scale;
   DiagramInputs in{state_.program(), key.spec, shown, state_.view, theme,
-                   fonts_.scale, {std::floor(avail.x), std::floor(avail.y)}};
+                   diagram_scale, {std::floor(avail.x), std::floor(avail.y)}};
   in.values = &values_;
   // A live lecture's slide is projected: no key hints on it (the presenter
   // has the lecture's own), no tooltips where the mouse rests.
@@ -397,14 +442,99 @@ void AppUi::drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<cons
   shown_view_.glyphs = language() == Lang::zh ? uiChineseText() : "";
   shown_view_.height += int(std::ceil(exportStatusHeight(shown_view_, fonts_)));
   shown_matches_ = shown != nullptr;
+  label_px_ = scene.label_px_min;
+  text_px_ = diagramSize(scene).text_min;
   ImGui::EndChild();
+  if (sidebar) {
+    // The status block as its lines come, unwrapped (at 1x they do not wrap).
+    const float status_lines = float(lines) * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2;
+    chooseFold(in, avail, status_full, status_one, status_lines, extra_h, diagramSize(scene));
+  }
   info.bad_blocks = scene.bad_blocks;
   if (lecture_)
     lecture_panel_.DrawCaption(caption, counter, fonts_, theme);
-  if (!hidden) status_bar_.Draw(info, fonts_);
-  if (!hidden && status_bar_.cancel_clicked) runs_.cancel(key);
+  status_bar_.one_line = fold > 0;
+  if (!hidden && fold < 3) status_bar_.Draw(info, fonts_);
+  if (!hidden && fold < 3 && status_bar_.cancel_clicked) runs_.cancel(key);
   ImGui::EndChild();
   ImGui::End();
+}
+
+void AppUi::chooseFold(const DiagramInputs& in, ImVec2 avail, float status_full, float status_one,
+                       float status_lines, float extra_h, const DiagramSize& drawn) {
+  const float s = fonts_.scale;
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (s <= 1.001f) {
+    fold_ = 0, fold_off_ = false, fold_key_.clear(), diagram_scale_ = s;
+    return;
+  }
+  // What the fold depends on: the view, the window's size, the scale, the
+  // status block's lines. Chosen again only when one of them changes.
+  const RunKey k = currentKey();
+  const std::string screen = std::to_string(int(display.x)) + "x" + std::to_string(int(display.y)) + " " + std::to_string(s);
+  const std::string key = screen + " " + std::to_string(int(k.program)) + " " + std::string(name(k.spec.op)) +
+                          " " + std::to_string(k.spec.ranks) + " " + std::to_string(k.spec.elems) + " " + k.algo + " " +
+                          std::to_string(state_.view.round) + " " + std::to_string(state_.view.stage) + " " +
+                          std::to_string(int(language())) + " " + std::to_string(int(status_full)) +
+                          (lecture_ ? " lecture" : "") + (job_window_.folded() ? " job" : "") +
+                          (in.snapshot ? " ran" : "");
+  if (key == fold_key_) {
+    // The choice came from the panels' sizes foreseen; the frame drawn at
+    // it says: where the diagram came out smaller than at 1x after all,
+    // one step further (a lower floor, then the next fold).
+    if (fold_checked_ || fold_off_) return;
+    fold_checked_ = drawn.atLeast(at1x_) || (fold_ == 3 && diagram_scale_ <= 1.001f);
+    if (fold_checked_) return;
+    if (diagram_scale_ > 1.001f) diagram_scale_ = std::max(1.0f, diagram_scale_ - 0.25f);
+    else fold_ = std::min(3, fold_ + 1), diagram_scale_ = s;
+    relayout_ = true;
+    return;
+  }
+  if (fold_key_.rfind(screen + " ", 0) != 0) fold_off_ = false;  // another window size or scale: fold again
+  fold_key_ = key;
+  // The panels' share of the window at each fold, from what this frame drew
+  // at fold_ (the sidebar and its gap, the trace bar, the status block).
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  const int now = fold_off_ ? 0 : fold_;
+  const float strip = ImGui::GetFrameHeight() + gap;
+  const float side[4] = {sidebarWidth() + gap, strip, strip, strip};
+  const float trace = trace_h_ > 0 ? trace_h_ : ImGui::GetFrameHeightWithSpacing();
+  const float tall[4] = {trace + status_full + extra_h, trace + status_one + extra_h, status_one + extra_h, extra_h};
+  const ImVec2 base(avail.x + side[now], avail.y + tall[now]);
+  auto areaAt = [&](int f) { return Vec2{std::floor(base.x - side[f]), std::floor(base.y - tall[f])}; };
+  // At 1x every panel is 1/s as large, and the lines that wrap at this
+  // scale (the status block's, the trace bar's second row) do not: the
+  // window less them is the area the diagram had there.
+  const float row = ImGui::GetFrameHeightWithSpacing();
+  const float trace_rows = std::max(1.0f, std::round(trace / row) - 1.0f);
+  const ImVec2 chrome(display.x - base.x, display.y - base.y);  // the menu bar, the window's padding
+  DiagramInputs one = in;
+  one.scale = 1.0f;
+  one.size = {std::floor(display.x - (chrome.x + side[0]) / s),
+              std::floor(display.y - (chrome.y + trace_rows * row + status_lines + extra_h) / s)};
+  const DiagramSize at1x = at1x_ = diagramSize(layoutScene(one, fonts_));
+  // The least fold, and at it the largest text floor from the UI scale down
+  // to 1x (a floor of 2x makes the small texts larger, and the fit then
+  // shrinks the rest of the figure to keep them in), at which the fitted
+  // diagram is at least its 1x size: its tiles, its smallest block label,
+  // its smallest and largest text. Else the whole screen at the 1x floor,
+  // the nearest there is.
+  int chosen = 3;
+  float floor_scale = 1.0f;
+  bool found = false;
+  for (int f = 0; f < 4 && !found; ++f) {
+    DiagramInputs at = in;
+    at.size = areaAt(f);
+    if (at.size.x < 1 || at.size.y < 1) continue;
+    for (float t = s; t > 0.999f && !found; t = t > 1.001f ? std::max(1.0f, t - 0.25f) : 0.0f) {
+      at.scale = t;
+      if (diagramSize(layoutScene(at, fonts_)).atLeast(at1x)) chosen = f, floor_scale = t, found = true;
+    }
+  }
+  if (chosen != fold_ || floor_scale != diagram_scale_) relayout_ = true;
+  fold_ = chosen;
+  diagram_scale_ = floor_scale;
+  fold_checked_ = false;  // the next frame, drawn at it, checks it
 }
 
 void AppUi::drawHelp() {

@@ -31,6 +31,14 @@
 
 namespace collviz::ui {
 
+// How large a laid-out diagram is where a person sees it: its tiles' side,
+// its smallest block label, its smallest and largest text (pixels).
+struct DiagramSize {
+  float tile = 0, label = 0, text_min = 0, text_max = 0;
+  bool atLeast(const DiagramSize& o) const;  // none of them smaller than o's
+};
+DiagramSize diagramSize(const Scene& s);
+
 struct AppOptions {
   bool prefetch = true;  // run the other ops in the background when idle
   bool diagram_cache = true;  // draw the diagram into a texture once per change
@@ -90,10 +98,15 @@ class AppUi {
   // animate: the engine wakes the loop when each one is published.
   bool animating() const {
     return runs_.waiting(requested_) || bandwidth_.running() || state_.playing ||
-           (state_.show_compare && compare_.waiting);
+           (state_.show_compare && compare_.waiting) || relayout_;
   }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
+  // The last frame's diagram: its smallest block label and its fold (the
+  // frame log prints them; tests compare 1x and 2x).
+  float labelPx() const { return label_px_; }
+  float textPx() const { return text_px_; }
+  int fold() const { return fold_; }
   const DiagramView& diagram() const { return diagram_; }
 
  private:
@@ -108,6 +121,13 @@ class AppUi {
   void drawMain(const Theme& theme, const RunKey& key, std::shared_ptr<const Snapshot> shown,
                 MenuActions& actions);
   void applyMenu(const MenuActions& a);
+  float sidebarWidth() const { return 310 * fonts_.scale; }
+  // Above UI scale 1 the panels grow and would leave the diagram smaller
+  // than at 1x: how far they fold (fold_) for this view, chosen by fitting
+  // the diagram in the area each fold leaves (docs/presentation.md).
+  // `drawn`: the diagram this frame drew (checks the last choice).
+  void chooseFold(const DiagramInputs& in, ImVec2 avail, float status_full, float status_one, float status_lines,
+                  float extra_h, const DiagramSize& drawn);
 
   Engine& engine_;
   AppOptions options_;
@@ -156,6 +176,20 @@ class AppUi {
   std::vector<LectureKey> queued_keys_;
   std::vector<unsigned> queued_chars_;
   bool screenshot_requested_ = false;
+  // The panels' fold above UI scale 1: 0 as they are; 1 the sidebar folded
+  // to a strip and the status on one line; 2 the trace bar gone too; 3 the
+  // status too (the diagram takes the screen under the menu bar; the
+  // title still says whether it verified).
+  int fold_ = 0;
+  bool fold_off_ = false;   // the strip's button: the panels shown whatever the fold
+  std::string fold_key_;    // what fold_ was chosen for (view, window size, scale)
+  float trace_h_ = 0;       // the trace bar's height when last drawn
+  bool relayout_ = false;   // the fold changed: draw one more frame
+  float label_px_ = 0;      // the drawn diagram's smallest block label (COLLVIZ_FRAME_LOG)
+  float text_px_ = 0;       // and its smallest text
+  float diagram_scale_ = 0;  // the diagram's text floor at this fold (0: the UI scale)
+  DiagramSize at1x_;         // the diagram's size at 1x, for the fold chosen
+  bool fold_checked_ = true;  // the frame drawn at the fold chosen showed it at least at1x_
   ExportView shown_view_;  // what the diagram panel shows, for the screenshot
   DiagramImage shot_;
   DiagramImage cache_;  // the diagram drawn once per change, shown as a texture

@@ -15,10 +15,17 @@ Status JobWindow::open(const std::string& path) {
   job_ = std::make_shared<const job::Job>(std::move(*r));
   analysis_ = job::analyse(*job_);
   opened_.clear();
+  openedOk_ = false;
+  clickedShape_ = -1;
   figKey_ = -1;
   shown = true;
   unfold_ = true;
   return {};
+}
+
+std::string JobWindow::origin(const AppState& s) const {
+  if (!job_ || !openedOk_ || s.program() != Program::single || !(s.runSpec() == openedSpec_)) return {};
+  return render(say("from the job's traces: {0} (its tile is marked in Job traces)", openedWhat_));
 }
 
 void JobWindow::Draw(AppState& s, const BackendCaps* caps, bool open_now) {
@@ -37,7 +44,8 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
   // bottom, so the op view it opened is in sight; unfolded, it comes back up.
   if (fold_) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always), fold_ = false, folded_ = true;
   if (unfold_) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always), unfold_ = false;  // a job opened anew
-  if (folded_) ImGui::SetNextWindowPos(ImVec2(screen.x * 0.5f, screen.y - ImGui::GetFrameHeight() * 1.5f), ImGuiCond_Always);
+  // Folded: in the line the main view leaves free at the bottom (folded()).
+  if (folded_) ImGui::SetNextWindowPos(ImVec2(screen.x * 0.5f, screen.y - ImGui::GetFrameHeight()), ImGuiCond_Always);
   const bool open = ImGui::Begin((std::string(tr("Job traces")) + "###job").c_str(), &shown);
   if (folded_ && !ImGui::IsWindowCollapsed()) {
     folded_ = false;
@@ -69,6 +77,13 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
   const float k = std::max(0.5f, ImGui::GetFontSize() / 14.0f);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   drawFigure(f, o, k);
+  if (clickedShape_ >= 0 && std::size_t(clickedShape_) < f.shapes.size()) {  // the tile the main view shows
+    const NcclShape& t = f.shapes[std::size_t(clickedShape_)];
+    const float pad = 3 * k;
+    ImGui::GetWindowDrawList()->AddRect(ImVec2(o.x + t.x0 * k - pad, o.y + t.y0 * k - pad),
+                                        ImVec2(o.x + (t.x0 + t.x1) * k + pad, o.y + (t.y0 + t.y1) * k + pad),
+                                        ImGui::GetColorU32(ImGuiCol_CheckMark), 4 * k, 0, 2.5f * k);
+  }
   ImGui::InvisibleButton("##job_figure", ImVec2(f.width * k, f.height * k));
   if (ImGui::IsItemHovered()) {  // the call under the mouse, looked up once a frame
     const ImVec2 m = ImGui::GetMousePos();
@@ -79,6 +94,13 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
       opened_ = render(r.what);
       fold_ = r.ok;
       for (const Said& c : r.changes) opened_ += " · " + render(c);
+      openedWhat_ = r.what, openedOk_ = r.ok, openedSpec_ = s.runSpec();
+      clickedShape_ = -1;
+      const float fx = (m.x - o.x) / k, fy = (m.y - o.y) / k;
+      for (std::size_t i = 0; i < f.shapes.size() && clickedShape_ < 0; ++i) {
+        const NcclShape& t = f.shapes[i];
+        if (t.call >= 0 && fx >= t.x0 && fx <= t.x0 + t.x1 && fy >= t.y0 && fy <= t.y0 + t.y1) clickedShape_ = int(i);
+      }
     }
   }
   ImGui::EndChild();

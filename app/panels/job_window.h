@@ -21,6 +21,12 @@ struct JobWindow {
   // `caps`: the local backend's, where probed (a click runs within them).
   void Draw(AppState& s, const BackendCaps* caps, bool open_now);
   Status open(const std::string& path);  // read and analysed; shown on success
+  // Folded to its title bar by a click: the main view keeps a line free at
+  // the bottom for it, so the bar is never drawn over the status text.
+  bool folded() const { return shown && job_ && folded_; }
+  // While the main view shows the op a click opened: where it came from
+  // ("from the job: all_to_all #20537 … opened as …"); else empty.
+  std::string origin(const AppState& s) const;
 
  private:
   void drawWindow(AppState& s, const BackendCaps* caps);
@@ -28,6 +34,10 @@ struct JobWindow {
   std::shared_ptr<const job::Job> job_;
   job::Analysis analysis_;
   std::string opened_;  // what the last click did
+  Said openedWhat_;     // the same, kept to be said again in the main view
+  bool openedOk_ = false;
+  OpSpec openedSpec_;   // the op it opened (the main view says so while it shows it)
+  int clickedShape_ = -1;  // the tile clicked: marked in the figure
   bool fold_ = false;   // collapse the window next frame (a click opened a call)
   bool folded_ = false;  // collapsed by a click: its title bar sits at the bottom
   bool unfold_ = false;  // a job just opened: shown whole, wherever the last one was left

@@ -42,6 +42,16 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
   }
   if (ImGui::BeginMenu(tr("View"))) {
     if (ImGui::MenuItem(tr("Hide panels"), "H", s.panels_hidden)) s.panels_hidden = !s.panels_hidden;
+    // The UI scale and the theme, as the sidebar's VIEW part has them (a
+    // folded sidebar at 2x still has them here).
+    if (ImGui::BeginMenu(tr("UI scale"))) {
+      if (ImGui::MenuItem("1x", nullptr, s.ui_scale == 1.0f)) s.ui_scale = 1.0f;
+      if (ImGui::MenuItem("1.5x", nullptr, s.ui_scale == 1.5f)) s.ui_scale = 1.5f;
+      if (ImGui::MenuItem(tr("lecture hall 2x"), nullptr, s.ui_scale == 2.0f)) s.ui_scale = 2.0f;
+      ImGui::EndMenu();
+    }
+    const bool dark = s.view.theme == ThemeKind::dark;
+    if (ImGui::MenuItem(tr("Dark theme"), "T", dark)) s.view.theme = dark ? ThemeKind::light : ThemeKind::dark;
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Screenshots: status block"), nullptr, s.shot_status)) s.shot_status = !s.shot_status;
     if (ImGui::MenuItem(tr("Screenshots: crop to the figure"), nullptr, s.shot_crop)) s.shot_crop = !s.shot_crop;

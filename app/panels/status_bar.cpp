@@ -47,6 +47,65 @@ std::string viewNotes(const StatusInfo& in) {
   return notesForView(s->backend.notes, s->program, s->spec, s->algo != "native");
 }
 
+// One line: what is shown and whether it checked out first (a verdict never
+// falls off the end), then an error, the backend and the time; the line cut
+// at the panel's edge, every line of the full status on hover.
+void StatusBar::drawOneLine(const StatusInfo& in, const Fonts& fonts) {
+  const ImVec4 ok(0.30f, 0.58f, 0.32f, 1), bad(0.85f, 0.15f, 0.2f, 1);
+  std::vector<std::pair<std::string, ImVec4>> parts;  // w == 0: the disabled colour
+  const ImVec4 plain = ImGui::GetStyleColorVec4(ImGuiCol_Text), muted(0, 0, 0, 0);
+  const Snapshot* s = in.shown.get();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - in.progress.since).count();
+  const bool long_run = in.busy && in.progress.request != 0 && elapsed > 0.3;
+  if (long_run) parts.push_back({fonts.display(progressText(in.progress, elapsed)), plain});
+  if (!s) {
+    if (!long_run) parts.push_back({tr(in.busy ? "running…" : "not yet run"), muted});
+  } else {
+    if (allRight(*s, in.bad_blocks)) parts.push_back({fonts.display(tr("✓ verified against the oracle")), ok});
+    else if (s->error.empty()) parts.push_back({fonts.display(trf("✗ {0} wrong elements", {std::to_string(wrongCount(*s))})), bad});
+  }
+  const Snapshot* e = in.shown ? in.shown.get() : in.newest.get();
+  if (const std::string note = cancelledNote(e); !note.empty()) parts.push_back({fonts.display(note), muted});
+  else if (e && !e->error.empty()) parts.push_back({fonts.display(tr("engine error: ") + render(e->error)), bad});
+  if (!in.hosts_error.empty()) parts.push_back({fonts.display(in.hosts_error), bad});
+  if (!in.font_notice.empty()) parts.push_back({in.font_notice, bad});
+  if (s) {
+    const BackendLine b = backendLine(s->backend);
+    parts.push_back({fonts.display(b.head), plain});
+    parts.push_back({fonts.display(s->cancelled ? trf("cancelled after {0}", {formatMicros(s->engine_us)})
+                                                : trf("op {0}  (request {1})", {formatMicros(s->time_us), formatMicros(s->engine_us)})),
+                     muted});
+    for (const std::string& p : b.parts) parts.push_back({fonts.display(p), muted});
+  }
+  if (e && !e->notice.empty()) parts.push_back({fonts.display(render(e->notice)), muted});
+  if (const std::string notes = viewNotes(in); !notes.empty()) parts.push_back({fonts.display(notes), muted});
+  ImGui::BeginChild("status_line", ImVec2(0, ImGui::GetFrameHeight()), false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground);
+  if (in.busy) {
+    Spinner("busy");
+    ImGui::SameLine();
+  }
+  if (long_run) {
+    ImGui::TextUnformatted(parts.front().first.c_str());
+    ImGui::SameLine();
+    cancel_clicked = ImGui::SmallButton(tr("Cancel (Esc)"));
+  }
+  for (std::size_t i = long_run ? 1 : 0; i < parts.size(); ++i) {
+    if (i > 0) ImGui::SameLine(), ImGui::TextDisabled("·"), ImGui::SameLine();
+    const ImVec4 c = parts[i].second.w > 0 ? parts[i].second : ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    ImGui::TextColored(c, "%s", parts[i].first.c_str());
+  }
+  ImGui::EndChild();
+  if (ImGui::IsItemHovered() && !parts.empty()) {
+    ImGui::BeginTooltip();
+    for (const auto& [text, c] : parts)
+      if (c.w > 0) ImGui::PushStyleColor(ImGuiCol_Text, c), WrappedText(text, ImGui::GetFontSize() * 40), ImGui::PopStyleColor();
+      else WrappedText(text, ImGui::GetFontSize() * 40);
+    ImGui::EndTooltip();
+  }
+}
+
 void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   const ImVec4 ok(0.30f, 0.58f, 0.32f, 1), bad(0.85f, 0.15f, 0.2f, 1);
   // "·" between the parts of a line, which wraps before a part that would
@@ -60,6 +119,11 @@ void StatusBar::Draw(const StatusInfo& in, const Fonts& fonts) {
   };
   cancel_clicked = false;
   const float top = ImGui::GetCursorPosY();
+  if (one_line) {
+    drawOneLine(in, fonts);
+    height = ImGui::GetCursorPosY() - top;
+    return;
+  }
   if (in.busy) {
     Spinner("busy");
     ImGui::SameLine();

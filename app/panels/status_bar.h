@@ -31,9 +31,16 @@ std::string viewNotes(const StatusInfo& info);
 struct StatusBar {
   void Draw(const StatusInfo& info, const Fonts& fonts);
   bool cancel_clicked = false;  // the last Draw's Cancel button
+  // One line only (above 1x where the panels fold): the backend, the time
+  // and the verdict, then the first error or note cut at the edge; every
+  // line on hover.
+  bool one_line = false;
   // How tall the last Draw was (its lines wrap at 2x in a narrow window):
   // the diagram above leaves this much room the next frame.
   float height = 0;
+
+ private:
+  void drawOneLine(const StatusInfo& in, const Fonts& fonts);
 };
 
 
