@@ -7,6 +7,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // the window's furthest item (DC.CursorMaxPos)
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -72,6 +74,28 @@ TEST(Sidebar, RunAndViewControlsKeepWithinThePanel) {
       for (const bool lecture : {false, true})
         EXPECT_LE(overreach(lang, scale, lecture), 1.0f)
             << langName(lang) << " at " << scale << "x" << (lecture ? ", in a lecture" : "");
+}
+
+// A slider's text ("round 3", "1.00x") is centred where its grab often
+// sits (issue 57: the grab covered it): over the grab, on the frame, the
+// text keeps a contrast of 4.5:1 (WCAG's for text) in both themes.
+TEST(Sidebar, ASlidersTextReadsOverItsGrab) {
+  auto linear = [](float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); };
+  auto luminance = [&](ImVec4 c) { return 0.2126f * linear(c.x) + 0.7152f * linear(c.y) + 0.0722f * linear(c.z); };
+  auto over = [](ImVec4 top, ImVec4 under) {
+    return ImVec4(top.x * top.w + under.x * (1 - top.w), top.y * top.w + under.y * (1 - top.w), top.z * top.w + under.z * (1 - top.w), 1);
+  };
+  for (const ui::ThemeKind kind : {ui::ThemeKind::light, ui::ThemeKind::dark}) {
+    ImGui::CreateContext();
+    ui::applyStyle(ui::makeTheme(kind), 1.0f);
+    const ImVec4* c = ImGui::GetStyle().Colors;
+    for (const ImGuiCol grab : {ImGuiCol_SliderGrab, ImGuiCol_SliderGrabActive}) {
+      const float a = luminance(c[ImGuiCol_Text]), b = luminance(over(c[grab], over(c[ImGuiCol_FrameBg], c[ImGuiCol_WindowBg])));
+      const float contrast = (std::max(a, b) + 0.05f) / (std::min(a, b) + 0.05f);
+      EXPECT_GE(contrast, 4.5f) << (kind == ui::ThemeKind::dark ? "dark" : "light") << (grab == ImGuiCol_SliderGrab ? "" : ", active");
+    }
+    ImGui::DestroyContext();
+  }
 }
 
 }  // namespace
