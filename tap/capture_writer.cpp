@@ -125,8 +125,20 @@ bool CaptureWriter::grow(std::uint64_t need) {
   }
   // posix_fallocate grows the file and reserves its blocks (ENOSPC now, not
   // a SIGBUS at the write); the new bytes read as zeros.
-  const int e = posix_fallocate(fd_, off_t(file_size_), off_t(to - file_size_));
-  if (e != 0) return errno = e, false;
+  int e = posix_fallocate(fd_, off_t(file_size_), off_t(to - file_size_));
+  if (e != 0) {
+    // A nearly full disk refuses the chunk but may hold what this record
+    // needs (seen: a 512 KiB disk refused the first 1 MiB chunk at open, and
+    // there was no capture at all to say what was lost). Pages from here on,
+    // doubling again.
+    const std::uint64_t page = std::uint64_t(sysconf(_SC_PAGESIZE));
+    const std::uint64_t least = std::min((need + page - 1) / page * page, map_size_);
+    if (least >= to) return errno = e, false;
+    to = least;
+    chunk_ = page;
+    e = posix_fallocate(fd_, off_t(file_size_), off_t(to - file_size_));
+    if (e != 0) return errno = e, false;
+  }
   file_size_ = to;
   return true;
 }

@@ -12,7 +12,8 @@
 // valid for the life of the process (the exit part of a call is written
 // through it later). Appending is a short mutex around copying the record
 // into the mapping and publishing `committed`; the only syscall on that path
-// is the rare growth (a chunk of 1 MiB doubling up to 64 MiB).
+// is the rare growth (a chunk of 1 MiB doubling up to 64 MiB; where the
+// disk refuses the chunk, the pages the record needs, doubling again).
 #pragma once
 
 #include <cstddef>

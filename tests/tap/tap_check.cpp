@@ -11,7 +11,9 @@
 // MPI_COMM_WORLD, 200 calls each: every one there, in order, with its bytes.
 // `cap` (tap-bench-loop under COLLVIZ_TAP_MAX_MB=1): each file stops at
 // 1 MiB, says how many records it lost and why, and what it holds is whole.
-//   usage: tap_check DIR N c|fortran|killed|threads|cap [--dump]
+// `full` (tap-bench-loop on a full disk, tap_full_disk.sh): each file says
+// it lost records to a full disk, and what it holds is whole.
+//   usage: tap_check DIR N c|fortran|killed|threads|cap|full [--dump]
 // Exit 0 when all holds, else 1 with every failure printed.
 #include <dirent.h>
 
@@ -359,13 +361,14 @@ void dump(const Rank& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) return std::fprintf(stderr, "usage: tap_check DIR N c|fortran [--dump]\n"), 2;
+  if (argc < 4) return std::fprintf(stderr, "usage: tap_check DIR N c|fortran|killed|threads|cap|full [--dump]\n"), 2;
   const std::string dir = argv[1];
   const int N = std::atoi(argv[2]);
   const bool fortran = std::string(argv[3]) == "fortran";
   const bool killed = std::string(argv[3]) == "killed";
   const bool threads = std::string(argv[3]) == "threads";
   const bool cap = std::string(argv[3]) == "cap";
+  const bool full = std::string(argv[3]) == "full";
   const bool show = argc > 4 && std::string(argv[4]) == "--dump";
   std::vector<Rank> ranks(static_cast<std::size_t>(N));
   std::set<int> seen;
@@ -405,6 +408,26 @@ int main(int argc, char** argv) {
     }
     if (g_failures) return std::fprintf(stderr, "%d failures\n", g_failures), 1;
     std::printf("tap_check: every file stopped at its cap and counted what it lost\n");
+    return 0;
+  }
+  if (full) {
+    for (int r = 0; r < N; ++r) {
+      const Rank& k = ranks[std::size_t(r)];
+      EXPECT(k.head().lost_records.load() > 0 && Lost(k.head().lost_reason.load()) == Lost::disk_full,
+             "rank %d: %llu records lost, reason %u (not %u, disk_full)", r,
+             (unsigned long long)k.head().lost_records.load(), k.head().lost_reason.load(),
+             unsigned(Lost::disk_full));
+      EXPECT(k.head().finalized.load() == 1, "rank %d: MPI_Finalize not flagged", r);
+      std::size_t done = 0;
+      for (const auto& c : k.calls)
+        done += c.rec().t_exit.load() != 0 &&
+                (Func(c.rec().head.sub) == Func::barrier || (c.in.size() == 8 && c.out.size() == 8));
+      EXPECT(done == k.calls.size() && done > 0, "rank %d: %zu of %zu calls whole", r, done, k.calls.size());
+      std::printf("tap_check: rank %d: %zu calls kept, %llu records lost to the full disk\n", r, done,
+                  (unsigned long long)k.head().lost_records.load());
+    }
+    if (g_failures) return std::fprintf(stderr, "%d failures\n", g_failures), 1;
+    std::printf("tap_check: every file counted what the full disk lost, and what it holds is whole\n");
     return 0;
   }
   if (threads) {
