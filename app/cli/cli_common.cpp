@@ -59,7 +59,8 @@ Result<HostSpec> parseHosts(const HostArgs& a) {
   std::string text;
   if (!a.hostfile.empty() && a.hosts.empty()) {
     std::ifstream f(a.hostfile);
-    if (!f) return Error{say("--hostfile {0} cannot be read; allowed: a readable file, HOST slots=N a line", a.hostfile)};
+    if (!f)
+      return Error{say("--hostfile {0} cannot be read; allowed: a readable file, HOST slots=N a line", printable(a.hostfile))};
     text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
   return parseHostArgs(a, text);

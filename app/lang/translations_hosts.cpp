@@ -62,6 +62,7 @@ std::span<const Translation> tableHosts() {
       {"its hello does not prove the run's secret (wrong HMAC)", "其 hello 未能证明持有本次运行的密钥（HMAC 错误）"},
       {"listening on {0} for the remote ranks: {1}", "在 {0} 上为远程 rank 监听：{1}"},
       {"no challenge", "没有收到挑战"},
+      {"no hello within {0} ms", "{0} ms 内没有收到 hello"},
       {"no random bytes for the run's secret (OpenSSL RAND_bytes failed)",
        "无法为本次运行的密钥取得随机字节（OpenSSL RAND_bytes 失败）"},
       {"no route from this machine to host {0}: {1}", "本机没有到主机 {0} 的路由：{1}"},

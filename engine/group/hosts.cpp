@@ -1,6 +1,9 @@
 #include "engine/group/hosts.h"
 
+#include "engine/algo/msccl/msccl.h"
+
 #include <cctype>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -12,10 +15,10 @@ Text nameRule() { return say("letters, digits, '.', '-' and '_', not starting wi
 Status checkName(const std::string& n) {
   if (n.empty()) return Error{say("a host name is empty; allowed: {0}", nameRule())};
   if (n.size() > 253 || n[0] == '-' || n[0] == '.')
-    return Error{say("host name '{0}' is not allowed; allowed: {1}", n, nameRule())};
+    return Error{say("host name '{0}' is not allowed; allowed: {1}", hostShown(n), nameRule())};
   for (char c : n)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_'))
-      return Error{say("host name '{0}' is not allowed; allowed: {1}", n, nameRule())};
+      return Error{say("host name '{0}' is not allowed; allowed: {1}", hostShown(n), nameRule())};
   return {};
 }
 
@@ -24,7 +27,8 @@ Result<int> parseSlots(const std::string& host, const std::string& v) {
   for (char c : v) digits = digits && std::isdigit(static_cast<unsigned char>(c));
   const int n = digits ? std::stoi(v) : -1;
   if (n < 1 || n > kMaxSlots)
-    return Error{say("host {0}: slots '{1}' is not allowed; allowed: a whole number from 1 to {2}", host, v, kMaxSlots)};
+    return Error{say("host {0}: slots '{1}' is not allowed; allowed: a whole number from 1 to {2}", host, hostShown(v),
+                     kMaxSlots)};
   return n;
 }
 
@@ -37,6 +41,24 @@ Status noDuplicates(const std::vector<Host>& hosts) {
 }
 
 }  // namespace
+
+std::string hostShown(std::string_view text) {
+  std::string out;
+  std::size_t n = 0;
+  for (unsigned char c : text) {
+    if (++n > 80) return out + "...";
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
 
 int HostSpec::slots() const {
   int n = 0;
@@ -73,7 +95,8 @@ Result<std::vector<Host>> parseHostList(const std::string& list) {
   return out;
 }
 
-Result<std::vector<Host>> parseHostfile(const std::string& text, const std::string& where) {
+Result<std::vector<Host>> parseHostfile(const std::string& text, const std::string& where_given) {
+  const std::string where = algo::mscclShown(where_given);  // a path: UTF-8 kept, control characters escaped
   std::vector<Host> out;
   std::istringstream in(text);
   std::string line;
@@ -95,7 +118,8 @@ Result<std::vector<Host>> parseHostfile(const std::string& text, const std::stri
       } else if (key == "max_slots" || key == "max-slots") {
         if (auto s = parseSlots(h.name, value); !s) return Error{say("{0} line {1}: {2}", where, no, s.error().text)};
       } else {
-        return Error{say("{0} line {1}: '{2}' is not understood; allowed: HOST [slots=N] [max_slots=N]", where, no, w)};
+        return Error{say("{0} line {1}: '{2}' is not understood; allowed: HOST [slots=N] [max_slots=N]", where, no,
+                         hostShown(w))};
       }
     }
     out.push_back(h);
@@ -108,13 +132,15 @@ Result<std::vector<Host>> parseHostfile(const std::string& text, const std::stri
 Result<MapBy> parseMapBy(const std::string& s) {
   if (s == "slot") return MapBy::slot;
   if (s == "node") return MapBy::node;
-  return Error{say("--map-by {0} is not a mapping; allowed: slot, node", s)};
+  return Error{say("--map-by {0} is not a mapping; allowed: slot, node", hostShown(s))};
 }
 
 Status checkIface(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 15 && name != "." && name != "..";
   for (char c : name) ok = ok && c != '/' && c != ':' && !std::isspace(static_cast<unsigned char>(c)) && c > 32 && c < 127;
-  if (!ok) return Error{say("--iface '{0}' is not an interface name; allowed: 1 to 15 characters without '/', ':' or blanks (see ip link)", name)};
+  if (!ok)
+    return Error{say("--iface '{0}' is not an interface name; allowed: 1 to 15 characters without '/', ':' or blanks (see ip link)",
+                     hostShown(name))};
   return {};
 }
 

@@ -69,6 +69,9 @@ Status RankGroup::launchMpiHosts() {
   std::fprintf(stderr, "collviz: ranks connect to %s (%d ranks on %s)\n", at.c_str(), n, hosts.hostList().c_str());
 
   const auto deadline = Clock::now() + joinTimeout();
+  // Every connection's handshake at once, each with its own 2 s: a silent
+  // or slow stranger never keeps a rank out (issue 55).
+  Handshakes shakes(*secret, n, std::chrono::milliseconds(2000));
   std::vector<bool> joined(std::size_t(n), false);
   int left = n;
   auto missing = [&] {
@@ -96,9 +99,9 @@ Status RankGroup::launchMpiHosts() {
       return Error{say("starting {0} on {1}: rank(s) {2} never said hello within {3} ms", name(cfg_.backend),
                        hosts.hostList(), rankList(missing()), joinTimeout().count())};
     }
-    pollfd p{listener->fd(), POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    auto peer = listener->accept(*secret, n, std::chrono::milliseconds(2000));
+    auto next = shakes.next(*listener, std::chrono::milliseconds(50));
+    if (!next) continue;
+    Result<RemotePeer>& peer = *next;
     if (peer && joined[std::size_t(peer->rank)])
       peer = Error{say("refused a connection from {0}: {1}", peer->host,
                        say("rank {0} has joined already (a replayed or second hello)", peer->rank))};

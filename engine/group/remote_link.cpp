@@ -17,13 +17,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <optional>
 #include <cerrno>
+#include <thread>
 #include <vector>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/group/hosts.h"
 #include "engine/group/protocol.h"
 
 namespace collviz {
@@ -272,7 +276,7 @@ Result<TcpListener> TcpListener::open(const std::string& address) {
   a.sin_family = AF_INET;
   if (::inet_pton(AF_INET, address.c_str(), &a.sin_addr) != 1)
     return Error{say("{0} is not an IPv4 address", address)};
-  if (::bind(l.fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l.fd_, 64) != 0)
+  if (::bind(l.fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(l.fd_, 256) != 0)
     return Error{say("listening on {0} for the remote ranks: {1}", address, std::strerror(errno))};
   socklen_t len = sizeof a;
   ::getsockname(l.fd_, reinterpret_cast<sockaddr*>(&a), &len);
@@ -281,17 +285,17 @@ Result<TcpListener> TcpListener::open(const std::string& address) {
   return l;
 }
 
-Result<RemotePeer> TcpListener::accept(const std::string& secret, int ranks, std::chrono::milliseconds timeout) {
-  const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) return Error{say("{0}: {1}", "accept", std::strerror(errno))};
+namespace {
+
+// The handshake on an accepted connection `ch` from `who`: the rank it
+// proved to be (its channel still in `ch`).
+Result<RemotePeer> greet(Channel& ch, const std::string& who, const std::string& secret, int ranks,
+                         std::chrono::milliseconds timeout) {
   RemotePeer p;
-  p.ch = Channel(fd);
-  tune(fd);
-  const std::string who = peerName(fd);
   const std::string challenge = randomHex(32);
-  if (challenge.empty() || !p.ch.send(json{{"type", "challenge"}, {"challenge", challenge}}.dump()))
+  if (challenge.empty() || !ch.send(json{{"type", "challenge"}, {"challenge", challenge}}.dump()))
     return Error{say("refused a connection from {0}: {1}", who, "send")};
-  auto m = p.ch.recv(timeout, kMaxHelloBytes);
+  auto m = ch.recv(timeout, kMaxHelloBytes);
   if (!m) return Error{say("refused a connection from {0}: {1}", who, m.error().text)};
   const json j = json::parse(m->body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("type", "") != "hello" || !j["rank"].is_number_integer() ||
@@ -306,9 +310,110 @@ Result<RemotePeer> TcpListener::accept(const std::string& secret, int ranks, std
     return Error{say("refused a connection from {0}: {1}", who, say("its hello does not prove the run's secret (wrong HMAC)"))};
   if (p.rank < 0 || p.rank >= ranks)
     return Error{say("refused a connection from {0}: {1}", who, say("rank {0} is not one of the job's (0 to {1})", p.rank, ranks - 1))};
-  if (!p.ch.send(json{{"type", "welcome"}, {"mac", hmacHex(secret, welcomeData(theirs))}}.dump()))
+  p.host = hostShown(p.host);  // named in messages: no control character reaches the terminal
+  p.version = hostShown(p.version);
+  if (!ch.send(json{{"type", "welcome"}, {"mac", hmacHex(secret, welcomeData(theirs))}}.dump()))
     return Error{say("refused a connection from {0}: {1}", who, "send")};
   return p;
+}
+
+}  // namespace
+
+Result<RemotePeer> TcpListener::accept(const std::string& secret, int ranks, std::chrono::milliseconds timeout) {
+  const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) return Error{say("{0}: {1}", "accept", std::strerror(errno))};
+  Channel ch(fd);
+  tune(fd);
+  auto p = greet(ch, peerName(fd), secret, ranks, timeout);
+  if (p) p->ch = std::move(ch);
+  return p;
+}
+
+struct Handshakes::Shake {
+  Channel ch;
+  std::string who;
+  std::chrono::steady_clock::time_point until;
+  bool cut = false;  // past its time: shut down by the owner
+  std::atomic<bool> done{false};
+  Result<RemotePeer> out = Error{say("closed")};
+  std::thread thread;
+};
+
+Handshakes::Handshakes(std::string secret, int ranks, std::chrono::milliseconds each)
+    : secret_(std::move(secret)), ranks_(ranks), each_(each) {
+  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;  // then polled every 50 ms
+}
+
+Handshakes::~Handshakes() {
+  for (auto& s : shakes_) ::shutdown(s->ch.fd(), SHUT_RDWR);  // a blocked read returns at once
+  for (auto& s : shakes_) s->thread.join();
+  for (int fd : wake_)
+    if (fd >= 0) ::close(fd);
+}
+
+void Handshakes::start(int fd) {
+  auto s = std::make_unique<Shake>();
+  s->ch = Channel(fd);
+  tune(fd);
+  s->who = peerName(fd);
+  s->until = std::chrono::steady_clock::now() + each_;
+  Shake* me = s.get();
+  // The thread reads nothing of this object but its own Shake.
+  s->thread = std::thread([me, secret = secret_, ranks = ranks_, each = each_, wake = wake_[1]] {
+    me->out = greet(me->ch, me->who, secret, ranks, each);
+    me->done.store(true, std::memory_order_release);
+    if (wake >= 0 && ::write(wake, "x", 1) < 0) {}  // full: the owner looks anyway
+  });
+  shakes_.push_back(std::move(s));
+}
+
+std::optional<Result<RemotePeer>> Handshakes::takeDone() {
+  for (auto it = shakes_.begin(); it != shakes_.end(); ++it) {
+    Shake& s = **it;
+    if (!s.done.load(std::memory_order_acquire)) continue;
+    s.thread.join();
+    Result<RemotePeer> out = std::move(s.out);
+    if (out) out->ch = std::move(s.ch);
+    else if (s.cut)
+      out = Error{say("refused a connection from {0}: {1}", s.who,
+                      say("no hello within {0} ms", each_.count()))};
+    shakes_.erase(it);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<Result<RemotePeer>> Handshakes::next(TcpListener& l, std::chrono::milliseconds wait) {
+  using Clock = std::chrono::steady_clock;
+  if (auto done = takeDone()) return done;
+  // Wake for a new connection, a handshake's end, or the first one's time.
+  auto now = Clock::now();
+  auto until = now + wait;
+  for (const auto& s : shakes_)
+    if (!s->cut) until = std::min(until, s->until);
+  const bool room = running() < kMaxHandshakes;
+  pollfd p[2] = {{wake_[0], POLLIN, 0}, {room ? l.fd() : -1, POLLIN, 0}};
+  long long ms = std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()) + 1;
+  if (wake_[0] < 0) ms = std::min<long long>(ms, 50);  // no wake pipe: look every 50 ms
+  ::poll(p, 2, int(ms));
+  char drain[64];
+  while (wake_[0] >= 0 && ::read(wake_[0], drain, sizeof drain) > 0) {}
+  // Every connection waiting is taken now: none waits behind another.
+  while (l.fd() >= 0 && running() < kMaxHandshakes) {
+    const int fd = ::accept4(l.fd(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) break;
+      return Result<RemotePeer>(Error{say("{0}: {1}", "accept", std::strerror(errno))});
+    }
+    start(fd);
+  }
+  now = Clock::now();
+  for (auto& s : shakes_)
+    if (!s->cut && now >= s->until) {
+      s->cut = true;
+      ::shutdown(s->ch.fd(), SHUT_RDWR);
+    }
+  return takeDone();
 }
 
 Result<Channel> connectRemote(const std::string& where, const std::string& secret, int rank,

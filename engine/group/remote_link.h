@@ -26,6 +26,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/group/channel.h"
@@ -98,6 +101,37 @@ class TcpListener {
   int fd_ = -1;
   int port_ = 0;
   std::string address_;
+};
+
+// The handshakes of a listener's connections, all at once (issue 55): each
+// in a thread of its own under its own timer, so silent or slow peers (up to
+// kMaxHandshakes at a time; more wait in the listen queue) never hold an
+// authentic rank back. A handshake past its time is cut (its socket shut
+// down) and refused; the ones still running when this ends are cut too.
+inline constexpr int kMaxHandshakes = 128;
+class Handshakes {
+ public:
+  // `each`: one connection's time from its accept to its hello.
+  Handshakes(std::string secret, int ranks, std::chrono::milliseconds each);
+  Handshakes(const Handshakes&) = delete;
+  Handshakes& operator=(const Handshakes&) = delete;
+  ~Handshakes();
+  // Accepts what waits on `l`, then waits up to `wait` for a handshake to
+  // end: the rank it proved to be, or why it was refused (the caller logs
+  // it); nothing when none ended.
+  std::optional<Result<RemotePeer>> next(TcpListener& l, std::chrono::milliseconds wait);
+  // Handshakes under way.
+  int running() const { return int(shakes_.size()); }
+
+ private:
+  struct Shake;
+  void start(int fd);
+  std::optional<Result<RemotePeer>> takeDone();
+  std::string secret_;
+  int ranks_;
+  std::chrono::milliseconds each_;
+  int wake_[2] = {-1, -1};  // a handshake that ends writes a byte
+  std::list<std::unique_ptr<Shake>> shakes_;
 };
 
 // The rank's side: connect to "ADDRESS:PORT", answer the challenge with the

@@ -2,7 +2,8 @@
 # Strangers at the engine's door while the ranks join (issue 33), run by
 # tests/hosts/emulated_hosts.sh 2: node2 starts 3 s late, and meanwhile a
 # client connects to the engine's listener without the secret, with a wrong
-# HMAC, with an oversized first frame and with no hello at all; once every
+# HMAC, with an oversized first frame and with no hello at all, and 64
+# connect and say nothing (each handshake has its own timer); once every
 # rank has joined, a connection is refused outright. Each is refused and
 # logged, and the run verifies. Then a byte flipped on the wire after its
 # checksum (COLLVIZ_WIRE_FAULT) is caught and named.
@@ -28,6 +29,9 @@ for _ in range(200):
     if m: where = (m.group(1), int(m.group(2))); break
     time.sleep(0.05)
 assert where, "the engine never said where it listens"
+# 64 strangers that connect at once and say nothing (issue 55): the ranks
+# still join, each stranger refused when its own 2 s are up.
+silent = [socket.create_connection(where, timeout=5) for _ in range(64)]
 def frame(s, body): s.sendall(struct.pack("<I", len(body)) + body)
 def knock(what, speak):
     s = socket.create_connection(where, timeout=5)
@@ -42,6 +46,15 @@ knock("no secret", lambda s: frame(s, hello("")))
 knock("wrong hmac", lambda s: frame(s, hello("ab" * 32)))
 knock("oversized", lambda s: s.sendall(struct.pack("<I", 1 << 30)))
 knock("no hello", lambda s: frame(s, b'{"type":"ready"}'))
+def challenged_then_closed(s):
+    got = b""
+    try:
+        while True:
+            b = s.recv(4096)
+            if not b: return got != b""
+            got += b
+    except (ConnectionResetError, socket.timeout): return False
+print("silent closed", sum(challenged_then_closed(s) for s in silent))
 # After every rank joined (the run still going): nobody is let in.
 deadline = time.time() + 20
 while time.time() < deadline:
@@ -61,12 +74,15 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["verified"]' "$
 for w in "no secret" "wrong hmac" "oversized" "no hello"; do
   grep -q "^$w closed" "$dir/knock" || bad "$w was not refused"
 done
+grep -q "^silent closed 64" "$dir/knock" || bad "the 64 silent strangers were not each refused: $(grep silent "$dir/knock")"
+[ "$(grep -c "refused a connection from .*no hello within 2000 ms" "$dir/err")" = 64 ] || bad "the silent strangers not logged"
 grep -q "after join refused while running" "$dir/knock" || bad "a connection after the join was not refused while the run went on"
 # Each knock logged with its reason (the probes after the join add "closed").
 [ "$(grep -c "refused a connection from .*wrong HMAC" "$dir/err")" -ge 2 ] || bad "wrong HMACs not logged"
 grep -q "refused a connection from .*message too large" "$dir/err" || bad "the oversized frame not logged"
 grep -q "refused a connection from .*not a hello" "$dir/err" || bad "the message that is not a hello not logged"
-grep "refused a connection" "$dir/err" | grep -v ": closed$" | sed 's/^/  log: /'
+grep "refused a connection" "$dir/err" | grep -v ": closed$" | grep -v "no hello within" | sed 's/^/  log: /'
+echo "  log: $(grep -c "no hello within 2000 ms" "$dir/err") x no hello within 2000 ms"
 grep -q "$(printf '%s' "COLLVIZ_SECRET")=" "$dir/err" && bad "the secret's variable appears in the log"
 
 # A byte flipped on the wire, after the checksum: caught and named.

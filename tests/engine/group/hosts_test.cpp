@@ -36,6 +36,28 @@ TEST(Hosts, BadNamesSlotsAndDuplicatesAreRefusedWithWhatIsAllowed) {
   EXPECT_NE(err(parseHostList("a:2,b:2,a:1")).find("host a is named twice"), std::string::npos);
 }
 
+// Issue 55: a value with control characters (a title set, the screen
+// cleared) is echoed escaped as --op's is (\x1b), never raw.
+TEST(Hosts, ControlCharactersInAValueAreEchoedEscaped) {
+  const std::string evil = "n\x1b]0;owned\x07\x1b[2J";
+  HostArgs map_by, iface;
+  map_by.hosts = iface.hosts = "a";
+  map_by.map_by = evil;
+  iface.iface = "e\x1b[2J";
+  for (const std::string& e : {err(parseHostList(evil + ":2")), err(parseHostList("a:" + evil)),
+                               err(parseHostfile("a\n" + evil + " slots=2\n", "hf")),
+                               err(parseHostfile("a slots=2 " + evil + "\n", "hf")), err(parseHostArgs(map_by, "")),
+                               err(parseHostArgs(iface, ""))}) {
+    EXPECT_FALSE(e.empty());
+    EXPECT_EQ(e.find_first_of("\x1b\x07"), std::string::npos) << e;
+    EXPECT_NE(e.find("\\x1b"), std::string::npos) << e;
+  }
+  const std::string path = err(parseHostfile("a\n" + evil + "\n", "\xe4\xb8\xad\x1b]0;t\x07.txt"));
+  EXPECT_NE(path.find("\xe4\xb8\xad\\x1b]0;t\\x07.txt line 2"), std::string::npos) << path;  // UTF-8 kept
+  EXPECT_EQ(hostShown("a\\b\x1b\xe4"), "a\\\\b\\x1b\\xe4");
+  EXPECT_EQ(hostShown(std::string(100, 'x')), std::string(80, 'x') + "...");
+}
+
 TEST(Hosts, HostfileAsOpenMpiWritesIt) {
   auto h = parseHostfile("# lab\nnode1 slots=4\n\n  node2 slots=2 max_slots=8  # two GPUs\nnode3\n", "hf");
   ASSERT_TRUE(h) << h.error().message;

@@ -1,8 +1,9 @@
 // The engine's TCP link to remote ranks (engine/group/remote_link.h), on
 // 127.0.0.1: a rank with the secret joins; a peer without it, with a wrong
 // HMAC, replaying a recorded hello, sending an oversized first frame or no
-// hello is refused; a fake engine is refused by the rank; a buffer's frames
-// arrive whole and a byte flipped on the wire is caught.
+// hello is refused; strangers that say nothing keep no rank out; a fake
+// engine is refused by the rank; a buffer's frames arrive whole and a byte
+// flipped on the wire is caught.
 #include "engine/group/remote_link.h"
 
 #include <arpa/inet.h>
@@ -166,6 +167,56 @@ TEST(RemoteLink, PeersWithoutTheSecretAreRefused) {
   ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
   EXPECT_NE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
   ::close(fd);
+}
+
+// Issue 55: strangers that connect first and say nothing (one of them half a
+// frame, then nothing) keep no rank out: every handshake runs at once, each
+// under its own timer. The four ranks join while all 64 strangers still
+// wait; a stranger is refused when its own time is up.
+TEST(RemoteLink, SilentPeersConnectedFirstKeepNoRankOut) {
+  auto l = TcpListener::open("127.0.0.1");
+  ASSERT_TRUE(l) << l.error().message;
+  const std::string secret = *makeSecret();
+  std::vector<Channel> silent;
+  for (int i = 0; i < 64; ++i) silent.push_back(dial(l->port()));
+  ASSERT_EQ(::send(silent[0].fd(), "\x10\x00", 2, MSG_NOSIGNAL), 2);  // half a length, then nothing
+  Handshakes shakes(secret, 4, milliseconds(5000));
+  for (int i = 0; i < 1000 && shakes.running() < 64; ++i) ASSERT_FALSE(shakes.next(*l, milliseconds(10)));
+  ASSERT_EQ(shakes.running(), 64) << "the strangers were not all taken in";
+  std::vector<Result<Channel>> ranks;
+  ranks.reserve(4);
+  for (int r = 0; r < 4; ++r) ranks.emplace_back(Error{say("closed")});
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 4; ++r)
+    threads.emplace_back([&, r] {
+      ranks[std::size_t(r)] = connectRemote("127.0.0.1:" + std::to_string(l->port()), secret, r, "node1", "v",
+                                            milliseconds(20000));
+    });
+  std::vector<int> joined;
+  std::vector<std::string> refused;
+  for (int i = 0; i < 1200 && joined.size() < 4; ++i)  // a bound for a failure (60 s), not a measure
+    if (auto got = shakes.next(*l, milliseconds(50)))
+      *got ? joined.push_back((*got)->rank) : refused.push_back(got->error().message);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(joined.size(), 4u) << "ranks joined: " << joined.size();
+  for (const auto& r : ranks) EXPECT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(refused.empty()) << "a stranger was refused before the ranks joined (one after another?): "
+                               << refused.front();
+  EXPECT_EQ(shakes.running(), 64) << "the strangers wait, each on its own timer";
+
+  // Their time up: each refused, the half frame too (its read cut, not left blocked).
+  Handshakes brief(secret, 4, milliseconds(200));
+  std::vector<Channel> more;
+  for (int i = 0; i < 8; ++i) more.push_back(dial(l->port()));
+  ASSERT_EQ(::send(more[0].fd(), "\x10\x00", 2, MSG_NOSIGNAL), 2);
+  refused.clear();
+  for (int i = 0; i < 1200 && refused.size() < 8; ++i)
+    if (auto got = brief.next(*l, milliseconds(50))) {
+      ASSERT_FALSE(*got) << "a stranger joined as rank " << (*got)->rank;
+      refused.push_back(got->error().message);
+    }
+  ASSERT_EQ(refused.size(), 8u);
+  for (const auto& m : refused) EXPECT_NE(m.find("no hello within 200 ms"), std::string::npos) << m;
 }
 
 TEST(RemoteLink, ARankRefusesAnEngineWithoutTheSecret) {
