@@ -1,24 +1,40 @@
 // The analysis of a job (job.h analyse): pure, over the calls read.
 //
-// Who waits for whom. Per process group, collectives are matched across
-// ranks by their sequence number. A rank has entered collective S of a
-// group when its dump records a call of the group numbered S or later (or
-// its pg_status counts S enqueued); it has completed S when its status (or
-// its calls) say so. For each sequence number some rank still has pending
-// (not completed), in order, the first S that a member with a dump never
-// entered is the group's stuck collective: those members never arrived,
-// the members that entered and did not complete it wait there, members
-// without a dump are unknown (said, not guessed). Of all groups' stuck
-// collectives, the one entered first (its earliest waiter's time) is where
-// the job stopped; another group's counts as a second cause only when its
-// missing ranks are not all among the first's. Point-to-point ops are not
-// matched (their numbers are per pair, not per group).
+// Stuck collectives. Per process group (communicator), collectives are
+// matched across ranks by their sequence number, over the files that record
+// every call of one rank (Flight Recorder dumps, captures). A rank has
+// entered collective S of a group when its file records a call of the group
+// numbered S or later (or its pg_status counts S enqueued); it has completed
+// S when its status (or its calls) say so. For each sequence number some
+// rank still has pending (not completed), in order, the first S that a
+// member with a file never entered is the group's stuck collective: those
+// members never arrived, the members that entered and did not complete it
+// wait there, members without a file are unknown (said, not guessed).
+// Point-to-point ops are not matched (their numbers are per pair).
+//
+// Who waits for whom, as a graph. A rank that waits in a stuck collective
+// waits for its members that never entered it (and those not known). A rank
+// that waits for nobody is where the waiting leads: outside the collectives
+// (its last call left at time t), gone (RAS says dead), not known (no
+// file), or stuck in a collective every member entered (below it: the
+// library, the network). The verdict names those ranks, reached from the
+// waiting ones; a rank blocked in one collective is absent from the next
+// and is not blamed (the graph goes on through it). Ranks that wait for
+// each other in a cycle are a deadlock: named with where each waits. Where
+// no rank is missing anywhere and every member of a group waits in one
+// collective, that is said (the cause is below the collective). The
+// verdict does not depend on which rank entered first.
 //
 // Also: ranks that disagree on a collective's op, dtype or size (the sizes
-// only where the op needs them equal), ranks of the job with no dump,
-// ranks that disagree on the job's size, two dumps of one rank, RAS
-// statuses other than OK, nccl-tests' wrong values.
+// only where the op needs them equal, dtypes only of tensors that are not
+// empty), a collective whose own sizes break its rule (all_reduce: output
+// as input; all_gather: output = input x ranks; reduce_scatter: input =
+// output x ranks), ranks of the job with no file, ranks that disagree on the
+// job's size, two dumps of one rank, RAS statuses other than OK,
+// nccl-tests' wrong values.
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,12 +52,16 @@ struct RankInGroup {
 struct Candidate {
   std::int64_t time = 0;
   Finding f;
+  std::vector<int> unknown;  // members without a file
+  const Call* first = nullptr;  // a waiting rank's call of it (its name as called)
 };
 
-bool fromDump(const Job& job, const Call& c) {
-  if (c.source < 0 || std::size_t(c.source) >= job.sources.size()) return false;
-  const Format f = job.sources[std::size_t(c.source)].format;
-  return f == Format::flight_recorder_pickle || f == Format::flight_recorder_json;
+bool fromDump(const Job& job, const Call& c) {  // a file of every call of one rank (a dump, a capture)
+  return c.source >= 0 && std::size_t(c.source) < job.sources.size() && perRank(job.sources[std::size_t(c.source)].format);
+}
+
+bool fromCapture(const Job& job, const Call& c) {
+  return c.source >= 0 && std::size_t(c.source) < job.sources.size() && job.sources[std::size_t(c.source)].format == Format::capture;
 }
 
 // Sizes that every rank of the op gives alike (all_to_all, gather and
@@ -52,7 +72,7 @@ bool sizesAgree(std::string_view op) {
 
 class Analyser {
  public:
-  explicit Analyser(const Job& job) : job_(job) {}
+  Analyser(const Job& job, std::int64_t now) : job_(job), now_(now) {}
 
   Analysis run() {
     dumps();
@@ -201,88 +221,361 @@ class Analyser {
       if (allWait) {  // kept aside: the verdict only where no rank is missing anywhere
         f.text = say("all {0} ranks of {1} wait in {2} #{3}; none is missing: what holds them is below the collective (NCCL, the network)",
                      std::int64_t(f.waiting.size()), groupName(job_, g), job_.str(f.op), f.seq);
-        if (!allWait_ || time < allWait_->time) allWait_ = Candidate{time, std::move(f)};
+        if (!allWait_ || time < allWait_->time) allWait_ = Candidate{time, std::move(f), {}, first};
         return;  // what comes after it in this group waits for it
       }
       f.text = hangText(job_, f, *first, unknown);
-      candidates_.push_back({time, std::move(f)});
+      candidates_.push_back({time, std::move(f), std::move(unknown), first});
       return;
     }
   }
 
+  // A tensor list's first tensor is empty ("" or ";..."): no dtype to compare (a non-root's gather output).
+  bool emptyIn(const Call& c) const {
+    const std::string_view s = job_.str(c.inShape);
+    return c.inShape ? s.empty() || s.front() == ';' : c.inElems <= 0;
+  }
+  bool emptyOut(const Call& c) const {
+    const std::string_view s = job_.str(c.outShape);
+    return c.outShape ? s.empty() || s.front() == ';' : c.outElems <= 0;
+  }
+
+  // Ranks that disagree on one collective (its calls, one a rank), as
+  // PyTorch's analyser matches them: the op; the dtypes of tensors that are
+  // not empty (inputs but scatter's and broadcast's, outputs but gather's,
+  // and one call's input against its output but a gather, scatter or
+  // broadcast); the sizes (a dump's shapes: inputs but all_to_all's and
+  // scatter's, outputs but all_to_all's and gather's; other files: the
+  // elements, of the ops that need them equal) and each call's own rule;
+  // then whether they completed it (said, no rank blamed).
+  bool compare(int g, const std::vector<const Call*>& calls) {
+    const Call& c0 = *calls.front();
+    const std::string op(job_.str(c0.op));
+    const bool dump = !fromCapture(job_, c0);
+    for (const char* field : {"op", "dtype", "size", "state"}) {
+      std::map<std::string, std::vector<int>> by;
+      std::map<std::string, std::string> shown;
+      const std::string_view fname = field;
+      const bool isOp = fname == "op", isDtype = fname == "dtype", isSize = fname == "size";
+      for (const Call* c : calls) {
+        std::string v;
+        if (isOp) v = op == std::string(job_.str(c->op)) ? op : std::string(job_.str(c->op));
+        else if (isDtype) {
+          if (op == "scatter" || op == "broadcast" || emptyIn(*c)) continue;
+          v = std::string(job_.str(c->dtype));
+        } else if (isSize) {
+          if (dump) {
+            const bool in = op != "all_to_all" && op != "scatter", out = op != "all_to_all" && op != "gather";
+            v = (in ? std::string(job_.str(c->inShape)) + "#" + std::to_string(c->inElems) : "") + "/" +
+                (out ? std::string(job_.str(c->outShape)) + "#" + std::to_string(c->outElems) : "");
+            shown[v] = std::string(job_.str(in ? c->inShape : c->outShape));
+          } else {
+            if (!sizesAgree(op)) break;
+            v = std::to_string(c->inElems) + "/" + std::to_string(c->outElems);
+          }
+        } else {
+          v = std::string(stateName(c->state));
+        }
+        by[v].push_back(c->rank);
+      }
+      if (isDtype && by.size() < 2) {  // the outputs' dtypes, where the inputs agree
+        by.clear();
+        for (const Call* c : calls)
+          if (op != "gather" && c->outDtype && !emptyOut(*c)) by[std::string(job_.str(c->outDtype))].push_back(c->rank);
+      }
+      if (by.size() < 2) continue;
+      Finding fd;
+      fd.kind = FindingKind::mismatch;
+      fd.group = g;
+      fd.seq = c0.seq;
+      fd.op = c0.op;
+      fd.field = field;
+      std::vector<Text> parts;
+      std::size_t most = 0;
+      std::vector<std::pair<std::string, std::vector<int>>> order(by.begin(), by.end());  // by their lowest rank
+      std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second.front() < y.second.front(); });
+      for (const auto& [v, ranks] : order) most = std::max(most, ranks.size());
+      for (const auto& [v, ranks] : order) {
+        std::string say1 = v;
+        if (isSize && dump) say1 = shown[v];
+        else if (isSize)
+          for (const Call* c : calls)
+            if (c->rank == ranks[0]) say1 = std::string(job_.str(c->inShape)).empty() ? v : std::string(job_.str(c->inShape));
+        parts.push_back(say("{0}: {1}", rankList(ranks), say1));
+        if (ranks.size() < most && fname != "state") fd.ranks.insert(fd.ranks.end(), ranks.begin(), ranks.end());  // a state seen late is no one's fault
+      }
+      fd.text = say("{0} #{1} of {2}: the ranks disagree on its {3}: {4}", job_.str(fd.op), fd.seq, groupName(job_, g), say(field), joined(parts));
+      a_.findings.push_back(std::move(fd));
+      return true;
+    }
+    // Each call's own rule (dumps): all_reduce's output is its input, all_gather's output the input times the
+    // ranks, reduce_scatter's input the output times the ranks; one call's input and output dtypes alike.
+    if (!dump) return false;
+    const std::int64_t n = std::int64_t(job_.groups[std::size_t(g)].ranks.size());
+    std::vector<int> broken, mixed;
+    for (const Call* c : calls) {
+      const bool ar = op == "all_reduce" || op == "allreduce_coalesced";
+      const bool ag = op == "all_gather" || op == "all_gather_into_tensor_coalesced";
+      const bool rs = op == "reduce_scatter" || op == "reduce_scatter_tensor_coalesced";
+      if ((ar && c->inShape != c->outShape) || (ag && n > 0 && c->outElems != c->inElems * n) || (rs && n > 0 && c->inElems != c->outElems * n))
+        broken.push_back(c->rank);
+      if (op != "gather" && op != "scatter" && op != "broadcast" && c->outDtype && c->dtype != c->outDtype && !emptyIn(*c) && !emptyOut(*c))
+        mixed.push_back(c->rank);
+    }
+    for (auto* v : {&broken, &mixed}) {
+      if (v->empty()) continue;
+      Finding fd;
+      fd.kind = FindingKind::mismatch;
+      fd.group = g, fd.seq = c0.seq, fd.op = c0.op, fd.ranks = *v;
+      fd.field = v == &broken ? "size" : "dtype";
+      const Call* c = calls.front();
+      for (const Call* x : calls)
+        if (x->rank == v->front()) c = x;
+      fd.text = v == &broken ? say("{0} #{1} of {2}: {3}: its input {4} and output {5} break its rule", job_.str(fd.op), fd.seq, groupName(job_, g),
+                                   rankList(*v), std::string(job_.str(c->inShape)), std::string(job_.str(c->outShape)))
+                             : say("{0} #{1} of {2}: {3}: its input is {4}, its output {5}", job_.str(fd.op), fd.seq, groupName(job_, g), rankList(*v),
+                                   std::string(job_.str(c->dtype)), std::string(job_.str(c->outDtype)));
+      a_.findings.push_back(std::move(fd));
+      return true;
+    }
+    return false;
+  }
+
+  // Each collective of the group, compared across its ranks. Coalesced ops
+  // share one sequence number: a rank's k-th call of it meets the others' k-th
+  // (a rank with fewer calls there is not compared past them).
   void mismatches(int g, std::size_t from, std::size_t to) {
     int found = 0;
     for (std::size_t i = from; i < to && found < 3;) {
       std::size_t j = i;
       while (j < to && job_.calls[j].p2p == job_.calls[i].p2p && job_.calls[j].seq == job_.calls[i].seq) ++j;
       if (!job_.calls[i].p2p && j - i > 1 && fromDump(job_, job_.calls[i])) {
-        for (const char* field : {"op", "dtype", "size"}) {
-          std::map<std::string, std::vector<int>> by;
-          for (std::size_t k = i; k < j; ++k) {
-            const Call& c = job_.calls[k];
-            const std::string v = field[0] == 'o' ? std::string(job_.str(c.op)) : field[0] == 'd' ? std::string(job_.str(c.dtype))
-                                                                                   : std::to_string(c.inElems) + "/" + std::to_string(c.outElems);
-            by[v].push_back(c.rank);
+        std::map<int, std::vector<const Call*>> byRank;  // in record order (the sort's last keys)
+        for (std::size_t k = i; k < j; ++k)
+          if (fromDump(job_, job_.calls[k])) byRank[job_.calls[k].rank].push_back(&job_.calls[k]);
+        for (std::size_t pos = 0; found < 3; ++pos) {
+          std::vector<const Call*> calls;
+          for (const auto& [r, v] : byRank)
+            if (pos < v.size()) calls.push_back(v[pos]);
+          if (calls.empty()) break;
+          if (calls.size() > 1 && compare(g, calls)) {
+            ++found;
+            break;
           }
-          if (by.size() < 2 || (field[0] == 's' && !sizesAgree(job_.str(job_.calls[i].op)))) continue;
-          Finding f;
-          f.kind = FindingKind::mismatch;
-          f.group = g;
-          f.seq = job_.calls[i].seq;
-          f.op = job_.calls[i].op;
-          f.field = field;
-          std::vector<Text> parts;
-          std::size_t most = 0;
-          std::vector<std::pair<std::string, std::vector<int>>> order(by.begin(), by.end());  // by their lowest rank
-          std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second.front() < y.second.front(); });
-          for (const auto& [v, ranks] : order) most = std::max(most, ranks.size());
-          for (const auto& [v, ranks] : order) {
-            std::string shown = v;
-            if (field[0] == 's') shown = std::string(job_.str(job_.calls[i].inShape));
-            for (std::size_t k = i; k < j && field[0] == 's'; ++k)
-              if (job_.calls[k].rank == ranks[0]) shown = std::string(job_.str(job_.calls[k].inShape));
-            parts.push_back(say("{0}: {1}", rankList(ranks), shown));
-            if (ranks.size() < most) f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
-          }
-          f.text = say("{0} #{1} of {2}: the ranks disagree on its {3}: {4}", job_.str(f.op), f.seq, groupName(job_, g), say(field), joined(parts));
-          a_.findings.push_back(std::move(f));
-          ++found;
-          break;
         }
       }
       i = j;
     }
   }
 
-  // The first stuck collective in time, and any later one with other missing ranks.
-  void verdict() {
-    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) { return x.time < y.time; });
-    std::set<int> blamed;
-    std::vector<Text> roots;
-    std::vector<Finding> rest;
-    for (Candidate& c : candidates_) {
-      bool news = c.f.ranks.empty() && roots.empty();
-      for (int r : c.f.ranks) news = news || !blamed.count(r);
-      if (news) {
-        blamed.insert(c.f.ranks.begin(), c.f.ranks.end());
-        roots.push_back(c.f.text.text);
-        a_.findings.insert(a_.findings.begin() + std::ptrdiff_t(roots.size() - 1), c.f);
-      } else {
-        rest.push_back(c.f);
+  // The missing and not-known members of a stuck collective: whom its waiting ranks wait for.
+  static std::vector<int> awaited(const Candidate& c) {
+    std::vector<int> v = c.f.ranks;
+    v.insert(v.end(), c.unknown.begin(), c.unknown.end());
+    return v;
+  }
+
+  // A communicator as a capture's verdict names it: its description, with
+  // its id only where another group has the same one.
+  std::string commName(int g) const {
+    const Group& grp = job_.groups[std::size_t(g)];
+    if (grp.desc.empty()) return grp.id;
+    for (const Group& o : job_.groups)
+      if (&o != &grp && o.desc == grp.desc) return groupName(job_, g);
+    return grp.desc;
+  }
+
+  std::string callName(const Call& c) const {
+    const std::string_view n = fromCapture(job_, c) ? job_.str(c.name) : job_.str(c.op);
+    return std::string(n.empty() ? job_.str(c.op) : n);
+  }
+
+  // The newest time in the job: "now" for a finished capture.
+  std::int64_t now() const {
+    if (now_ > 0) return now_;
+    std::int64_t t = 0;
+    for (const Call& c : job_.calls) t = std::max({t, c.created, c.started, c.completed});
+    return t;
+  }
+
+  // Where a rank the waiting leads to is (a capture's words).
+  Text sinkText(int r) const {
+    const Rank* x = job_.rank(r);
+    if (!x || x->dump < 0) return say("no capture of {0}: where it is is not known", rankList({r}));
+    const Call* last = nullptr;
+    for (const Call& c : job_.calls)
+      if (c.rank == r && fromDump(job_, c) && (!last || c.created > last->created || (c.created == last->created && c.record > last->record))) last = &c;
+    if (x->health == Health::dead) return say("{0} is gone", rankList({r}));
+    if (!last) return say("{0} has made no collective call", rankList({r}));
+    if (last->state != State::completed)
+      return say("{0} waits in {1} #{2} of {3}, which every member entered", rankList({r}), callName(*last), last->seq, commName(last->group));
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.1f", double(std::max<std::int64_t>(0, now() - last->completed)) / 1e9);
+    return say("{0} has been outside MPI for {1} s since its {2} #{3} of {4}", rankList({r}), std::string(secs), callName(*last), last->seq,
+               commName(last->group));
+  }
+
+  // Ranks that wait for each other in a cycle: the strongly connected parts
+  // (Tarjan's, without recursion) of ranks -> stuck collectives they wait in
+  // -> members those never saw, with two ranks or more.
+  std::vector<std::vector<int>> cycles(const std::map<int, std::vector<std::size_t>>& waitsIn) const {
+    const std::size_t nc = candidates_.size();
+    std::map<int, std::size_t> node;  // waiting rank -> node (after the collectives' nodes)
+    std::vector<int> rankOf;
+    for (const auto& [r, ks] : waitsIn) node[r] = nc + rankOf.size(), rankOf.push_back(r);
+    const std::size_t n = nc + rankOf.size();
+    std::vector<std::vector<std::size_t>> next(n);
+    for (std::size_t k = 0; k < nc; ++k)
+      for (int m : awaited(candidates_[k]))
+        if (auto it = node.find(m); it != node.end()) next[k].push_back(it->second);
+    for (const auto& [r, ks] : waitsIn) next[node[r]] = ks;
+    std::vector<std::size_t> index(n, SIZE_MAX), low(n, 0);
+    std::vector<bool> on(n, false);
+    std::vector<std::size_t> stack;
+    std::vector<std::pair<std::size_t, std::size_t>> work;  // node, next edge
+    std::size_t counter = 0;
+    std::vector<std::vector<int>> out;
+    for (std::size_t root = 0; root < n; ++root) {
+      if (index[root] != SIZE_MAX) continue;
+      work.push_back({root, 0});
+      while (!work.empty()) {
+        auto& [v, e] = work.back();
+        if (e == 0 && index[v] == SIZE_MAX) index[v] = low[v] = counter++, stack.push_back(v), on[v] = true;
+        if (e < next[v].size()) {
+          const std::size_t w = next[v][e++];
+          if (index[w] == SIZE_MAX) work.push_back({w, 0});
+          else if (on[w]) low[v] = std::min(low[v], index[w]);
+          continue;
+        }
+        const std::size_t done = v;
+        work.pop_back();
+        if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        std::vector<int> ranks;
+        for (std::size_t w = SIZE_MAX; w != done;) {
+          w = stack.back();
+          stack.pop_back();
+          on[w] = false;
+          if (w >= nc) ranks.push_back(rankOf[w - nc]);
+        }
+        if (ranks.size() >= 2) {
+          std::sort(ranks.begin(), ranks.end());
+          out.push_back(std::move(ranks));
+        }
       }
     }
-    for (Finding& f : rest) a_.findings.push_back(std::move(f));
+    return out;
+  }
+
+  // Who waits for whom: the ranks the waiting leads to, and cycles.
+  void verdict() {
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) { return x.time < y.time; });
+    std::map<int, std::vector<std::size_t>> waitsIn;
+    for (std::size_t k = 0; k < candidates_.size(); ++k)
+      for (int r : candidates_[k].f.waiting) waitsIn[r].push_back(k);
+    std::set<int> sinks;  // awaited, waiting nowhere
+    for (const Candidate& c : candidates_)
+      for (int m : awaited(c))
+        if (!waitsIn.count(m)) sinks.insert(m);
+    // Deadlocks: each cycle, with where each of its ranks waits and for whom.
+    std::vector<Finding> deadlocks;
+    std::set<std::size_t> inCycle;  // stuck collectives a cycle goes through
+    for (const std::vector<int>& cyc : cycles(waitsIn)) {
+      Finding f;
+      f.kind = FindingKind::deadlock;
+      f.ranks = cyc;
+      std::vector<Text> parts;
+      for (std::size_t k = 0; k < candidates_.size(); ++k) {
+        const Candidate& c = candidates_[k];
+        std::vector<int> who, whom;
+        for (int r : c.f.waiting)
+          if (std::binary_search(cyc.begin(), cyc.end(), r)) who.push_back(r);
+        for (int m : awaited(c))
+          if (std::binary_search(cyc.begin(), cyc.end(), m)) whom.push_back(m);
+        if (who.empty() || whom.empty()) continue;
+        inCycle.insert(k);
+        if (f.group < 0) f.group = c.f.group, f.seq = c.f.seq, f.op = c.f.op;
+        parts.push_back(who.size() == 1 ? say("{0} waits in {1} #{2} of {3} for {4}", rankList(who), callName(*c.first), c.f.seq, commName(c.f.group), rankList(whom))
+                                        : say("{0} wait in {1} #{2} of {3} for {4}", rankList(who), callName(*c.first), c.f.seq, commName(c.f.group), rankList(whom)));
+      }
+      f.text = say("deadlock: {0} wait for each other: {1}", rankList(cyc), joined(parts));
+      a_.verdictRanks.insert(a_.verdictRanks.end(), cyc.begin(), cyc.end());
+      deadlocks.push_back(std::move(f));
+    }
+    bool capture = false;
+    for (const Candidate& c : candidates_) capture = capture || fromCapture(job_, *c.first);
+    std::vector<Text> roots;
+    std::vector<Finding> first, rest;
+    std::set<int> named;
+    if (capture) {
+      // "rank 2 has been outside MPI for 12.4 s since ...; rank 0 waits for it in ...; ranks 1 and 3 wait in ..."
+      for (int r : sinks) roots.push_back(sinkText(r));
+      std::vector<std::size_t> order, later;
+      for (std::size_t k = 0; k < candidates_.size(); ++k) {
+        bool direct = true;  // it waits for sinks only: "waits for it"
+        for (int m : awaited(candidates_[k])) direct = direct && sinks.count(m);
+        (direct ? order : later).push_back(k);
+      }
+      order.insert(order.end(), later.begin(), later.end());
+      for (std::size_t k : order) {
+        const Candidate& c = candidates_[k];
+        first.push_back(c.f);
+        if (inCycle.count(k)) continue;
+        std::vector<int> whom;  // empty where it waits for a rank blocked elsewhere too
+        for (int m : awaited(c))
+          if (sinks.count(m)) whom.push_back(m);
+        for (int m : awaited(c))
+          if (!sinks.count(m)) whom.clear();
+        const std::string name = callName(*c.first), comm = commName(c.f.group);
+        const bool one = c.f.waiting.size() == 1;
+        if (whom.empty()) roots.push_back(one ? say("{0} waits in {1} #{2} of {3}", rankList(c.f.waiting), name, c.f.seq, comm)
+                                              : say("{0} wait in {1} #{2} of {3}", rankList(c.f.waiting), name, c.f.seq, comm));
+        else {
+          const Text target = sinks.size() == 1 ? say("it") : rankList(whom);
+          roots.push_back(one ? say("{0} waits for {1} in {2} #{3} of {4}", rankList(c.f.waiting), target, name, c.f.seq, comm)
+                              : say("{0} wait for {1} in {2} #{3} of {4}", rankList(c.f.waiting), target, name, c.f.seq, comm));
+        }
+      }
+      named = sinks;
+      if (!roots.empty()) roots = {joined(roots)};
+    } else {
+      // Each stuck collective whose missing ranks the waiting leads to, in
+      // time order, once per rank named: "rank 12 never entered ...; 3 ranks wait there".
+      for (Candidate& c : candidates_) {
+        bool news = false;
+        for (int m : awaited(c)) news = news || (sinks.count(m) && !named.count(m));
+        if (news) {
+          for (int m : awaited(c))
+            if (sinks.count(m)) named.insert(m);
+          roots.push_back(c.f.text.text);
+          first.push_back(c.f);
+        } else {
+          rest.push_back(c.f);
+        }
+      }
+    }
+    a_.verdictRanks.insert(a_.verdictRanks.end(), named.begin(), named.end());
+    std::sort(a_.verdictRanks.begin(), a_.verdictRanks.end());
+    a_.verdictRanks.erase(std::unique(a_.verdictRanks.begin(), a_.verdictRanks.end()), a_.verdictRanks.end());
+    for (const Finding& d : deadlocks) roots.push_back(d.text.text);
+    first.insert(first.end(), deadlocks.begin(), deadlocks.end());
+    first.insert(first.end(), rest.begin(), rest.end());
+    a_.findings.insert(a_.findings.begin(), first.begin(), first.end());
     if (!roots.empty()) {
       Text v = roots[0];
       for (std::size_t k = 1; k < roots.size(); ++k) v = say("{0}. Also: {1}", v, roots[k]);
       a_.verdict = Said(v);
       return;
     }
-    for (const Finding& f : a_.findings)  // a mismatch is a cause; all waiting without one is a symptom
-      if (f.kind == FindingKind::mismatch) return void(a_.verdict = f.text);
+    for (const Finding& f : a_.findings)  // a mismatch is a cause (a state seen late is not); all waiting without one is a symptom
+      if (f.kind == FindingKind::mismatch && f.field != "state") {
+        a_.verdictRanks = f.ranks;
+        return void(a_.verdict = f.text);
+      }
     if (allWait_) {
       a_.findings.insert(a_.findings.begin(), allWait_->f);
       a_.verdict = allWait_->f.text;
+      a_.verdictRanks = allWait_->f.waiting;
     }
   }
 
@@ -361,8 +654,10 @@ class Analyser {
       if (f.kind == FindingKind::other_job) return void(a_.verdict = f.text);
     for (const Finding& f : a_.findings)
       if (f.kind == FindingKind::ras || f.kind == FindingKind::wrong_results || f.kind == FindingKind::world_size ||
-          f.kind == FindingKind::duplicate_rank)
+          f.kind == FindingKind::duplicate_rank) {
+        a_.verdictRanks = f.ranks;
         return void(a_.verdict = f.text);
+      }
     bool dumps = false;
     for (const Rank& r : job_.ranks) dumps = dumps || r.dump >= 0;
     a_.verdict = dumps ? Said(say("no collective waits for a rank: every member of every group entered each collective another entered"))
@@ -370,6 +665,7 @@ class Analyser {
   }
 
   const Job& job_;
+  std::int64_t now_ = 0;
   Analysis a_;
   std::vector<Candidate> candidates_;
   std::optional<Candidate> allWait_;  // the first group where every member waits in one collective
@@ -377,6 +673,6 @@ class Analyser {
 
 }  // namespace
 
-Analysis analyse(const Job& job) { return Analyser(job).run(); }
+Analysis analyse(const Job& job, std::int64_t nowNs) { return Analyser(job, nowNs).run(); }
 
 }  // namespace collviz::job

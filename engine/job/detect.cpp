@@ -64,6 +64,8 @@ bool ncclLog(std::string_view s) { return has(s, " NCCL INFO ") || has(s, " NCCL
 std::optional<Format> detect(std::string_view bytes, std::optional<Format>* also) {
   if (also) also->reset();
   const std::string_view raw = bytes.substr(0, kSniff);
+  // collviz's own capture: its magic, whatever version follows (the reader says which it reads).
+  if (raw.size() >= 6 && std::memcmp(raw.data(), "CVZTAP", 6) == 0) return Format::capture;
   if (!raw.empty() && static_cast<unsigned char>(raw[0]) == 0x80 && (raw.size() == 1 || (raw[1] >= 1 && raw[1] <= 5)))
     return Format::flight_recorder_pickle;
   // Protocol 0/1 pickles: GLOBAL "module\nname\n" first, or a MARK ... STOP ('.' at the end).

@@ -256,6 +256,7 @@ class Converter {
     c.op = opOf(name);
     const std::uint32_t dt = !p_.children(inDt).empty() ? p_.children(inDt)[0] : !p_.children(outDt).empty() ? p_.children(outDt)[0] : 0;
     c.dtype = dt ? internStr(dt, 32) : 0;
+    if (!p_.children(outDt).empty()) c.outDtype = internStr(p_.children(outDt)[0], 32);
     if (c.p2p) c.peer = peerOf(p_.str(name), g);
     if (job_.calls.size() >= kMaxCalls) return Builder::note(src.notes, say("more than {0} entries: the rest not kept", std::int64_t(kMaxCalls)));
     job_.calls.push_back(c);

@@ -19,6 +19,7 @@ std::string_view formatName(Format f) {
     case Format::nccl_profiler_lines: return "nccl_profiler_lines";
     case Format::nccl_tests: return "nccl_tests";
     case Format::nccl_log: return "nccl_log";
+    case Format::capture: return "capture";
   }
   return "?";
 }
@@ -35,9 +36,12 @@ Text formatText(Format f) {
     case Format::nccl_profiler_lines: return say("NCCL profiler trace (JSON lines)");
     case Format::nccl_tests: return say("nccl-tests output");
     case Format::nccl_log: return say("NCCL log (NCCL_DEBUG=INFO)");
+    case Format::capture: return say("collviz capture (one process)");
   }
   return lit("?");
 }
+
+bool perRank(Format f) { return f == Format::flight_recorder_pickle || f == Format::flight_recorder_json || f == Format::capture; }
 
 std::string_view healthName(Health h) {
   switch (h) {
@@ -85,6 +89,7 @@ std::string_view findingName(FindingKind k) {
     case FindingKind::other_job: return "other_job";
     case FindingKind::ras: return "ras";
     case FindingKind::wrong_results: return "wrong_results";
+    case FindingKind::deadlock: return "deadlock";
   }
   return "?";
 }
@@ -94,6 +99,22 @@ static_assert(sizeof(Call) == 128, "a Call is 128 bytes: 20 000 entries of 64 ra
 const Rank* Job::rank(int r) const {
   auto it = std::lower_bound(ranks.begin(), ranks.end(), r, [](const Rank& a, int b) { return a.rank < b; });
   return it != ranks.end() && it->rank == r ? &*it : nullptr;
+}
+
+const Captured* Job::captured(const Call& c) const {
+  if (c.source < 0 || std::size_t(c.source) >= sources.size() || c.record < 0) return nullptr;
+  const CaptureData* d = sources[std::size_t(c.source)].capture.get();
+  return d && std::size_t(c.record) < d->calls.size() ? &d->calls[std::size_t(c.record)] : nullptr;
+}
+
+std::string_view Job::inputBytes(const Call& c) const {
+  const Captured* x = captured(c);
+  return x ? std::string_view(sources[std::size_t(c.source)].capture->bytes).substr(x->inAt, x->inBytes) : std::string_view();
+}
+
+std::string_view Job::outputBytes(const Call& c) const {
+  const Captured* x = captured(c);
+  return x && x->exited ? std::string_view(sources[std::size_t(c.source)].capture->bytes).substr(x->outAt, x->outBytes) : std::string_view();
 }
 
 int Job::groupIndex(std::string_view id) const {

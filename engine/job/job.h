@@ -61,9 +61,13 @@ enum class Format : std::uint8_t {
   nccl_profiler_lines,     // a profiler plugin's JSON lines
   nccl_tests,              // nccl-tests stdout (mpirun --tag-output prefixes allowed)
   nccl_log,                // NCCL's own NCCL_DEBUG=INFO log (nccl_log/)
+  capture,                 // collviz's own tap: one process's capture file (tap/capture_format.h; capture.cpp)
 };
 std::string_view formatName(Format f);  // "flight_recorder_pickle", ... (JSON, --json)
 Text formatText(Format f);              // "PyTorch Flight Recorder dump (pickle)" for a person
+// A file of one rank that records every call it entered, with its state
+// (a Flight Recorder dump, a capture file): what the waits-for analysis reads.
+bool perRank(Format f);
 
 // A kind of thing noted while reading, counted: the first example of each
 // kind is kept, the rest only counted.
@@ -72,6 +76,8 @@ struct Note {
   Said text;              // the first example, complete ("_dump_3: entry 12: state 'x' is not ...")
   std::int64_t count = 1; // how many times this kind was seen
 };
+
+struct CaptureData;  // below
 
 struct Source {
   std::string path;       // as read (a file inside a folder: the folder's path / its name)
@@ -83,6 +89,8 @@ struct Source {
   std::string library;    // the communication library: Flight Recorder nccl_version / comm_lib_version, RAS nccl_version
   std::int64_t records = 0;  // entries / lines / events / table rows read
   std::vector<Note> notes;   // what was odd in it (counted), never fatal
+  // A capture file's calls' side data (Job::captured); null for other formats.
+  std::shared_ptr<const CaptureData> capture;
 };
 
 // ---- Ranks and hosts ----
@@ -106,7 +114,7 @@ struct Rank {
   std::int64_t pid = -1;
   std::string busId;       // "0000:04:00" (nccl-tests, NCCL log)
   std::string gpu;         // "NVIDIA H100 80GB HBM3" (nccl-tests)
-  int dump = -1;           // Job::sources index of its Flight Recorder dump; -1: none read
+  int dump = -1;           // Job::sources index of its Flight Recorder dump or capture file; -1: none read
   int worldSize = -1;      // the job's size as this rank's dump says (its default group's ranks)
   Health health = Health::unknown;
   Said healthText;         // RAS's own words for it ("Rank 7 has launched up to operation 60")
@@ -147,11 +155,35 @@ struct Call {  // 128 bytes: the 64-bit fields first, then the 32-, 16- and 8-bi
   float durationMs = -1;
   // What NCCL did (Inspector, profiler): -1 / 0 where no source says.
   Name algo = 0, proto = 0;       // "RING", "SIMPLE"
+  Name outDtype = 0;              // the output's dtype where a source says (Flight Recorder), "" otherwise
   float busbw = -1, algbw = -1;   // GB/s
   std::int16_t channels = -1;
   bool p2p = false;
   State state = State::unknown;
 };
+
+// ---- A capture's side data (capture.cpp): what a Call has no room for ----
+// Kept per capture file (Source::capture) and indexed by the Call's `record`
+// (its number among its file's calls), so it follows its Call through every
+// reordering of Job::calls (Builder::finish's sort, read()'s merge): look it
+// up with Job::captured / inputBytes / outputBytes, never by position.
+struct Captured {
+  std::uint64_t inAt = 0, outAt = 0;        // where the kept bytes start in CaptureData::bytes
+  std::uint32_t inBytes = 0, outBytes = 0;  // bytes kept: the input at entry, the output at exit (0: none)
+  std::int32_t root = -1;                   // rank in the communicator; -1: none
+  std::int32_t status = 0;                  // the call's return code (MPI_SUCCESS is 0), once it exited
+  std::uint32_t dtypeSize = 0;              // bytes per element
+  std::uint16_t flags = 0;                  // tap::CallFlag bits (kInPlace, kNonblocking, kUserOp, kDerived, kBytesLeftOut, ...)
+  std::uint8_t redop = 0;                   // tap::ROp; redopName() says it
+  bool exited = false;                      // t_exit was set: the output bytes and status are valid
+  bool inPlace() const { return flags & 1; }  // tap::kInPlace
+};
+struct CaptureData {
+  std::vector<Captured> calls;  // by Call::record
+  std::string bytes;            // every kept buffer, back to back
+};
+// "MPI_SUM", "ncclSum", "user-defined"; "" for none (a Captured's redop).
+std::string_view redopName(std::uint8_t redop);
 
 // A rank's own count of its collectives in one group (Flight Recorder's
 // pg_status): what it enqueued, saw start and saw complete, by sequence number.
@@ -230,6 +262,11 @@ struct Job {
   std::string_view str(Name n) const { return n < names.size() ? std::string_view(names[n]) : std::string_view(); }
 
   const Rank* rank(int r) const;            // nullptr when no source names it
+  // A captured call's side data (capture files only): nullptr for any other
+  // call. Its bytes: "" where none were kept (or, output, before it exited).
+  const Captured* captured(const Call& c) const;
+  std::string_view inputBytes(const Call& c) const;
+  std::string_view outputBytes(const Call& c) const;
   int groupIndex(std::string_view id) const;  // -1 when none
 };
 
@@ -264,6 +301,7 @@ enum class FindingKind : std::uint8_t {
   other_job,       // the files are of more than one job (a rank on two hosts or in two processes)
   ras,             // a RAS status other than OK
   wrong_results,   // nccl-tests counted wrong values
+  deadlock,        // ranks that wait for each other in a cycle (`ranks`: its members)
 };
 std::string_view findingName(FindingKind k);  // "hang", ... (JSON)
 
@@ -291,6 +329,7 @@ struct GroupProgress {
 };
 
 struct Analysis {
+  std::vector<int> verdictRanks;  // the ranks the verdict names: those the waiting leads to (outside, gone, no dump), or a cycle's members
   Said verdict;                   // the sentence: "ranks 12 and 14 never entered all_to_all #20545 of EXPERT_MODEL_PARALLEL_GROUP (74); 2 ranks wait there"
   std::vector<Finding> findings;  // the first is the verdict's, when there is one
   std::vector<int> missingDumps;  // ranks of the job with no dump (when some ranks have one)
@@ -320,7 +359,10 @@ Result<Job> read(const std::vector<std::string>& paths);
 // the rank and host a dump's name tells.
 Result<Job> readBytes(std::string_view bytes, const std::string& name);
 
-Analysis analyse(const Job& job);  // analysis.cpp says the rules; docs/jobs.md too
+// analysis.cpp says the rules; docs/jobs.md too. `nowNs` (ns since the
+// epoch): the time "outside MPI for 12.4 s" counts to; the live watcher
+// passes the clock, 0 takes the newest time in the job.
+Analysis analyse(const Job& job, std::int64_t nowNs = 0);
 
 // A call as collviz's own op (engine/spec.h), to run it on the local
 // backend at the same shape: op, ranks (the group's, at most kMaxRanks),

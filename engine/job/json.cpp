@@ -9,10 +9,18 @@ namespace {
 
 using nlohmann::json;
 
-bool fromDump(const Job& job, const Call& c) {
-  if (c.source < 0 || std::size_t(c.source) >= job.sources.size()) return false;
-  const Format f = job.sources[std::size_t(c.source)].format;
-  return f == Format::flight_recorder_pickle || f == Format::flight_recorder_json;
+bool fromDump(const Job& job, const Call& c) {  // a per-rank file's (a dump, a capture): listed by rank
+  return c.source >= 0 && std::size_t(c.source) < job.sources.size() && perRank(job.sources[std::size_t(c.source)].format);
+}
+
+std::string hex(std::string_view b) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s(b.size() * 2, '0');
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    s[2 * i] = kDigits[static_cast<unsigned char>(b[i]) >> 4];
+    s[2 * i + 1] = kDigits[static_cast<unsigned char>(b[i]) & 15];
+  }
+  return s;
 }
 
 template <typename T>
@@ -31,6 +39,7 @@ json toJson(const Job& job, const Call& c) {
   j["name"] = job.str(c.name);
   if (c.p2p) j["p2p"] = true, j["peer"] = c.peer;
   put(j, "dtype", job.str(c.dtype), std::string_view());
+  put(j, "output_dtype", job.str(c.outDtype), std::string_view());
   put(j, "input_shape", job.str(c.inShape), std::string_view());
   put(j, "output_shape", job.str(c.outShape), std::string_view());
   put<std::int64_t>(j, "input_elements", c.inElems, -1);
@@ -46,6 +55,18 @@ json toJson(const Job& job, const Call& c) {
   put<int>(j, "channels", c.channels, -1);
   if (c.busbw >= 0) j["busbw_gbs"] = c.busbw;
   if (c.algbw >= 0) j["algbw_gbs"] = c.algbw;
+  if (const Captured* x = job.captured(c)) {  // a capture's call: what the tap kept of it
+    j["time_entered_ns"] = c.started;
+    j["time_exited_ns"] = x->exited ? json(c.completed) : json(nullptr);
+    if (x->root >= 0) j["root"] = x->root;
+    put(j, "redop", redopName(x->redop), std::string_view());
+    j["in_place"] = x->inPlace();
+    j["element_bytes"] = x->dtypeSize;
+    if (x->exited) j["status"] = x->status;
+    j["input_bytes"] = hex(job.inputBytes(c));
+    j["output_bytes"] = x->exited ? json(hex(job.outputBytes(c))) : json(nullptr);
+    if (x->flags & 16) j["bytes_left_out"] = true;  // tap::kBytesLeftOut: a buffer's bytes could not be kept
+  }
   j["source"] = c.source;
   return j;
 }
@@ -76,6 +97,7 @@ json toJson(const Job& job, const Analysis& a, const std::function<std::string(c
   auto text = [&](const Said& s) { return s.current() ? say(*s.current()) : std::string(s); };
   json j;
   j["verdict"] = text(a.verdict);
+  j["verdict_ranks"] = a.verdictRanks;
   j["world_size"] = job.worldSize;
   json& files = j["files"] = json::array();
   for (const Source& s : job.sources) {

@@ -110,6 +110,7 @@ Part readOne(const Input& in) {
       case Format::nccl_inspector: return readInspector(*bytes, name);
       case Format::nccl_profiler_trace: case Format::nccl_profiler_lines: return readProfiler(*bytes, name, k);
       case Format::nccl_tests: return readNcclTests(*bytes, name);
+      case Format::capture: return readCapture(*bytes, name);
       case Format::nccl_log: break;
     }
     return Job{};
@@ -191,7 +192,7 @@ void merge(Job& into, Builder& b, Job&& part) {
     }
     c.group = c.group >= 0 ? groups[std::size_t(c.group)] : -1;
     c.source = c.source >= 0 ? srcBase + c.source : -1;
-    for (Name* n : {&c.op, &c.name, &c.dtype, &c.inShape, &c.outShape, &c.algo, &c.proto}) *n = *n < names.size() ? names[*n] : 0;
+    for (Name* n : {&c.op, &c.name, &c.dtype, &c.outDtype, &c.inShape, &c.outShape, &c.algo, &c.proto}) *n = *n < names.size() ? names[*n] : 0;
     into.calls.push_back(c);
   }
   for (PgStatus s : part.status) {
@@ -410,6 +411,7 @@ Result<Job> readOneFile(std::string_view bytes, const std::string& name) {
     case Format::nccl_inspector: part = readInspector(bytes, name); break;
     case Format::nccl_profiler_trace: case Format::nccl_profiler_lines: part = readProfiler(bytes, name, *f); break;
     case Format::nccl_tests: part = readNcclTests(bytes, name); break;
+    case Format::capture: part = readCapture(bytes, name); break;
     case Format::nccl_log: {
       auto log = nccl_log::readText(bytes, name);
       if (!log) return Error(say("{0}: {1}", name, log.error().text));

@@ -31,6 +31,7 @@ Result<Job> readRas(std::string_view bytes, const std::string& path, Format f); 
 Result<Job> readInspector(std::string_view bytes, const std::string& path);                  // inspector.cpp
 Result<Job> readProfiler(std::string_view bytes, const std::string& path, Format f);        // profiler.cpp
 Result<Job> readNcclTests(std::string_view bytes, const std::string& path);                  // nccl_tests.cpp
+Result<Job> readCapture(std::string_view bytes, const std::string& path);                    // capture.cpp
 
 // The sentence of a stuck collective (texts.cpp): its missing ranks, its
 // waiting ones, its members without a dump; `first` one of its calls.
