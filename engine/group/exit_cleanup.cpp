@@ -12,8 +12,14 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
 #include <set>
 #include <thread>
+
+#include "engine/group/proc_file.h"
 
 namespace collviz {
 
@@ -25,6 +31,10 @@ std::mutex& mu() {
 std::set<pid_t>& children() {
   static std::set<pid_t> s;
   return s;
+}
+std::map<pid_t, std::string>& marks() {
+  static std::map<pid_t, std::string> m;
+  return m;
 }
 std::set<std::string>& temps() {
   static std::set<std::string> s;
@@ -104,9 +114,73 @@ void registerChild(pid_t pid) {
   children().insert(pid);
 }
 
+void registerMarkedChild(pid_t pid, const std::string& mark) {
+  std::lock_guard<std::mutex> lock(mu());
+  children().insert(pid);
+  marks()[pid] = mark;
+}
+
 void forgetChild(pid_t pid) {
   std::lock_guard<std::mutex> lock(mu());
   children().erase(pid);
+  marks().erase(pid);
+}
+
+std::string newJobMark() {
+  std::random_device rd;
+  char hex[33];
+  for (int i = 0; i < 4; ++i) std::snprintf(hex + 8 * i, 9, "%08x", unsigned(rd()));
+  return std::string("COLLVIZ_JOB_MARK=") + hex;
+}
+
+int killMarked(const std::string& mark) {
+  if (mark.empty()) return 0;
+  const std::string entry = std::string(1, '\0') + mark + std::string(1, '\0');
+  // Only processes of our session (mpirun's, and what it starts: Open MPI
+  // moves an agent to a group of its own, not a session), read from stat
+  // first: reading a process's environment waits for its memory map, which
+  // a stranger's big allocation can hold for seconds.
+  const pid_t session = ::getsid(0);
+  auto inSession = [&](pid_t pid) {
+    const std::string stat = readProcFile(pid, "stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return false;
+    long ppid = 0, pgrp = 0, sid = 0;  // after the state
+    return std::sscanf(stat.c_str() + close + 1, " %*c %ld %ld %ld", &ppid, &pgrp, &sid) == 3 && pid_t(sid) == session;
+  };
+  int killed = 0;
+  // Twice: a process that forked between the look and the kill leaves a
+  // child with the mark (the second look finds it).
+  for (int pass = 0; pass < 2; ++pass) {
+    DIR* d = ::opendir("/proc");
+    if (!d) return killed;
+    while (dirent* e = ::readdir(d)) {
+      const pid_t pid = pid_t(std::atol(e->d_name));
+      if (pid <= 0 || pid == ::getpid() || !inSession(pid)) continue;
+      const std::string env = std::string(1, '\0') + readProcFile(pid, "environ");
+      if (env.find(entry) == std::string::npos) continue;
+      if (::kill(pid, SIGKILL) == 0) ++killed;
+    }
+    ::closedir(d);
+  }
+  return killed;
+}
+
+pid_t reapJob(pid_t pid, int* status, bool block) {
+  siginfo_t info{};
+  int rc;
+  while ((rc = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | (block ? 0 : WNOHANG))) < 0 && errno == EINTR) {}
+  if (rc < 0) return -1;
+  if (info.si_pid == 0) return 0;  // still running
+  std::string mark;
+  {
+    std::lock_guard<std::mutex> lock(mu());
+    if (auto it = marks().find(pid); it != marks().end()) mark = it->second;
+  }
+  killMarked(mark);  // what it started and left behind: an agent, the agent's children
+  pid_t got;
+  while ((got = ::waitpid(pid, status, 0)) < 0 && errno == EINTR) {}
+  return got;
 }
 
 void registerTempFile(const std::string& path) {
@@ -132,7 +206,14 @@ void cleanupNow() {
     dirs().clear();
     trees_now = trees();
   }
+  std::map<pid_t, std::string> marked;
+  {
+    std::lock_guard<std::mutex> lock(mu());
+    marked = marks();
+  }
   for (pid_t p : kids) ::kill(p, SIGKILL);
+  // Then what they started (it may have been left to PID 1 already).
+  for (const auto& [p, mark] : marked) killMarked(mark);
   // Reap; the owner may reap first (ECHILD), which is as good.
   for (pid_t p : kids)
     while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {}

@@ -13,7 +13,27 @@
 namespace collviz {
 
 void registerChild(pid_t pid);
+// A mark for the processes of one job (issue 55): "COLLVIZ_JOB_MARK=" and
+// 128 random bits, set in the environment of the launcher (mpirun) that
+// starts the job. Whatever it starts inherits it: a launcher agent, which
+// Open MPI puts in a process group of its own and which is left to PID 1
+// when mpirun ends, and the agent's children, so they can be found and
+// ended.
+std::string newJobMark();
+// A child whose environment carries `mark`: cleanupNow() ends every process
+// that carries it too.
+void registerMarkedChild(pid_t pid, const std::string& mark);
 void forgetChild(pid_t pid);
+
+// Ends (SIGKILL) every process of ours, but this one, that carries `mark`
+// in its environment; how many.
+int killMarked(const std::string& mark);
+
+// Reaps the child `pid` once it has ended, ending first every process that
+// carries its mark (registerMarkedChild): nothing it started outlives it.
+// `block`: wait for it to end. Returns `pid` when reaped (its wait status in
+// `status`), 0 while it runs, -1 on an error.
+pid_t reapJob(pid_t pid, int* status, bool block);
 void registerTempFile(const std::string& path);
 void forgetTempFile(const std::string& path);
 // A folder made for files in progress (a deck's): removed after the files,

@@ -1,6 +1,7 @@
 #include "engine/group/mpi_launch.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -193,9 +194,23 @@ Result<int> checkHello(const std::string& body, pid_t peer_pid, pid_t job, int r
 
 void MpiLog::start(int read_fd) {
   fd_ = read_fd;
+  if (::pipe2(stop_, O_CLOEXEC) != 0) stop_[0] = stop_[1] = -1;
   thread_ = std::thread([this] {
     char buf[4096];
+    bool stopping = false;
+    int left = 256;  // reads once stopping: 1 MiB, for a writer that never stops
     for (;;) {
+      if (stopping && --left < 0) break;
+      pollfd p[2] = {{fd_, POLLIN, 0}, {stopping ? -1 : stop_[0], POLLIN, 0}};
+      // Once stopping: only what is already in the pipe (poll without waiting).
+      const int pr = ::poll(p, 2, stopping ? 0 : -1);
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr < 0) break;
+      if (p[1].revents) {
+        stopping = true;
+        continue;
+      }
+      if (pr == 0) break;  // stopping and nothing left to read
       const ssize_t n = ::read(fd_, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
@@ -213,9 +228,14 @@ void MpiLog::start(int read_fd) {
 }
 
 void MpiLog::stop() {
-  if (thread_.joinable()) thread_.join();
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  if (thread_.joinable()) {
+    if (stop_[1] >= 0 && ::write(stop_[1], "x", 1) < 0) {}  // else: it reads until the pipe's end
+    thread_.join();
+  }
+  for (int* fd : {&fd_, &stop_[0], &stop_[1]}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
 }
 
 std::string MpiLog::tail() const {

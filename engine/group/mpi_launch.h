@@ -131,12 +131,16 @@ class MpiLog {
   MpiLog& operator=(const MpiLog&) = delete;
   ~MpiLog() { stop(); }
   void start(int read_fd);  // takes the pipe's read end
-  // Joins the thread; the write end must be closed (mpirun reaped) first.
+  // Reads what is left in the pipe and joins the thread; call it once mpirun
+  // is reaped. A process that still holds the pipe (an agent left behind)
+  // never holds this up (issue 55: a launcher agent that never returned
+  // kept collviz waiting for the pipe's end for as long as it ran).
   void stop();
   std::string tail() const;
 
  private:
   int fd_ = -1;
+  int stop_[2] = {-1, -1};  // stop() writes a byte: read what is there, then end
   std::thread thread_;
   mutable std::mutex mu_;
   std::string tail_;

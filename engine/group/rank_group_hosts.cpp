@@ -86,7 +86,7 @@ Status RankGroup::launchMpiHosts() {
       return Error{say("cancelled")};
     }
     int status = 0;
-    if (::waitpid(mpirun_, &status, WNOHANG) == mpirun_) {
+    if (reapJob(mpirun_, &status, false) == mpirun_) {
       forgetChild(mpirun_);
       mpirun_ = -1;
       mpi_log_.stop();

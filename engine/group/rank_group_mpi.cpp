@@ -50,6 +50,9 @@ Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::str
     // that exist only here.
     added.push_back("TMPDIR=" + mpi_files_.session.path());
   }
+  // What mpirun starts carries its mark: ended with it (exit_cleanup.h).
+  const std::string mark = newJobMark();
+  added.push_back(mark);
   std::vector<std::string> env = environWith(added);
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
@@ -83,7 +86,7 @@ Status RankGroup::forkMpirun(const std::string& path, const std::vector<std::str
     ::_exit(127);
   }
   ::close(log[1]);
-  registerChild(pid);
+  registerMarkedChild(pid, mark);
   mpirun_ = pid;
   mpi_log_.start(log[0]);
   return {};
@@ -115,7 +118,7 @@ Status RankGroup::launchMpi() {
       return Error{say("cancelled")};
     }
     int status = 0;
-    if (::waitpid(mpirun_, &status, WNOHANG) == mpirun_) {
+    if (reapJob(mpirun_, &status, false) == mpirun_) {
       forgetChild(mpirun_);
       mpirun_ = -1;
       mpi_log_.stop();
@@ -163,7 +166,7 @@ void RankGroup::stopMpi() {
     pid_t got = 0;
     auto wait = [&](int ms) {
       const auto until = Clock::now() + std::chrono::milliseconds(ms);
-      while ((got = ::waitpid(mpirun_, &status, WNOHANG)) == 0 && Clock::now() < until)
+      while ((got = reapJob(mpirun_, &status, false)) == 0 && Clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     };
     // Across hosts a rank ends when its connection closes (worker/main.cpp),
@@ -183,7 +186,7 @@ void RankGroup::stopMpi() {
     }
     if (got == 0) {
       ::kill(mpirun_, SIGKILL);
-      while (::waitpid(mpirun_, &status, 0) < 0 && errno == EINTR) {}
+      reapJob(mpirun_, &status, true);  // and whatever it started here: an agent that never returns
     }
     forgetChild(mpirun_);
     mpirun_ = -1;
@@ -212,7 +215,7 @@ Text RankGroup::describeMpiExit(int rank) {
   if (mpirun_ > 0) {
     const auto until = Clock::now() + std::chrono::milliseconds(1500);
     pid_t got = 0;
-    while ((got = ::waitpid(mpirun_, &mpirun_status_, WNOHANG)) == 0 && Clock::now() < until)
+    while ((got = reapJob(mpirun_, &mpirun_status_, false)) == 0 && Clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (got == mpirun_) {
       forgetChild(mpirun_);

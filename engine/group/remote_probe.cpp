@@ -68,6 +68,9 @@ Ran runMpirun(const std::vector<std::string>& args, int timeout_ms) {
   }
   std::vector<std::string> added = mpirunEnv(::geteuid() == 0);
   added.push_back("TMPDIR=" + files->session.path());
+  // What mpirun starts carries its mark: ended with it (exit_cleanup.h).
+  const std::string mark = newJobMark();
+  added.push_back(mark);
   std::vector<std::string> env = environWith(added);
   std::vector<std::string> argv_s = args;
   std::vector<char*> argv, envp;
@@ -97,7 +100,7 @@ Ran runMpirun(const std::vector<std::string>& args, int timeout_ms) {
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
-  registerChild(pid);
+  registerMarkedChild(pid, mark);
   ::close(out[1]);
   ::close(log[1]);
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -109,7 +112,14 @@ Ran runMpirun(const std::vector<std::string>& args, int timeout_ms) {
       break;
     }
     pollfd p[2] = {{out_open ? out[0] : -1, POLLIN, 0}, {log_open ? log[0] : -1, POLLIN, 0}};
-    if (::poll(p, 2, 100) <= 0) continue;
+    if (::poll(p, 2, 100) <= 0) {
+      // mpirun gone and the pipes still open: what it started holds them
+      // (an agent); ended, they close.
+      siginfo_t info{};
+      if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+        killMarked(mark);
+      continue;
+    }
     for (int i = 0; i < 2; ++i) {
       if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = ::read(p[i].fd, buf, sizeof buf);
@@ -122,15 +132,16 @@ Ran runMpirun(const std::vector<std::string>& args, int timeout_ms) {
       if (into.size() < (std::size_t(1) << 20)) into.append(buf, std::size_t(n));
     }
   }
+  bool reaped = false;
   if (ran.timed_out) {
     ::kill(pid, SIGTERM);  // mpirun ends its daemons, then itself
-    for (int i = 0; i < 50 && ::waitpid(pid, &ran.status, WNOHANG) == 0; ++i)
+    for (int i = 0; i < 50 && !(reaped = reapJob(pid, &ran.status, false) == pid); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ::kill(pid, SIGKILL);
+    if (!reaped) ::kill(pid, SIGKILL);
   }
   ::close(out[0]);
   ::close(log[0]);
-  while (::waitpid(pid, &ran.status, 0) < 0 && errno == EINTR) {}
+  if (!reaped) reapJob(pid, &ran.status, true);  // and what it started, ended
   forgetChild(pid);
   return ran;
 }

@@ -4,7 +4,8 @@
 # Failures across emulated hosts (issue 33), run by emulated_hosts.sh 2: a
 # remote rank SIGKILLed, a remote rank SIGSTOPped (named hung: it stops
 # beating), node2's link set down
-# mid-run, the engine SIGKILLed. Each is named with the host within the
+# mid-run, the engine SIGKILLed, a launcher agent that never returns (also
+# with SIGTERM or SIGINT meanwhile). Each is named with the host within the
 # deadline (the engine's cases), and afterwards nothing runs in any host's
 # namespace (no collviz-rank, orted or mpirun).
 set -u
@@ -97,6 +98,56 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 echo "engine SIGKILLed"
 nothing_left "engine SIGKILLed"
+# A launcher agent that never returns (issue 55): the hello deadline covers
+# the launch (exit 1 naming the ranks), and nothing collviz started is left,
+# not the agent nor the agent's child; nor after SIGTERM or SIGINT while the
+# agent hangs. The agent writes down its own pid and its child's: the check
+# looks at those processes only.
+cat >"$dir/hang" <<EOF
+#!/bin/sh
+echo \$\$ >>"$dir/hang_pids"
+sleep 1000 &
+echo \$! >>"$dir/hang_pids"
+wait
+EOF
+chmod 755 "$dir/hang"
+hang=(--backend mpi --hosts node1:2,node2:2 --iface "$COLLVIZ_TEST_IFACE" --launcher-agent "$dir/hang" -N 4
+      --op all_reduce --deadline-ms 3000)
+alive() { [ -e "/proc/$1" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+hang_gone() {  # within 5 s
+  local p left
+  for _ in $(seq 50); do
+    left=""
+    for p in $(cat "$dir/hang_pids"); do alive "$p" && left="$left $p"; done
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  bad "$1: the agent's processes left:$left ($(ps -o pid=,ppid=,comm= -p "${left# }" | tr '\n' ';'))"
+  kill -KILL $left 2>/dev/null
+}
+: >"$dir/hang_pids"
+timeout 60 "$cv" run "${hang[@]}" >"$dir/out" 2>"$dir/err"
+rc=$?
+[ $rc = 1 ] || bad "an agent that never returns: exit $rc (124: still running after 60 s), want 1"
+grep -q "rank(s) 0, 1, 2, 3 never said hello within 10000 ms" "$dir/err" ||
+  bad "an agent that never returns: not named: $(grep -v '^\[' "$dir/err" | tail -3)"
+[ -s "$dir/hang_pids" ] || bad "the hanging agent never ran"
+echo "an agent that never returns: exit $rc: $(grep -o 'rank(s) .* never said hello.*' "$dir/err" | head -1)"
+hang_gone "an agent that never returns"
+for sig in TERM INT; do
+  : >"$dir/hang_pids"
+  "$cv" run "${hang[@]}" >"$dir/out" 2>"$dir/err" &
+  pid=$!
+  for _ in $(seq 400); do [ "$(wc -l <"$dir/hang_pids")" -ge 4 ] && break; sleep 0.05; done
+  [ "$(wc -l <"$dir/hang_pids")" -ge 4 ] || bad "SIG$sig: the agents never ran: $(cat "$dir/hang_pids")"
+  kill -$sig $pid
+  for _ in $(seq 300); do alive $pid || break; sleep 0.1; done
+  alive $pid && { bad "SIG$sig: collviz still running after 30 s"; kill -KILL $pid; }
+  wait $pid
+  echo "SIG$sig while the agent hangs: exit $?"
+  hang_gone "SIG$sig while the agent hangs"
+done
+
 # Last: the link stays down (the namespaces go with the test).
 start
 ip -n "$ns-br" link set v2 down
