@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 namespace collviz {
 
@@ -59,13 +60,42 @@ OpBinding::OpBinding(std::vector<int> cpus, std::vector<int> core_of, int local_
   own_core_always_ = local_size <= cores_;
 }
 
-OpBinding OpBinding::ofThisProcess(int rank, int size) {
+std::vector<int> usableCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  std::vector<int> cpus, core_of;
+  std::vector<int> cpus;
   if (::sched_getaffinity(0, sizeof set, &set) == 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+std::string cpuListText(const std::vector<int>& cpus) {
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+Text cpuDevicesLine(bool mpi) {
+  const unsigned all = std::thread::hardware_concurrency();
+  const std::vector<int> mine = usableCpus();
+  if (mine.empty() || mine.size() >= all)
+    return mpi ? say("CPU ({0} cores), one process per rank, one MPI job started by mpirun", all)
+               : say("CPU ({0} cores), one process per rank", all);
+  return mpi ? say("CPU ({0} of {1} cores usable: CPU {2}), one process per rank, one MPI job started by mpirun",
+                   mine.size(), all, cpuListText(mine))
+             : say("CPU ({0} of {1} cores usable: CPU {2}), one process per rank", mine.size(), all,
+                   cpuListText(mine));
+}
+
+OpBinding OpBinding::ofThisProcess(int rank, int size) {
+  std::vector<int> cpus = usableCpus(), core_of;
   for (int c : cpus) {
     int core = c;
     for (const char* file : {"core_cpus_list", "thread_siblings_list"}) {

@@ -37,6 +37,16 @@ namespace collviz {
 // A CPU list as the kernel writes it ("0-3,8,10-11"); empty when malformed.
 std::vector<int> parseCpuList(const std::string& text);
 
+// The CPUs this process may run on (sched_getaffinity; a taskset or a
+// cpuset narrows them), ascending; empty when they cannot be read.
+std::vector<int> usableCpus();
+// "0-1,4" from {0, 1, 4}.
+std::string cpuListText(const std::vector<int>& cpus);
+// What a backend's devices line says of the CPUs (issue 55): the cores it
+// may use, not the machine's when fewer ("CPU (1 of 2 cores usable: CPU 1),
+// one process per rank"). `mpi`: the line of an MPI job.
+Text cpuDevicesLine(bool mpi);
+
 class OpBinding {
  public:
   // `cpus`: the CPUs the process may run on now (mpirun started it unbound);

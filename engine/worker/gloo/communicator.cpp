@@ -30,6 +30,7 @@
 #include "engine/worker/communicator.h"
 #include "engine/worker/gloo/idle_loop.h"
 #include "engine/worker/gloo/rounds.h"
+#include "engine/worker/op_binding.h"
 
 namespace collviz {
 namespace {
@@ -133,7 +134,7 @@ class GlooCommunicator : public Communicator {
     b.name = "gloo";
     b.version = std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) +
                 "." + std::to_string(GLOO_VERSION_PATCH);
-    b.devices = say("CPU ({0} cores), one process per rank", std::thread::hardware_concurrency());
+    b.devices = cpuDevicesLine(false);  // the CPUs this rank may use
     b.transport = address_ == "127.0.0.1" ? say("tcp on 127.0.0.1 (loopback), full mesh")
                                           : say("tcp across hosts (rank 0 on {0}), full mesh", address_);
     b.notes = joined({say("reduce_scatter: gloo::ReduceScatterHalvingDoubling on a scratch copy of the input"),

@@ -74,8 +74,11 @@ BackendInfo mpiInfo(const OpBinding* per_op) {
   BackendInfo b;
   b.name = "mpi";
   b.version = libraryVersion() + " (MPI " + standardVersion() + ")";
-  b.devices = say("CPU ({0} cores), one process per rank, one MPI job started by mpirun",
-                  std::thread::hardware_concurrency());
+  // The CPUs collviz may use, as the rank inherited them (a binding of
+  // mpirun's narrows each rank's to its own: the notes say it).
+  b.devices = binding() == "none" ? cpuDevicesLine(true)
+                                  : say("CPU ({0} cores), one process per rank, one MPI job started by mpirun",
+                                        std::thread::hardware_concurrency());
   b.transport = say("shared memory (Open MPI btl self,vader)");
   std::vector<Text> notes = {
       say("each op with MPI's own call (MPI_Bcast, MPI_Scatter, MPI_Gather, MPI_Reduce, "

@@ -4,6 +4,7 @@
 // in its own process group; this test is a child subreaper, so any worker
 // that outlived the CLI would be re-parented here and seen.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <cerrno>
@@ -230,6 +231,28 @@ TEST_F(CliRun, BackendLineReadsLikeTheWindows) {
   EXPECT_EQ(line.find("gloo:"), std::string::npos) << line;
   EXPECT_EQ(line.find("backend"), std::string::npos) << line;
   EXPECT_EQ(line.find(" · ", line.size() - 3), std::string::npos) << line;  // no empty part at the end
+  expectNoOrphans(c);
+}
+
+// Issue 55: on fewer CPUs than the machine has (as taskset -c N runs it), the
+// backend line says the CPUs collviz may use, not the machine's cores.
+TEST_F(CliRun, BackendLineSaysTheCpusItMayUse) {
+  cpu_set_t all;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "needs 2 usable CPUs to run on one; this process may use 1";
+  int last = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all)) last = c;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(last, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);  // this thread: the child inherits it
+  Cli c({"run", "--op", "broadcast", "-N", "2", "-E", "2", "--backend", "gloo"});
+  ASSERT_EQ(::sched_setaffinity(0, sizeof all, &all), 0);
+  ASSERT_EQ(c.wait(), 0) << c.err;
+  const std::string want = "CPU (1 of " + std::to_string(std::thread::hardware_concurrency()) +
+                           " cores usable: CPU " + std::to_string(last) + "), one process per rank";
+  EXPECT_NE(c.out.find(want), std::string::npos) << "want " << want << " in:\n" << c.out;
   expectNoOrphans(c);
 }
 
