@@ -109,6 +109,42 @@ TEST(Timeline, ChromeTraceHasAProcessPerRankATrackPerCommunicatorAndNoOverlaps) 
   EXPECT_TRUE(second) << "the overlapping call has a track of its own";
 }
 
+// A send and its receive between ranks 0 and 1 (a Flight Recorder's p2p
+// records): each names its peer, rank 0 as much as rank 1; a peer of 0 is
+// a rank, not "no peer" (issue 56, round four: planted as `peer > 0`).
+TEST(Timeline, EveryP2pCallNamesItsPeerRankZeroToo) {
+  job::Job j;
+  job::Builder b(j);
+  j.sources.push_back({});
+  b.rank(0), b.rank(1);
+  const int world = b.group("0");
+  j.groups[std::size_t(world)].ranks = {0, 1};
+  for (int r : {0, 1}) {
+    job::Call c;
+    c.rank = r;
+    c.group = world;
+    c.seq = 1;
+    c.p2p = true;
+    c.peer = 1 - r;
+    c.name = b.intern(r == 0 ? "nccl:send" : "nccl:recv");
+    c.op = b.intern(r == 0 ? "send" : "recv");
+    c.started = kT0 + 1000;
+    c.completed = kT0 + 2000;
+    c.state = job::State::completed;
+    j.calls.push_back(c);
+  }
+  b.finish();
+  const auto doc = nlohmann::json::parse(chromeTrace(j));
+  std::map<int, int> peerOf;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X") {
+      EXPECT_EQ(e["cat"], "p2p");
+      ASSERT_TRUE(e["args"].contains("peer")) << "rank " << e["pid"] << "'s " << e["name"] << " names no peer";
+      peerOf[e["pid"]] = e["args"]["peer"];
+    }
+  EXPECT_EQ(peerOf, (std::map<int, int>{{0, 1}, {1, 0}}));
+}
+
 TEST(Timeline, TheOpenCallRunsToTheTracesEnd) {
   const Timeline t = layoutTimeline(sample());
   EXPECT_EQ(t.origin, kT0 + 1000);
