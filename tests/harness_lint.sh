@@ -36,22 +36,27 @@ aborting=$(awk '
       print name
   }' "${scripts[@]}" | sort -u)
 
+# One grep a file for every helper at once, then the helpers on each line
+# found (a grep per helper and file took 30 s on a loaded machine).
+alts=$(echo $aborting | tr ' ' '|')
 found=0
 for f in "${scripts[@]}"; do
   errexit=0
   grep -qE '^[[:space:]]*set -[a-z]*e' "$f" && errexit=1
-  for name in $aborting; do
-    while IFS= read -r hit; do
-      [ -n "$hit" ] || continue
-      line=${hit%%:*}
-      text=${hit#*:}
+  while IFS= read -r hit; do
+    [ -n "$hit" ] || continue
+    line=${hit%%:*}
+    text=${hit#*:}
+    for name in $aborting; do
+      re='\$\('"$name"'([[:space:]]|\))'
+      [[ $text =~ $re ]] || continue
       # Checked on the same line, or the script stops on any failed command.
       case "$text" in *"\$($name"*"||"*) continue ;; esac
       [ "$errexit" = 1 ] && case "$text" in *"local "*) ;; *) continue ;; esac
       echo "FAIL: $f:$line: \$($name ...) ignores $name's failure (add || fail \"...\"): $text"
       found=1
-    done < <(grep -nE "\\\$\\(${name}([[:space:]]|\\))" "$f" || true)
-  done
+    done
+  done < <([ -n "$alts" ] && grep -nE "\\\$\\((${alts})([[:space:]]|\\))" "$f" || true)
 done
 [ "$found" = 0 ] || exit 1
 echo "ok: ${#scripts[@]} shell tests; helpers that end a test: $(echo $aborting | tr '\n' ' ')"

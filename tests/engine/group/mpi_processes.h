@@ -1,9 +1,11 @@
 // The processes an MPI group is made of, for the tests that check nothing is
-// left: mpirun (orterun, orted) and ranks started with --backend mpi.
+// left: mpirun (orterun, orted) and ranks started with --backend mpi, by
+// this test only (its mark in their environment).
 #pragma once
 
 #include <dirent.h>
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +15,28 @@
 
 namespace collviz::test {
 
+// The mark of this test's own MPI processes (issue 55): set in this
+// process's environment at start-up, before any group starts, so mpirun and
+// the ranks it starts carry it (environWith passes our environment on).
+// Another job's mpirun, orted or ranks on the same machine (a job beside the
+// suite) do not carry it and are never counted as ours.
+inline const std::string& testMark() {
+  static const std::string mark = [] {
+    const std::string value = "mpi-test-" + std::to_string(::getpid());
+    ::setenv("COLLVIZ_TEST_MARK", value.c_str(), 1);
+    return "COLLVIZ_TEST_MARK=" + value;
+  }();
+  return mark;
+}
+inline const bool kTestMarked = !testMark().empty();  // before main: before any thread or group
+
+inline bool markedByThisTest(pid_t pid) {
+  const std::string env = std::string(1, '\0') + readProcFile(pid, "environ");
+  return env.find(std::string(1, '\0') + testMark() + std::string(1, '\0')) != std::string::npos;
+}
+
+// This test's MPI processes still running: mpirun, orted and ranks that
+// carry its mark.
 inline std::vector<pid_t> mpiProcesses() {
   std::vector<pid_t> out;
   DIR* d = ::opendir("/proc");
@@ -27,7 +51,7 @@ inline std::vector<pid_t> mpiProcesses() {
     const std::string base = argv0.substr(argv0.rfind('/') + 1);
     if (base == "mpirun" || base == "orterun" || base == "orted" ||
         cmd.find(std::string("--backend\0mpi\0--connect", 23)) != std::string::npos)
-      out.push_back(pid);
+      if (markedByThisTest(pid)) out.push_back(pid);
   }
   ::closedir(d);
   return out;
