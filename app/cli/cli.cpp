@@ -15,7 +15,7 @@ namespace collviz {
 
 namespace {
 
-constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "nccl-log", "job", "lecture"};
+constexpr const char* kCommands[] = {"run", "devices", "bench", "export", "algos", "nccl-log", "job", "lecture", "watch", "tap-path"};
 
 bool isCommand(const char* arg) {
   for (const char* c : kCommands)
@@ -89,6 +89,8 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addNcclLogCommand(app, action, window);
   addJobCommand(app, action, window);
   addLectureCommand(app, action, window);
+  addWatchCommand(app, action);
+  addTapPathCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

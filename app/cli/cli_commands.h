@@ -15,6 +15,10 @@ struct WindowRequest;
 void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 // collviz job FILE|DIR...: a real job's traces (cli_job.cpp).
 void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
+// collviz watch [options] -- mpirun ...: an Open MPI program watched live
+// through the tap; collviz tap-path: where the tap is (cli_watch.cpp).
+void addWatchCommand(CLI::App& app, std::function<int()>& action);
+void addTapPathCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 namespace nccl_log {

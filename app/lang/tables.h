@@ -17,5 +17,6 @@ std::span<const Translation> tableAlgo();    // translations_algo.cpp: engine/al
 std::span<const Translation> tableCli();     // translations_cli.cpp: collviz run/algos/bench/devices
 std::span<const Translation> tableHosts();   // translations_hosts.cpp: ranks on several hosts (issue 33)
 std::span<const Translation> tableJob();     // translations_job.cpp: a real job's files, collviz job (issue 48)
+std::span<const Translation> tableWatch();   // translations_watch.cpp: collviz watch, tap-path (issue 54)
 
 }  // namespace collviz

@@ -1,0 +1,66 @@
+// collviz watch and collviz tap-path (issue 54): the Chinese of every
+// message id they print (app/cli/cli_watch*.cpp) and of the live capture's
+// notes (engine/job/live.cpp). Terms as in docs/glossary.md.
+#include "app/lang/tables.h"
+
+namespace collviz {
+
+std::span<const Translation> tableWatch() {
+  static constexpr Translation kTable[] = {
+      // Options and the launcher (cli_watch.cpp).
+      {"the command to run is missing after --: collviz watch [options] -- mpirun -n 4 ./app",
+       "-- 之后缺少要运行的命令：collviz watch [选项] -- mpirun -n 4 ./app"},
+      {"--bytes {0} is out of range; allowed: 0 to 1048576", "--bytes {0} 超出范围；允许：0 到 1048576"},
+      {"--hang-after {0} is out of range; allowed: 0.1 to 86400 seconds", "--hang-after {0} 超出范围；允许：0.1 到 86400 秒"},
+      {"{0} is not a launcher: the program is started through Open MPI's mpirun or mpiexec (collviz watch -- mpirun -n 4 ./app)",
+       "{0} 不是启动器：程序须通过 Open MPI 的 mpirun 或 mpiexec 启动（collviz watch -- mpirun -n 4 ./app）"},
+      {"the launcher {0} was not found (no such program)", "找不到启动器 {0}（没有这个程序）"},
+      {"the launcher {0} was not found in PATH", "在 PATH 中找不到启动器 {0}"},
+      {"{0} is not Open MPI's launcher ({0} --version says: {1}); collviz watch runs Open MPI programs (the tap wraps Open MPI's library)",
+       "{0} 不是 Open MPI 的启动器（{0} --version 显示：{1}）；collviz watch 运行 Open MPI 程序（探针包装的是 Open MPI 的库）"},
+      {"cannot run {0} --version (no pipe)", "无法运行 {0} --version（无法创建管道）"},
+      {"cannot run {0} --version (fork failed)", "无法运行 {0} --version（fork 失败）"},
+      {"{0} --version did not answer within 10 s", "{0} --version 在 10 秒内没有回应"},
+      {"the tap {0} was not found (looked at {1}); build the target collviz-tap-mpi or reinstall collviz",
+       "找不到探针 {0}（查找了 {1}）；请构建目标 collviz-tap-mpi 或重新安装 collviz"},
+      // The job (cli_watch_run.cpp).
+      {"--out {0}: {1}", "--out {0}：{1}"},
+      {"--out {0} is not a folder", "--out {0} 不是文件夹"},
+      {"cannot make the capture folder {0}: {1}", "无法创建捕获文件夹 {0}：{1}"},
+      {"--out {0} already holds a capture ({1}); give a new or empty folder", "--out {0} 中已有捕获（{1}）；请给出新的或空的文件夹"},
+      {"cannot write in the capture folder {0}", "无法写入捕获文件夹 {0}"},
+      {"capture in {0}; a hang is {1} s without any call returning", "捕获写入 {0}；连续 {1} 秒没有任何调用返回即视为挂起"},
+      {"cannot start {0} (fork failed)", "无法启动 {0}（fork 失败）"},
+      {"the job was ended after the hang (--kill-on-hang)", "挂起后已结束作业（--kill-on-hang）"},
+      {"interrupted; the job was ended and the capture closed", "已中断；作业已结束，捕获已关闭"},
+      // What is printed (cli_watch_print.cpp).
+      {"a hang: no call has returned for {0} s", "挂起：已有 {0} 秒没有调用返回"},
+      {"{0} s · {1} ranks · {2} calls returned · {3} in a call now", "{0} 秒 · {1} 个 rank · 已返回 {2} 次调用 · 当前 {3} 个在调用中"},
+      {"exit status {0} · {1} ranks · {2} calls", "退出状态 {0} · {1} 个 rank · {2} 次调用"},
+      {"{0} was not read whole: {1}", "{0} 未能完整读取：{1}"},
+      {"rank {0} lost {1} records ({2})", "rank {0} 丢失了 {1} 条记录（{2}）"},
+      {"the disk was full", "磁盘已满"},
+      {"the file reached its size cap", "文件达到了大小上限"},
+      {"no memory", "内存不足"},
+      {"an error writing the file", "写文件时出错"},
+      {"{0} calls never returned (in a call when the job ended)", "{0} 次调用从未返回（作业结束时仍在调用中）"},
+      {"the capture: {0} (collviz job {0})", "捕获：{0}（collviz job {0}）"},
+      {"the tap saw no MPI call: the ranks' MPI library is not Open MPI ({0}); collviz watch runs Open MPI programs",
+       "探针没有看到任何 MPI 调用：各 rank 的 MPI 库不是 Open MPI（{0}）；collviz watch 运行 Open MPI 程序"},
+      {"the tap saw no MPI call (no rank wrote a capture file): the program may use another MPI than Open MPI, may be linked "
+       "statically (a preloaded library cannot wrap it), or may not be an MPI program",
+       "探针没有看到任何 MPI 调用（没有 rank 写出捕获文件）：程序可能使用了 Open MPI 以外的 MPI，可能是静态链接的（预加载的库无法包装它），"
+       "也可能不是 MPI 程序"},
+      {"the tap saw no MPI call: the ranks started MPI but called no collective", "探针没有看到任何 MPI 调用：各 rank 启动了 MPI，但没有调用集合操作"},
+      {"cannot write {0}", "无法写入 {0}"},
+      // The live capture's notes (engine/job/live.cpp).
+      {"not a collviz capture file (its first bytes are not the tap's)", "不是 collviz 的捕获文件（开头的字节不是探针写的）"},
+      {"a capture of another version ({0}; this collviz reads {1})", "其他版本的捕获（{0}；此 collviz 读取 {1}）"},
+      {"a record of size {0} at byte {1} (a record is a multiple of 8 bytes, at least 8)",
+       "第 {1} 字节处的记录大小为 {0}（记录应为 8 字节的倍数，至少 8 字节）"},
+      {"a record of {0} bytes at byte {1} (larger than any record the tap writes)", "第 {1} 字节处有 {0} 字节的记录（比探针写的任何记录都大）"},
+  };
+  return kTable;
+}
+
+}  // namespace collviz
