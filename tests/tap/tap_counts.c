@@ -1,10 +1,12 @@
 /* The MPI tap's counts where they differ from rank to rank (issue 56, round
  * four: each was planted wrong in tap/mpi/describe.cpp, and tap_prog.c,
  * whose ranks all pass equal counts and never gather in place with a
- * v-form, caught none of them). Rank r of N:
+ * v-form or make an intercommunicator, caught none of them). Rank r of N:
  *   0  MPI_Reduce_scatter, rank q receiving q + 1 ints of the sum
  *   1  MPI_Gatherv to rank 0, rank q sending q + 1 ints
  *   2  MPI_Allgatherv in place, rank q's q + 1 ints at its displacement
+ *   3  MPI_Barrier on an intercommunicator between the even and the odd
+ *      ranks (its id, made without communication, must be the same on all)
  * Rank r's element i is r * 1000 + i (tap_counts_check.cpp computes the same). */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,6 +32,12 @@ int main(int argc, char** argv) {
   for (int j = 0; j <= rank; ++j) b[displs[rank] + j] = v(rank, j);
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, counts, displs, MPI_INT, MPI_COMM_WORLD); /* 2 */
   printf("rank %d: allgatherv in place: %d .. %d\n", rank, b[0], b[total - 1]);
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 7, &inter);
+  MPI_Barrier(inter); /* 3 */
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
   free(counts), free(displs), free(a), free(b);
   MPI_Finalize();
   return 0;

@@ -2,7 +2,8 @@
 // tap/capture_format.h alone and checks what differs from rank to rank:
 // each rank's own count of a reduce_scatter and its bytes, the gatherv's
 // received count at the root, and an in-place allgatherv's input (this
-// rank's part at its own displacement). Issue 56, round four.
+// rank's part at its own displacement), and an intercommunicator's id, the
+// same on both sides. Issue 56, round four.
 //   usage: tap_counts_check DIR N
 // Exit 0 when all holds, else 1 with every failure printed.
 #include <dirent.h>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,7 @@ struct Call {
 struct Rank {
   int world_rank = -1;
   std::vector<Call> calls;
+  std::map<std::uint32_t, CommRecord> comms;  // by CommRecord::comm
 };
 
 bool readRank(const std::string& path, Rank& r) {
@@ -63,6 +67,11 @@ bool readRank(const std::string& path, Rank& r) {
       return std::fprintf(stderr, "%s: a record of %u bytes at %llu\n", path.c_str(), rh.size,
                           (unsigned long long)at), false;
     const std::uint8_t* p = base + at;
+    if (RecordType(rh.type) == RecordType::comm) {
+      CommRecord c;
+      std::memcpy(&c, p, sizeof c);
+      r.comms[c.comm] = c;
+    }
     if (RecordType(rh.type) == RecordType::call) {
       Call c;
       std::memcpy(c.raw, p, sizeof c.raw);
@@ -105,10 +114,11 @@ int main(int argc, char** argv) {
   closedir(d);
   if (files != N) return std::fprintf(stderr, "FAIL: %d capture files for %d ranks\n", files, N), 1;
   const int total = N * (N + 1) / 2;
+  std::map<std::uint64_t, std::set<int>> inter_ids;  // id -> ranks
   for (int r = 0; r < N; ++r) {
     const Rank& k = ranks[std::size_t(r)];
-    if (k.calls.size() != 3) {
-      EXPECT(false, "rank %d: %zu calls recorded, the program made 3", r, k.calls.size());
+    if (k.calls.size() != 4) {
+      EXPECT(false, "rank %d: %zu calls recorded, the program made 4", r, k.calls.size());
       continue;
     }
     // 0: reduce_scatter, rank r's block is r + 1 ints from r(r+1)/2 on.
@@ -150,8 +160,23 @@ int main(int argc, char** argv) {
     EXPECT(k.calls[2].in == ints(mine), "rank %d allgatherv in place: its input bytes are not its own part", r);
     EXPECT(k.calls[2].out == ints(all), "rank %d allgatherv in place: %zu output bytes kept", r,
            k.calls[2].out.size());
+    // 3: a barrier on the intercommunicator of the even and the odd ranks.
+    const CallRecord& ib = k.calls[3].rec();
+    const auto it = k.comms.find(ib.comm);
+    EXPECT(Func(ib.head.sub) == Func::barrier && it != k.comms.end(), "rank %d call 3: %s on comm %u, not a barrier on a comm it recorded", r,
+           funcName(Func(ib.head.sub)), ib.comm);
+    if (it != k.comms.end()) {
+      const CommRecord& c = it->second;
+      EXPECT(CommKind(c.head.sub) == CommKind::intercomm_create && (c.head.flags & kCommInter),
+             "rank %d: the barrier's comm is of kind %u flags %x, not an intercommunicator", r, unsigned(c.head.sub),
+             unsigned(c.head.flags));
+      inter_ids[c.id].insert(r);
+    }
   }
+  // Both groups agree on the intercommunicator's id.
+  EXPECT(inter_ids.size() == 1, "the intercommunicator has %zu ids across the %d ranks (even and odd differ)",
+         inter_ids.size(), N);
   if (g_failures) return std::fprintf(stderr, "%d failures\n", g_failures), 1;
-  std::printf("tap_counts_check: %d ranks: each one's own counts and parts\n", N);
+  std::printf("tap_counts_check: %d ranks: each one's own counts and parts, one intercommunicator id\n", N);
   return 0;
 }
