@@ -1,7 +1,8 @@
 #!/bin/bash
 # A live lecture's slide is projected (issue 57): no tooltip appears where the
 # mouse rests on it. The same block hovered in the plain window shows one (the
-# control: the hover reached the diagram). Under Xvfb at 1920x1080, the
+# control: the hover reached the diagram), its text inset from its edges (the
+# tooltip had no inner padding). Under Xvfb at 1920x1080, the
 # decomposition's input either way. Exit 77 when a tool is missing.
 #   usage: lecture_slide_test.sh path/to/collviz output-dir
 set -u
@@ -9,7 +10,7 @@ BIN=$1
 OUT=${2:-/tmp/collviz-lecture-slide-test}
 mkdir -p "$OUT"
 XVFB_SCREEN=1920x1080x24
-TOOLS="import compare"
+TOOLS="import compare convert"
 . "$(dirname "$0")/xvfb.sh"
 
 printf 'title = "slide"\n[[step]]\nop = "all_reduce_decomposed"\nstate = 0\ncaption = "the input"\n' >"$OUT/slide.toml"
@@ -44,6 +45,14 @@ xdotool mousemove 960 540 click 1
 xdotool key End  # the decomposition, at its input
 plain=$(hover_change plain)
 stop_app
+# The tooltip: where the hover changed pixels; its text (past a 2-pixel
+# border, what differs from its background) starts this far inside it.
+compare "$OUT/plain_before.png" "$OUT/plain_hover.png" -compose src -highlight-color white -lowlight-color black "$OUT/tip_mask.png" 2>/dev/null
+box=$(convert "$OUT/tip_mask.png" -trim info: | awk '{ split($4, a, "+"); print $3 "+" a[2] "+" a[3] }')
+inset=$(convert "$OUT/plain_hover.png" -crop "$box" +repage -shave 2x2 -fuzz 8% -trim info: | awk '{ split($4, a, "+"); print a[2] + 2, a[3] + 2 }')
+echo "figure: the tooltip $box, its text inset $inset px (left top)"
+read -r left top <<<"$inset"
+[ "${left:-0}" -ge 6 ] && [ "${top:-0}" -ge 6 ] || fail "the tooltip's text touches its edge: inset $inset px (box $box)"
 COLLVIZ_NO_PREFETCH=1 "$BIN" lecture "$OUT/slide.toml" --window --lang en >"$OUT/app.log" 2>&1 &
 APP=$!
 wait_window
