@@ -110,6 +110,27 @@ TEST(Capture, ARankPerFileAGroupPerCommunicatorACallPerRecord) {
   EXPECT_EQ(calls[1]["in_place"], true);
 }
 
+// An NCCL send or receive records its peer as a rank of its communicator
+// (the root field); the Job holds the global rank: in the split {1, 3},
+// peer 1 is rank 3 and peer 0 is rank 1 (issue 56, round four: the group
+// rank kept as it was, planted in capture.cpp, passed every test).
+TEST(Capture, AnNcclPeerIsTheGlobalRankOfItsCommunicatorsMember) {
+  CaptureWriter w = fourRanks(1);  // the split's members: 1, 3
+  CaptureWriter::Call c;
+  c.comm = 1, c.func = Func::nccl_send, c.root = 1, c.op = tap::ROp::none;
+  w.call(c);
+  c.seq = 1, c.func = Func::nccl_recv, c.root = 0, c.enter = 3000, c.exit = 4000;
+  w.call(c);
+  auto job = readBytes(w.bytes(), "tap-node1-1001.cvtap");
+  ASSERT_TRUE(job) << job.error().message;
+  ASSERT_EQ(job->calls.size(), 2u);
+  for (const Call& k : job->calls) {
+    EXPECT_TRUE(k.p2p) << job->str(k.name);
+    EXPECT_EQ(k.peer, job->str(k.name) == "ncclSend" ? 3 : 1)
+        << job->str(k.name) << ": the peer is the member's global rank, not its rank in the split";
+  }
+}
+
 // read() merges the files and sorts every call by group, seq and rank: each
 // call's bytes are still its own (they follow its source and record).
 TEST(Capture, TheBytesFollowTheirCallThroughTheMergeAndSort) {
