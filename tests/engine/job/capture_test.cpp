@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -311,6 +312,50 @@ TEST(Capture, ACycleIsNamedADeadlock) {
   bool found = false;
   for (const auto& f : doc["findings"]) found = found || f["kind"] == "deadlock";
   EXPECT_TRUE(found);
+}
+
+// Two deadlocks side by side: ranks 0 and 1 as above (a bcast of one
+// communicator of {0, 1} and a barrier of another), ranks 2 and 3 in
+// collectives of MPI_COMM_WORLD and of {2, 3} that the other never entered;
+// rank 2's also waits for ranks 0 and 1, whose deadlock was found first.
+// Both are named (issue 56, round four: Tarjan's low link taken from a
+// node no longer on the stack lost the second cycle, and passed every test).
+TEST(Capture, ASecondDeadlockThatAlsoWaitsForTheFirstIsNamedToo) {
+  Tmp t;
+  const std::uint64_t pair = std::uint64_t(1) << 32, other = std::uint64_t(3) << 32;
+  for (int r = 0; r < 4; ++r) {
+    CaptureWriter w(r, 4);
+    w.comm(0, tap::kWorldId, CommKind::world, {0, 1, 2, 3}, r, -1, 0, "MPI_COMM_WORLD");
+    if (r < 2) {
+      w.comm(1, pair | 1, CommKind::dup, {0, 1}, r, -1, tap::kWorldId, "A");
+      w.comm(2, pair | 2, CommKind::dup, {0, 1}, r, -1, tap::kWorldId, "B");
+    } else {
+      w.comm(1, other | 1, CommKind::dup, {2, 3}, r - 2, -1, tap::kWorldId, "C");
+    }
+    std::uint64_t at = 1000;
+    auto call = [&](std::uint32_t comm, std::uint32_t seq, Func f, bool exits) {
+      CaptureWriter::Call c;
+      c.comm = comm, c.seq = seq, c.func = f, c.enter = at, c.exit = exits ? at + 10 : 0, at += 100;
+      w.call(c);
+    };
+    call(0, 0, Func::allreduce, true);
+    call(1, 0, Func::allreduce, true);
+    if (r < 2) call(2, 0, Func::allreduce, true);
+    at = 5000 + std::uint64_t(r) * 1000;  // 0 and 1 stuck first
+    if (r == 0) call(1, 1, Func::bcast, false);
+    if (r == 1) call(2, 1, Func::barrier, false);
+    if (r == 2) call(0, 1, Func::allreduce, false);
+    if (r == 3) call(1, 1, Func::barrier, false);
+    t.write(r, w.bytes());
+  }
+  auto job = read({t.dir.string()});
+  ASSERT_TRUE(job) << job.error().message;
+  const Analysis a = analyse(*job);
+  std::vector<std::vector<int>> deadlocks;
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::deadlock) deadlocks.push_back(f.ranks);
+  std::sort(deadlocks.begin(), deadlocks.end());
+  EXPECT_EQ(deadlocks, (std::vector<std::vector<int>>{{0, 1}, {2, 3}})) << std::string(a.verdict);
 }
 
 }  // namespace
