@@ -24,7 +24,8 @@
 namespace collviz::ui {
 
 // A tile keeps the full label while it fits at this fraction of its size or
-// more (the window, the files, English and 中文 alike at teaching sizes).
+// more (the window, the files, English and 中文 alike at teaching sizes),
+// and at the fit's least label size (11 px) or more where 3/4 of its size is.
 inline constexpr float kFullLabelFloor = 0.6f;
 
 // The forms a label may take, longest first (one form for a label that is

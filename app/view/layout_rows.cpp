@@ -58,9 +58,11 @@ float blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, floa
   }
   b.tile(t, withAlpha(fill, alpha), withAlpha(border, alpha), 6 * u, bw, flags, stripes);
   // The full label, as the article writes it (A₁+C₁+D₁), or a shorter form
-  // only when the full one would shrink below kFullLabelFloor of its size
+  // only when the full one would shrink below kFullLabelFloor of its size,
+  // or below the fit's least label (kMinLabelPx) where that is more
   // (label_text.h); each short form drawn is explained in the figure's key.
   const float full = std::min(g.tile_h * 0.5f, 19 * u), room = t.w - 6 * u;
+  const float keep = std::max(kFullLabelFloor * full, std::min(kMinLabelPx, 0.75f * full));
   const std::vector<std::string> forms = labelForms(l, b.m.spec.redop, b.m.spec.ranks);
   std::string label;
   float size = 0;
@@ -68,7 +70,7 @@ float blockTile(Builder& b, const Geometry& g, Rect t, const BlockLabel& l, floa
     const float w = b.measure(form, TextStyle::regular, full);
     const float fits = w > room ? full * room / w : full;
     if (fits > size) label = form, size = fits;
-    if (fits >= kFullLabelFloor * full) break;
+    if (fits >= keep) break;
   }
   if (label != forms.front() &&
       std::none_of(b.short_labels.begin(), b.short_labels.end(), [&](const auto& s) { return s.first == label; }))

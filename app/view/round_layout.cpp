@@ -249,7 +249,7 @@ void outline(Builder& b, Rect t, Rgba c, const char* badge) {
   const float d = 20 * u, fs = 15 * u;
   const bool number = std::string(badge).size() > 1 && std::string(badge) != "→";  // a slot number: wider
   const float w = number ? std::max(d, b.measure(badge, TextStyle::bold, fs) + 8 * u) : d;
-  const Rect r{t.x + t.w - w * 0.6f, t.y - d * 0.45f, w, d};
+  const Rect r{t.x + t.w - w * 0.6f, t.y - d * 0.7f, w, d};  // mostly above the tile: clear of its label
   b.tile(r, c, b.th.background, d / 2, 1.6f * u);
   b.text(r.center(), badge, b.th.background, fs, TextStyle::bold, 0.5f, 0.5f);
 }
@@ -399,21 +399,25 @@ void footer(Builder& b, const RoundModel& rm, const RoundGeometry& rg) {
   // The key to the short labels the tiles took (label_text.h): each as the
   // full label it stands for, as the article writes it.
   if (!b.short_labels.empty()) {
-    std::string key;
-    for (std::size_t i = 0; i < b.short_labels.size() && i < 3; ++i)
-      key += (i ? " · " : "") + b.short_labels[i].first + " = " + b.short_labels[i].second;
-    if (b.short_labels.size() > 3) key += " · …";
+    // One example, on one line beside the verdict where it fits (a key of
+    // several lines made the fit shrink a 16-rank round below its least label).
+    std::string key = b.short_labels.front().first + " = " + b.short_labels.front().second;
+    if (b.short_labels.size() > 1) key += " …";
     key = trf("short labels: {0} (the stripes name every contributor)", {key});
     const float ks = b.px(13.0f, key), right = beside ? rg.panel_x - 12 * u : b.p.size.x - margin;
     WrapParams wp;
     wp.width = std::max(40 * u, right - rg.g.cols[0].x);
     wp.measure = [&](const std::string& l) { return b.measure(l, TextStyle::regular, ks); };
-    y += 22 * u;
-    for (const std::string& line : wrapText(key, wp)) {
-      b.text({rg.g.cols[0].x, y}, line, b.th.muted_text, ks, TextStyle::regular);
-      y += ks * 1.35f;
+    const float at = rg.g.cols[0].x + b.measure(msg, TextStyle::bold, 14 * u) + 24 * u;
+    if (at + b.measure(key, TextStyle::regular, ks) <= right) {
+      b.text({at, y + 1 * u}, key, b.th.muted_text, ks, TextStyle::regular);
+    } else {
+      y += 22 * u;
+      const std::vector<std::string> lines = wrapText(key, wp);
+      b.text({rg.g.cols[0].x, y}, lines.empty() ? key : lines.front() + (lines.size() > 1 ? " …" : ""), b.th.muted_text, ks,
+             TextStyle::regular);
+      y -= 22 * u - ks * 1.35f;
     }
-    y -= 22 * u - ks * 0.35f;
   }
   b.s.height = y + 24 * u;
 }
