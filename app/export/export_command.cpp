@@ -87,41 +87,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A GIF's frames (the start, each round and --tween frames before each)
-// times its pixels, estimated before anything runs: at most kMaxGifPixels
-// in all (the time to draw them, and the file: frames are encoded as they
-// are drawn, so the compressed file, at most about a byte a pixel, is what
-// is held) and within the memory this process can get. A refusal names the
-// --tween and the --size that fit.
-constexpr double kMaxGifPixels = 100.0 * 1000 * 1000;
-
-Status checkGifSize(const Plan& p, int rounds, const ExportArgs& a) {
-  const double frame = double(p.width) * p.height;
-  const double frames = 1.0 + double(rounds) * (p.tween + 1);
-  double cap = kMaxGifPixels;
-  Text what = say("at most {0} megapixels in all frames", int(kMaxGifPixels / 1e6));
-  if (auto lim = memoryLimit(); lim && double(lim->bytes) / 2.0 < cap) {
-    cap = double(lim->bytes) / 2.0;
-    what = say("what fits in {0} ({1} megapixels at 2 bytes each)", lim->what, int(cap / 1e6));
-  }
-  if (frames * frame <= cap) return {};
-  const long long fit_tween = std::llround(std::floor((cap / frame - 1.0) / std::max(1, rounds))) - 1;
-  const double side = std::sqrt(cap / frames / (double(p.width) / p.height));
-  Text fits;
-  if (fit_tween >= 0) fits = say("--tween {0} fits at this size", std::min<long long>(fit_tween, 30));
-  if (side * (double(p.width) / p.height) >= kMinSide && side >= kMinSide) {
-    const Text size = say("--size {0}x{1} at --tween {2}", int(side * p.width / p.height / p.scale),
-                          int(side / p.scale), p.tween);
-    fits = fits.empty() ? size : say("{0}, or {1}", fits, size);
-  }
-  if (fits.empty()) fits = say("fewer ranks (fewer rounds)");
-  char mp[32];
-  std::snprintf(mp, sizeof mp, "%.0f", frames * frame / 1e6);
-  return Error{say("--format gif: {0} rounds with --tween {1} make {2} frames of {3}x{4} pixels ({5} megapixels); "
-                   "allowed: {6}; {7} (--size {8}, --scale {9})",
-                   rounds, p.tween, (long long)frames, p.width, p.height, mp, what, fits, a.size, a.scale)};
-}
-
 // Everything checked before anything runs: nothing is started or written
 // for bad input.
 Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
@@ -225,7 +190,8 @@ Result<Plan> makePlan(const ExportArgs& a, const ParsedSpec& ps) {
                        a.step, a.algo, name(ps.spec.op), ps.spec.ranks, rounds)};
     if (p.gif && a.step >= 0) return Error{say("--step picks one round; --format gif writes them all")};
     if (p.gif)
-      if (Status st = checkGifSize(p, rounds, a); !st) return st.error();
+      if (Status st = ui::checkGifSize(p.width, p.height, p.scale, p.tween, rounds, a.size, a.scale, kMinSide); !st)
+        return st.error();
     view.round = a.step >= 0 ? a.step : 0;  // the start, as the window opens it: a reader meets the question first
   } else if (a.step >= 0) {
     if (ps.program != Program::all_reduce_decomposed)

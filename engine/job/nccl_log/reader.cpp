@@ -45,16 +45,6 @@ std::size_t findIn(std::string_view s, std::string_view needle, std::size_t from
   return at ? std::size_t(static_cast<const char*>(at) - s.data()) : std::string_view::npos;
 }
 
-std::string algoName(std::int64_t n) {
-  static const char* const kNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-  return n >= 0 && n < 7 ? kNames[n] : "algo " + std::to_string(n);
-}
-
-std::string protoName(std::int64_t n) {
-  static const char* const kNames[] = {"LL", "LL128", "SIMPLE"};
-  return n >= 0 && n < 3 ? kNames[n] : "proto " + std::to_string(n);
-}
-
 namespace {
 
 // The next " NCCL " from `from`: memchr over 'N', rare in a log line (a

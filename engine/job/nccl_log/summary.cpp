@@ -7,6 +7,17 @@
 
 namespace collviz::nccl_log {
 
+// NCCL's algorithm and protocol numbers in its tuning lines, by name.
+std::string algoName(std::int64_t n) {
+  static const char* const kNames[] = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  return n >= 0 && n < 7 ? kNames[n] : "algo " + std::to_string(n);
+}
+
+std::string protoName(std::int64_t n) {
+  static const char* const kNames[] = {"LL", "LL128", "SIMPLE"};
+  return n >= 0 && n < 3 ? kNames[n] : "proto " + std::to_string(n);
+}
+
 namespace {
 
 // "P2P/CUMEM", "SHM/direct", "NET/AWS Libfabric": a transport's kind and first word.
