@@ -66,8 +66,12 @@ key p
 expect_title "round 1/6"
 expect_title "round 6/6"
 echo "ok: P played from round 0 to round 6"
-# ← leaves the algorithm view's op; → back shows ring again at its round.
+# ← leaves the algorithm view's op: the next op opens with its own choice
+# (native: an algorithm chosen stays with its op, issue 57 item 10); → back
+# shows ring again.
 key Left
-expect_title "06 Reduce-scatter · ring"
+expect_title "06 Reduce-scatter (N="
+key Right
+expect_title "07 All-reduce · ring"
 echo "screenshots in $OUT"
 exit 0
