@@ -53,12 +53,15 @@ no_leftovers() {
   pgid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["launcher_pid"])' "$cap/capture.json") ||
     fail "capture.json has no launcher_pid"
   local left
-  left=$(ps -eo pid=,pgid=,comm= | awk -v g="$pgid" '$2 == g')
+  # A zombie (state Z) has ended: it waits only for PID 1 to reap it.
+  left=$(ps -eo pid=,pgid=,stat=,comm= | awk -v g="$pgid" '$2 == g && $3 !~ /^Z/')
   [ -z "$left" ] || fail "left running in the job's process group $pgid: $left"
   pids=$(python3 -c 'import json,sys; print(" ".join(str(r["pid"]) for r in json.load(open(sys.argv[1]))["ranks"] if "pid" in r))' "$cap/job.json") ||
     fail "no ranks in the capture"
   for p in $pids; do
-    [ -z "$(ps -o comm= -p "$p" 2>/dev/null)" ] || fail "rank process $p left running: $(ps -o pid=,comm= -p "$p")"
+    local st
+    st=$(ps -o stat= -p "$p" 2>/dev/null)
+    [ -z "$st" ] || [[ $st == Z* ]] || fail "rank process $p left running: $(ps -o pid=,stat=,comm= -p "$p")"
   done
   echo "nothing left running (group $pgid; ranks $pids)"
 }
