@@ -4,6 +4,7 @@
 // the tables of the NCCL tools (RAS, Inspector and profiler calls,
 // nccl-tests). --json: the same as one document (engine/job/json.h).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -15,6 +16,8 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
 #include "app/cli/cli_job.h"
+
+#include <cctype>
 #include "app/lang/lang.h"
 #include "engine/job/job.h"
 #include "engine/job/json.h"
@@ -40,7 +43,9 @@ void printSources(const Job& j) {
     if (s.rank >= 0) what += " · rank " + n(s.rank);
     if (!s.host.empty()) what += " · " + trf("host {0}", {s.host});
     if (!s.version.empty()) what += " · " + trf("format {0}", {s.version});
-    if (!s.library.empty()) what += " · NCCL " + s.library;
+    // A bare version is NCCL's (Flight Recorder, RAS); a capture names its library itself ("Open MPI v4.1.4, …").
+    if (!s.library.empty())
+      what += std::isdigit(static_cast<unsigned char>(s.library[0])) ? " · NCCL " + s.library : " · " + s.library;
     what += " · " + trf("{0} records", {n(s.records)});
     std::printf("  %s\n", trf("{0}: {1}", {s.path, what}).c_str());
     for (const Note& note : s.notes)
