@@ -283,14 +283,14 @@ Status readHosts(const Where& w, const toml::table& doc, HostSpec& out) {
     auto r = readString(w, "map_by", *n, lit("slot, node"));
     if (!r) return r.error();
     if (*r != "slot" && *r != "node")
-      return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "map_by", *r, lit("slot, node")));
+      return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "map_by", hostShown(*r), lit("slot, node")));
     spec.map_by = *r == "node" ? MapBy::node : MapBy::slot;
   }
   if (const toml::node* n = doc.get("iface")) {
     const collviz::Text rule = say("an interface name (see ip link): 1 to 15 characters without '/', ':' or blanks");
     auto r = readString(w, "iface", *n, rule);
     if (!r) return r.error();
-    if (!checkIface(*r)) return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "iface", *r, rule));
+    if (!checkIface(*r)) return w.fail(*n, say("{0} = \"{1}\" is not allowed; allowed: {2}", "iface", hostShown(*r), rule));
     spec.iface = *r;
   }
   if (const toml::node* n = doc.get("launcher_agent")) {

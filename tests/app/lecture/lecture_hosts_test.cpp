@@ -63,6 +63,12 @@ TEST(LectureHosts, ABadHostIsRefusedWithItsLineAndWhatIsAllowed) {
             std::string::npos);
   EXPECT_NE(errorOf("hosts = [\"a\"]\nlauncher_agent = \"  \"\n[[step]]\n").find("h.toml:2: launcher_agent: not a command"),
             std::string::npos);
+  // A line break (allowed in a script's text) is echoed escaped, never as a second line.
+  EXPECT_NE(errorOf("hosts = [\"a\"]\nmap_by = \"slot\\nh.toml:9: ok\"\n[[step]]\n")
+                .find("map_by = \"slot\\x0ah.toml:9: ok\" is not allowed"),
+            std::string::npos);
+  EXPECT_NE(errorOf("hosts = [\"a\"]\niface = \"e\\tth0\"\n[[step]]\n").find("iface = \"e\\x09th0\" is not allowed"),
+            std::string::npos);
   EXPECT_NE(errorOf("iface = \"eth0\"\n[[step]]\n").find("h.toml:1: iface needs hosts or hostfile"), std::string::npos);
   EXPECT_NE(errorOf("hosts = [\"a\"]\nhostfile = \"f\"\n[[step]]\n").find("h.toml:2: hosts and hostfile both given"),
             std::string::npos);
