@@ -213,10 +213,16 @@ void RankGroup::stopMpi() {
 Text RankGroup::describeMpiExit(int rank) {
   healthy_ = false;
   if (mpirun_ > 0) {
-    const auto until = Clock::now() + std::chrono::milliseconds(1500);
+    // mpirun says which rank died, then exits: wait for either. On a loaded
+    // machine its notice took more than 1.5 s (the death was then named only
+    // as a closed channel); seen, the wait ends at once.
+    const auto until = Clock::now() + std::chrono::milliseconds(4000);
     pid_t got = 0;
-    while ((got = reapJob(mpirun_, &mpirun_status_, false)) == 0 && Clock::now() < until)
+    int polls = 0;
+    while ((got = reapJob(mpirun_, &mpirun_status_, false)) == 0 && Clock::now() < until) {
+      if (++polls % 4 == 0 && parseMpiDeath(mpi_log_.tail())) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     if (got == mpirun_) {
       forgetChild(mpirun_);
       mpirun_ = -1;
