@@ -12,6 +12,7 @@
 
 #include "app/lang/lang.h"
 #include "engine/algo/msccl/msccl.h"
+#include "engine/group/hosts.h"
 
 namespace collviz {
 
@@ -19,24 +20,7 @@ namespace {
 bool g_json = false;
 }  // namespace
 
-std::string shown(std::string_view text, std::size_t max) {
-  std::string out;
-  std::size_t n = 0;
-  for (unsigned char c : text) {
-    if (++n > max) return out + "...";
-    if (c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
+std::string shown(std::string_view text, std::size_t max) { return hostShown(text, max); }
 
 std::string printable(std::string_view text) { return algo::mscclShown(text); }
 

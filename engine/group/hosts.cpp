@@ -42,11 +42,11 @@ Status noDuplicates(const std::vector<Host>& hosts) {
 
 }  // namespace
 
-std::string hostShown(std::string_view text) {
+std::string hostShown(std::string_view text, std::size_t max) {
   std::string out;
   std::size_t n = 0;
   for (unsigned char c : text) {
-    if (++n > 80) return out + "...";
+    if (++n > max) return out + "...";
     if (c == '\\') {
       out += "\\\\";
     } else if (c < 0x20 || c >= 0x7f) {

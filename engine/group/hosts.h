@@ -39,8 +39,9 @@ inline constexpr int kMaxSlots = 1024;
 // A value from --hosts, a hostfile or a peer as a refusal echoes it (issue
 // 55): control characters and non-ASCII bytes as \xNN (as --op's), a
 // backslash doubled, at most 80 characters then "...", so a host file
-// cannot clear or retitle the terminal.
-std::string hostShown(std::string_view text);
+// cannot clear or retitle the terminal. The CLI echoes its flags' values
+// the same way (cli_input's shown, at most 60).
+std::string hostShown(std::string_view text, std::size_t max = 80);
 
 // "a:4,b:4" (a bare name is one slot). Names: letters, digits, '.', '-',
 // '_' (not first), at most 253 characters, each named once.
