@@ -1,7 +1,11 @@
 // collviz watch's options and the launcher's checks, and collviz tap-path.
-// The tap goes to the ranks only: `-x LD_PRELOAD=<tap>` and the capture's
-// settings are inserted after the launcher's name, so mpirun exports them to
-// each rank it starts (on every host) and runs itself without them.
+// Under mpirun the tap goes to the ranks only: `-x LD_PRELOAD=<tap>` and the
+// capture's settings are inserted after the launcher's name, so mpirun
+// exports them to each rank it starts (on every host) and runs itself
+// without them. Any other command (torchrun, python, the program itself)
+// gets the NCCL tap in its own environment, which launchers pass on to the
+// processes they start: the launcher itself then carries the tap too, which
+// records nothing in a process that makes no NCCL call.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -102,73 +106,114 @@ std::string firstLine(const std::string& s) {
 Result<bool> checkLauncher(WatchOptions& o) {
   const std::string& name = o.command.front();
   const std::string base = fs::path(name).filename().string();
-  if (!launcherName(base))
+  o.mpirun = launcherName(base);
+  // auto: what the launcher says; an NCCL program under mpirun needs --tap nccl.
+  o.tapKind = o.tapOption != "auto" ? o.tapOption : o.mpirun ? "mpi" : "nccl";
+  if (o.tapKind == "mpi" && !o.mpirun)
     return Error(say("{0} is not a launcher: the program is started through Open MPI's mpirun or mpiexec "
                      "(collviz watch -- mpirun -n 4 ./app)",
                      shown(name)));
   o.launcher = findInPath(name);
+  if (o.launcher.empty() && !o.mpirun)
+    return Error(name.find('/') != std::string::npos ? say("the program {0} was not found (no such program)", shown(name))
+                                                     : say("the program {0} was not found in PATH", shown(name)));
   if (o.launcher.empty())
     return Error(name.find('/') != std::string::npos ? say("the launcher {0} was not found (no such program)", shown(name))
                                                      : say("the launcher {0} was not found in PATH", shown(name)));
+  if (!o.mpirun) return true;  // any program: its --version is not asked (it might not know the option)
   auto v = versionOf(o.launcher);
   if (!v) return v.error();
   if (v->find("Open MPI") == std::string::npos && v->find("OpenRTE") == std::string::npos)
-    return Error(say("{0} is not Open MPI's launcher ({0} --version says: {1}); collviz watch runs Open MPI programs "
-                     "(the tap wraps Open MPI's library)",
-                     shown(name), v->empty() ? std::string("''") : firstLine(*v)));
+    return Error(o.tapKind == "mpi"
+                     ? say("{0} is not Open MPI's launcher ({0} --version says: {1}); collviz watch runs Open MPI programs "
+                           "(the tap wraps Open MPI's library)",
+                           shown(name), v->empty() ? std::string("''") : firstLine(*v))
+                     : say("{0} is not Open MPI's launcher ({0} --version says: {1}); collviz gives the NCCL tap to the ranks "
+                           "with Open MPI's -x option: start the program without mpirun, or with Open MPI's",
+                           shown(name), v->empty() ? std::string("''") : firstLine(*v)));
   o.launcherVersion = firstLine(*v);
   return true;
 }
 
 std::vector<std::string> launchArgs(const WatchOptions& o) {
+  if (!o.mpirun) return o.command;
   std::vector<std::string> a{o.command.front(), "-x", "LD_PRELOAD=" + o.tap, "-x", "COLLVIZ_TAP_OUT=" + o.out, "-x",
                              "COLLVIZ_TAP_BYTES=" + std::to_string(o.bytes)};
   a.insert(a.end(), o.command.begin() + 1, o.command.end());
   return a;
 }
 
+std::vector<std::pair<std::string, std::string>> launchEnv(const WatchOptions& o, const char* ldPreload) {
+  if (o.mpirun) return {};
+  // Appended, never replacing: a program that needs its own preload keeps it.
+  std::string pre = ldPreload ? ldPreload : "";
+  if (pre.find(o.tap) == std::string::npos) pre += (pre.empty() ? "" : ":") + o.tap;
+  return {{"LD_PRELOAD", pre}, {"COLLVIZ_TAP_OUT", o.out}, {"COLLVIZ_TAP_BYTES", std::to_string(o.bytes)}};
+}
+
 namespace {
 
-Error tapMissing(const std::vector<std::string>& looked) {
+Error tapMissing(const std::string& kind, const std::vector<std::string>& looked) {
   std::string where;
   for (const std::string& l : looked) where += (where.empty() ? "" : ", ") + l;
+  if (kind == "nccl")
+    return Error(say("the NCCL tap {0} was not found (looked at {1}); build the target collviz-tap-nccl (built where CMake "
+                     "finds NCCL's headers: -DCOLLVIZ_NCCL=ON) or reinstall collviz",
+                     kTapNcclFile, where));
   return Error(say("the tap {0} was not found (looked at {1}); build the target collviz-tap-mpi or reinstall collviz",
                    kTapMpiFile, where));
+}
+
+// --tap's value: mpi or nccl (tap-path), or auto too (watch).
+Result<bool> checkTap(const std::string& v, bool withAuto) {
+  if (v == "mpi" || v == "nccl" || (withAuto && v == "auto")) return true;
+  return Error(withAuto ? say("--tap {0} is not a tap; allowed: mpi, nccl, auto", shown(v))
+                        : say("--tap {0} is not a tap; allowed: mpi, nccl", shown(v)));
 }
 
 }  // namespace
 
 void addTapPathCommand(CLI::App& app, std::function<int()>& action) {
-  CLI::App* cmd = app.add_subcommand("tap-path", "Print the path of the MPI tap, to preload into a job started by hand: "
+  auto kind = std::make_shared<std::string>("mpi");
+  CLI::App* cmd = app.add_subcommand("tap-path", "Print the path of the MPI tap (or with --tap nccl the NCCL tap), to preload "
+                                                  "into a job started by hand: "
                                                   "mpirun -x LD_PRELOAD=$(collviz tap-path) -x COLLVIZ_TAP_OUT=DIR ./app");
-  cmd->callback([&action] {
-    action = []() -> int {
+  cmd->add_option("--tap", *kind, "Which tap: mpi (default) or nccl");
+  cmd->callback([&action, kind] {
+    action = [kind]() -> int {
+      if (auto ok = checkTap(*kind, false); !ok) return fail("tap-path", ok.error(), kExitUsage);
       std::vector<std::string> looked;
-      const std::string tap = tapMpiPath(&looked);
-      if (tap.empty()) return fail("tap-path", tapMissing(looked), kExitFailed);
+      const std::string tap = *kind == "nccl" ? tapNcclPath(&looked) : tapMpiPath(&looked);
+      if (tap.empty()) return fail("tap-path", tapMissing(*kind, looked), kExitFailed);
       std::printf("%s\n", tap.c_str());
       return kExitOk;
     };
   });
 }
 
-void addWatchCommand(CLI::App& app, std::function<int()>& action) {
+void addWatchCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto o = std::make_shared<WatchOptions>();
+  auto inWindow = std::make_shared<bool>(false);
   auto hangAfter = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("watch", "Run an Open MPI program with collviz's tap in its ranks: every collective "
-                                              "captured live, a hang's verdict said at once (collviz watch [options] -- mpirun -n 4 ./app)");
+  CLI::App* cmd = app.add_subcommand("watch", "Run an Open MPI or NCCL program with collviz's tap in its ranks: every collective "
+                                              "captured live, a hang's verdict said at once (collviz watch [options] -- mpirun -n 4 ./app, "
+                                              "-- torchrun ..., -- python ...)");
   cmd->add_option("--out", o->out, "The capture folder (default: a new folder named by the date and time, here)");
   addWholeOption(cmd, "--bytes", o->bytes, "Bytes kept of each buffer at entry and exit, 0 to 1048576 (default 256)");
   cmd->add_flag("--json", o->json, "One JSON line per call and per verdict on stdout (the program's own output goes to stderr)");
-  cmd->add_option("--hang-after", *hangAfter, "Seconds without any call returning, while a rank waits in a collective, "
-                                              "that make a hang (default 10)");
+  cmd->add_option("--hang-after", *hangAfter, "Seconds without any call returning, while a rank waits in a collective "
+                                              "(NCCL: its kernel has not finished), that make a hang (default 10)");
   cmd->add_flag("--kill-on-hang", o->killOnHang, "End the job once a hang's verdict is printed (else it is left running)");
+  cmd->add_option("--tap", o->tapOption, "Which tap: mpi, nccl, or auto (default: mpi under Open MPI's mpirun, mpiexec or "
+                                          "orterun, nccl under any other command: torchrun, python, the program itself)");
   cmd->add_option("command", o->command, "The launcher and its arguments, after --: mpirun -n 4 ./app");
-  cmd->callback([&action, o, hangAfter] {
-    action = [o, hangAfter]() -> int {
+  cmd->add_flag("--window", *inWindow, "Watch in the window: the calls as lanes, live, a call's bytes, the hang's verdict (docs/watch.md)");
+  cmd->callback([&action, o, hangAfter, inWindow, window] {
+    action = [o, hangAfter, inWindow, window]() -> int {
       if (o->command.empty())
         return fail("watch", say("the command to run is missing after --: collviz watch [options] -- mpirun -n 4 ./app"),
                     kExitUsage);
+      if (auto ok = checkTap(o->tapOption, true); !ok) return fail("watch", ok.error(), kExitUsage);
       if (o->bytes < 0 || o->bytes > 1048576)
         return fail("watch", say("--bytes {0} is out of range; allowed: 0 to 1048576", o->bytes), kExitUsage);
       if (!hangAfter->empty()) {
@@ -180,8 +225,13 @@ void addWatchCommand(CLI::App& app, std::function<int()>& action) {
       }
       if (auto ok = checkLauncher(*o); !ok) return fail("watch", ok.error(), kExitUsage);
       std::vector<std::string> looked;
-      o->tap = tapMpiPath(&looked);
-      if (o->tap.empty()) return fail("watch", tapMissing(looked), kExitFailed);
+      o->tap = o->tapKind == "nccl" ? tapNcclPath(&looked) : tapMpiPath(&looked);
+      if (o->tap.empty()) return fail("watch", tapMissing(o->tapKind, looked), kExitFailed);
+      if (*inWindow && window) {  // the window runs it (runWatch on a thread) and draws its capture
+        window->open = true;
+        window->watch = o;
+        return kExitOk;
+      }
       return runWatch(*o);
     };
   });

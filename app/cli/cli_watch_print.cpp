@@ -3,6 +3,7 @@
 // progress line now and then, the verdict, and a summary on stderr, the
 // program's own output left alone. capture.json beside the capture files.
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -163,7 +164,16 @@ void printSummary(const job::LiveCapture& live, const WatchOptions& o, int statu
   line(trf("the capture: {0} (collviz job {0})", {printable(o.out)}));
 }
 
-void printNothingSeen(const job::LiveCapture& live) {
+void printNothingSeen(const job::LiveCapture& live, const WatchOptions& o) {
+  if (o.tapKind == "nccl") {
+    if (live.files().empty())
+      line(tr("the tap saw no NCCL call (no process wrote a capture file): the program may not use NCCL, may have NCCL "
+              "linked in statically (a preloaded library cannot wrap it), or its launcher may have started the ranks "
+              "without the environment it was given (LD_PRELOAD)"));
+    else
+      line(tr("the tap saw no NCCL call: the processes loaded the tap but made no NCCL collective"));
+    return;
+  }
   bool notOpenMpi = false;
   std::string library;
   for (const job::LiveFile& f : live.files())
@@ -182,6 +192,12 @@ void writeCaptureJson(const WatchOptions& o, std::uint64_t startNs, std::uint64_
   json j;
   j["command"] = o.command;
   j["launched"] = launchArgs(o);
+  j["tap"] = o.tapKind;
+  j["tap_path"] = o.tap;
+  // The NCCL tap given through the command's environment (none under mpirun: -x, in "launched").
+  json env = json::object();
+  for (const auto& [name, value] : launchEnv(o, std::getenv("LD_PRELOAD"))) env[name] = value;
+  j["environment"] = env;
   j["launcher_version"] = o.launcherVersion;
   j["launcher_pid"] = o.launcherPid;  // the job's process group
   j["start"] = isoTime(startNs);

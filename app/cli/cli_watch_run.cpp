@@ -18,6 +18,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -102,6 +103,20 @@ pid_t startJob(const WatchOptions& o) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // The environment, made before fork (nothing allocates in the child): collviz's
+  // own, with the NCCL tap's variables set where it goes that way.
+  const auto set = launchEnv(o, std::getenv("LD_PRELOAD"));
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string v = *e;
+    bool replaced = false;
+    for (const auto& [name, value] : set) replaced = replaced || v.compare(0, name.size() + 1, name + "=") == 0;
+    if (!replaced) env.push_back(v);
+  }
+  for (const auto& [name, value] : set) env.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid != 0) {
@@ -121,7 +136,7 @@ pid_t startJob(const WatchOptions& o) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execv(o.launcher.c_str(), argv.data());
+  ::execve(o.launcher.c_str(), argv.data(), envp.data());
   ::_exit(127);
 }
 
@@ -236,7 +251,7 @@ int runWatch(WatchOptions& o) {
   const std::uint64_t endNs = realtimeNs();
   if (interrupted) g_interrupted = false;  // said below; collviz's own checks after the command go on
   writeCaptureJson(o, startNs, endNs, status, haveVerdict ? &lastVerdict : nullptr, live, interrupted);
-  if (live.entered() == 0) printNothingSeen(live);
+  if (live.entered() == 0) printNothingSeen(live, o);
   if (!o.json) printSummary(live, o, status);
   if (killedOnHang && !o.json)
     std::fprintf(stderr, "%s\n", (std::string("collviz watch: ") + tr("the job was ended after the hang (--kill-on-hang)")).c_str());

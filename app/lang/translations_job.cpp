@@ -260,6 +260,7 @@ std::span<const Translation> tableJob() {
       {"{0} has made no collective call", "{0} 没有调用过集合通信"},
       {"{0} waits in {1} #{2} of {3}, which every member entered", "{0} 在 {3} 的 {1} #{2} 中等待，所有成员都已进入"},
       {"{0} has been outside MPI for {1} s since its {2} #{3} of {4}", "{0} 自其 {4} 的 {2} #{3} 之后已在 MPI 之外 {1} 秒"},
+      {"{0} has been outside NCCL for {1} s since its {2} #{3} of {4}", "{0} 自其 {4} 的 {2} #{3} 之后已在 NCCL 之外 {1} 秒"},
       {"it", "它"},
       {"{0} waits for {1} in {2} #{3} of {4}", "{0} 在 {4} 的 {2} #{3} 中等待 {1}"},
       {"{0} wait for {1} in {2} #{3} of {4}", "{0} 在 {4} 的 {2} #{3} 中等待 {1}"},

@@ -18,6 +18,18 @@ std::span<const Translation> tableWatch() {
       {"the launcher {0} was not found in PATH", "在 PATH 中找不到启动器 {0}"},
       {"{0} is not Open MPI's launcher ({0} --version says: {1}); collviz watch runs Open MPI programs (the tap wraps Open MPI's library)",
        "{0} 不是 Open MPI 的启动器（{0} --version 显示：{1}）；collviz watch 运行 Open MPI 程序（探针包装的是 Open MPI 的库）"},
+      {"{0} is not Open MPI's launcher ({0} --version says: {1}); collviz gives the NCCL tap to the ranks with Open MPI's -x "
+       "option: start the program without mpirun, or with Open MPI's",
+       "{0} 不是 Open MPI 的启动器（{0} --version 显示：{1}）；collviz 通过 Open MPI 的 -x 选项把 NCCL 探针交给各 rank："
+       "请不经 mpirun 启动程序，或使用 Open MPI 的 mpirun"},
+      {"the program {0} was not found (no such program)", "找不到程序 {0}（没有这个程序）"},
+      {"the program {0} was not found in PATH", "在 PATH 中找不到程序 {0}"},
+      {"--tap {0} is not a tap; allowed: mpi, nccl, auto", "--tap {0} 不是探针；允许：mpi、nccl、auto"},
+      {"--tap {0} is not a tap; allowed: mpi, nccl", "--tap {0} 不是探针；允许：mpi、nccl"},
+      {"the NCCL tap {0} was not found (looked at {1}); build the target collviz-tap-nccl (built where CMake finds NCCL's "
+       "headers: -DCOLLVIZ_NCCL=ON) or reinstall collviz",
+       "找不到 NCCL 探针 {0}（查找了 {1}）；请构建目标 collviz-tap-nccl（CMake 找到 NCCL 头文件时才构建：-DCOLLVIZ_NCCL=ON）"
+       "或重新安装 collviz"},
       {"cannot run {0} --version (no pipe)", "无法运行 {0} --version（无法创建管道）"},
       {"cannot run {0} --version (fork failed)", "无法运行 {0} --version（fork 失败）"},
       {"{0} --version did not answer within 10 s", "{0} --version 在 10 秒内没有回应"},
@@ -52,6 +64,13 @@ std::span<const Translation> tableWatch() {
        "探针没有看到任何 MPI 调用（没有 rank 写出捕获文件）：程序可能使用了 Open MPI 以外的 MPI，可能是静态链接的（预加载的库无法包装它），"
        "也可能不是 MPI 程序"},
       {"the tap saw no MPI call: the ranks started MPI but called no collective", "探针没有看到任何 MPI 调用：各 rank 启动了 MPI，但没有调用集合操作"},
+      {"the tap saw no NCCL call (no process wrote a capture file): the program may not use NCCL, may have NCCL linked in "
+       "statically (a preloaded library cannot wrap it), or its launcher may have started the ranks without the environment "
+       "it was given (LD_PRELOAD)",
+       "探针没有看到任何 NCCL 调用（没有进程写出捕获文件）：程序可能没有使用 NCCL，可能静态链接了 NCCL（预加载的库无法包装它），"
+       "也可能其启动器启动各 rank 时没有传递给它的环境（LD_PRELOAD）"},
+      {"the tap saw no NCCL call: the processes loaded the tap but made no NCCL collective",
+       "探针没有看到任何 NCCL 调用：各进程加载了探针，但没有调用 NCCL 集合操作"},
       {"cannot write {0}", "无法写入 {0}"},
       // The live capture's notes (engine/job/live.cpp).
       {"not a collviz capture file (its first bytes are not the tap's)", "不是 collviz 的捕获文件（开头的字节不是探针写的）"},

@@ -36,14 +36,21 @@ std::string workerPath() {
   return beside.string();
 }
 
-std::string tapMpiPath(std::vector<std::string>* looked) {
+namespace {
+
+std::string tapPath(const char* file, std::vector<std::string>* looked) {
   std::error_code ec;
-  for (const fs::path& p : {fs::path(executableDir()) / kTapMpiFile, fs::path(programPrefix()) / kPrivateDir / kTapMpiFile}) {
+  for (const fs::path& p : {fs::path(executableDir()) / file, fs::path(programPrefix()) / kPrivateDir / file}) {
     if (fs::is_regular_file(p, ec)) return p.string();
     if (looked) looked->push_back(p.string());
   }
   return "";
 }
+
+}  // namespace
+
+std::string tapMpiPath(std::vector<std::string>* looked) { return tapPath(kTapMpiFile, looked); }
+std::string tapNcclPath(std::vector<std::string>* looked) { return tapPath(kTapNcclFile, looked); }
 
 std::string shippedLectureDir() {
   return (fs::path(programPrefix()) / kDataDir / "lectures").string();

@@ -7,6 +7,7 @@
 //   build/bin/collviz-rank                PREFIX/lib/collviz/collviz-rank
 //   build/bin/libcollviz-nccl.so          PREFIX/lib/collviz/libcollviz-nccl.so
 //   build/bin/libcollviz-tap-mpi.so       PREFIX/lib/collviz/libcollviz-tap-mpi.so
+//   build/bin/libcollviz-tap-nccl.so      PREFIX/lib/collviz/libcollviz-tap-nccl.so
 //   build/share/collviz/lectures/*.toml   PREFIX/share/collviz/lectures/*.toml
 //
 // The NCCL module always sits next to collviz-rank (the worker looks beside
@@ -21,6 +22,7 @@ namespace collviz {
 
 inline constexpr const char* kWorkerFile = "collviz-rank";
 inline constexpr const char* kTapMpiFile = "libcollviz-tap-mpi.so";  // the tap (tap/), preloaded into a watched program's ranks
+inline constexpr const char* kTapNcclFile = "libcollviz-tap-nccl.so";  // the NCCL tap (tap/nccl/), likewise
 inline constexpr const char* kPrivateDir = "lib/collviz";  // relative to the prefix
 inline constexpr const char* kDataDir = "share/collviz";    // relative to the prefix
 
@@ -38,6 +40,8 @@ std::string workerPath();
 // PREFIX/lib/collviz/; "" when in neither, with the places looked at in
 // `looked` (for the message).
 std::string tapMpiPath(std::vector<std::string>* looked = nullptr);
+// The NCCL tap, looked for in the same two places.
+std::string tapNcclPath(std::vector<std::string>* looked = nullptr);
 // The lecture scripts shipped with collviz: PREFIX/share/collviz/lectures.
 std::string shippedLectureDir();
 // Is `path` inside the directory of this executable or its prefix's

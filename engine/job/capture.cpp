@@ -108,6 +108,7 @@ class Reader {
       committed = room;
     }
     data_ = std::make_shared<CaptureData>();
+    data_->nccl = field<std::uint32_t>(b_, offsetof(FileHeader, library)) == std::uint32_t(tap::Library::nccl);
     records(tap::kHeaderBytes, tap::kHeaderBytes + committed);
     src.records = std::int64_t(job_.calls.size());
     src.capture = std::move(data_);

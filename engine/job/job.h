@@ -181,6 +181,7 @@ struct Captured {
 struct CaptureData {
   std::vector<Captured> calls;  // by Call::record
   std::string bytes;            // every kept buffer, back to back
+  bool nccl = false;            // written by the NCCL tap (its header's library), not the MPI tap
 };
 // "MPI_SUM", "ncclSum", "user-defined"; "" for none (a Captured's redop).
 std::string_view redopName(std::uint8_t redop);

@@ -73,6 +73,11 @@ class Graph {
       return say("{0} waits in {1} #{2} of {3}, which every member entered", rankList({r}), callName(*last), last->seq, commName(last->group));
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.1f", double(std::max<std::int64_t>(0, now() - last->completed)) / 1e9);
+    // Outside the library its file's tap wraps: an NCCL program's rank is outside NCCL.
+    const auto& data = job_.sources[std::size_t(last->source)].capture;
+    if (data && data->nccl)
+      return say("{0} has been outside NCCL for {1} s since its {2} #{3} of {4}", rankList({r}), std::string(secs), callName(*last), last->seq,
+                 commName(last->group));
     return say("{0} has been outside MPI for {1} s since its {2} #{3} of {4}", rankList({r}), std::string(secs), callName(*last), last->seq,
                commName(last->group));
   }

@@ -258,7 +258,7 @@ EOF
     expect 2 "out of range; allowed: 0 to 1048576" watch --bytes 1048577 -- mpirun -n 1 true
     expect 2 "out of range; allowed: 0 to 1048576" watch --bytes -1 -- mpirun -n 1 true
     expect 2 "is not a number" watch --hang-after soon -- mpirun -n 1 true
-    expect 2 "is not a launcher" watch -- ./a.out
+    expect 2 "is not a launcher" watch --tap mpi -- ./a.out
     mkdir -p empty
     PATH=$work/empty "$collviz" watch -- mpiexec -n 1 true > opt.out 2> opt.err
     rc=$?

@@ -154,4 +154,10 @@ if(COLLVIZ_TESTS)
   target_include_directories(nccl-allreduce-loop SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
   target_link_libraries(nccl-allreduce-loop PRIVATE CUDA::cudart ${NCCL_LIBRARY})
   set_target_properties(nccl-allreduce-loop PROPERTIES BUILD_RPATH "${_nccl_libdir}")
+  # The ranks of collviz watch's NCCL tests and of the device check's watch
+  # step in place of PyTorch (issue 59).
+  add_executable(nccl-watch-ranks ${PROJECT_SOURCE_DIR}/tests/gpu/nccl_watch_ranks.cpp)
+  target_include_directories(nccl-watch-ranks SYSTEM PRIVATE ${NCCL_INCLUDE_DIR})
+  target_link_libraries(nccl-watch-ranks PRIVATE CUDA::cudart ${NCCL_LIBRARY})
+  set_target_properties(nccl-watch-ranks PROPERTIES BUILD_RPATH "${_nccl_libdir}")
 endif()

@@ -358,5 +358,31 @@ TEST(Capture, ASecondDeadlockThatAlsoWaitsForTheFirstIsNamedToo) {
   EXPECT_EQ(deadlocks, (std::vector<std::vector<int>>{{0, 1}, {2, 3}})) << std::string(a.verdict);
 }
 
+// A capture of the NCCL tap (issue 59): the rank the others wait for is
+// outside NCCL, not outside MPI; rank 0's ncclAllReduce #1 never finished
+// (its kernel), and rank 1 never called it.
+TEST(Capture, AnNcclRankTheOthersWaitForIsOutsideNccl) {
+  Tmp t;
+  const std::uint64_t id = 0x5eed0c0ffee, t0 = 1'700'000'000'000'000'000ull;
+  for (int r = 0; r < 2; ++r) {
+    CaptureWriter w(r, 2);
+    w.set(offsetof(tap::FileHeader, library), std::uint32_t(tap::Library::nccl));
+    w.comm(0, id, CommKind::nccl, {0, 1}, r);
+    CaptureWriter::Call c;
+    c.func = Func::nccl_allreduce, c.dtype = tap::DType::nccl_float32, c.op = tap::ROp::nccl_sum, c.dtypeSize = 4;
+    c.enter = t0, c.exit = t0 + 1000;
+    w.call(c);
+    if (r == 0) c.seq = 1, c.enter = t0 + 2000, c.exit = 0, w.call(c);
+    t.write(r, w.bytes());
+  }
+  auto job = read({t.dir.string()});
+  ASSERT_TRUE(job) << job.error().message;
+  const Analysis a = analyse(*job, std::int64_t(t0 + 3'001'000'000ull));
+  EXPECT_EQ(std::string(a.verdict),
+            "rank 1 has been outside NCCL for 3.0 s since its ncclAllReduce #0 of NCCL communicator; "
+            "rank 0 waits for it in ncclAllReduce #1 of NCCL communicator");
+  EXPECT_EQ(a.verdictRanks, std::vector<int>{1});
+}
+
 }  // namespace
 }  // namespace collviz::job
