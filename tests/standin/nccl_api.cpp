@@ -24,6 +24,7 @@
 namespace collviz::standin {
 
 int physicalDevice(int visible);  // runtime_devices.cpp
+ncclResult_t splitComm(const std::shared_ptr<Comm>& parent, int color, int key, std::shared_ptr<Comm>* out);  // nccl_split.cpp
 
 namespace {
 
@@ -308,6 +309,24 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
+  if (ncclResult_t r = gate("ncclCommSplit")) return r;
+  auto c = live(comm);
+  if (!c || !newcomm) return refuse(ncclInvalidArgument, "ncclCommSplit: not a live communicator, or a null pointer");
+  *newcomm = nullptr;
+  if (t_depth > 0) return refuse(ncclInvalidUsage, "ncclCommSplit inside a group is not implemented by the stand-in");
+  if (config && config->blocking == 0)
+    return refuse(ncclInvalidArgument, "ncclCommSplit: non-blocking communicators are not implemented by the stand-in");
+  std::shared_ptr<Comm> made;
+  if (ncclResult_t r = splitComm(c, color, key, &made)) return r;
+  if (!made) return ncclSuccess;  // NCCL_SPLIT_NOCOLOR
+  auto* h = new ncclComm{kCommMagic, std::move(made)};
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_live.insert(h);
+  *newcomm = h;
+  return ncclSuccess;
+}
+
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* err) {
   if (ncclResult_t r = gate("ncclCommGetAsyncError")) return r;
   auto c = live(comm);
@@ -405,5 +424,17 @@ ncclResult_t ncclSend(const void* s, size_t count, ncclDataType_t t, int peer, n
 ncclResult_t ncclRecv(void* r, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
   return post("ncclRecv", comm, call(OpKind::recv, nullptr, r, count, t, 0, 0, peer, st));
 }
+// NCCL's profiling names (pncclX, which a tool's ncclX calls after its own
+// work), as NCCL exports them: the very same functions under a second name.
+#define COLLVIZ_PNCCL(name) __attribute__((alias(#name))) decltype(name) p##name;
+COLLVIZ_PNCCL(ncclGetErrorString) COLLVIZ_PNCCL(ncclGetLastError) COLLVIZ_PNCCL(ncclGetVersion)
+COLLVIZ_PNCCL(ncclGetUniqueId) COLLVIZ_PNCCL(ncclCommInitRankConfig) COLLVIZ_PNCCL(ncclCommInitRank)
+COLLVIZ_PNCCL(ncclCommAbort) COLLVIZ_PNCCL(ncclCommDestroy) COLLVIZ_PNCCL(ncclCommSplit)
+COLLVIZ_PNCCL(ncclCommGetAsyncError) COLLVIZ_PNCCL(ncclCommCount) COLLVIZ_PNCCL(ncclCommUserRank)
+COLLVIZ_PNCCL(ncclCommCuDevice) COLLVIZ_PNCCL(ncclGroupStart) COLLVIZ_PNCCL(ncclGroupEnd)
+COLLVIZ_PNCCL(ncclAllReduce) COLLVIZ_PNCCL(ncclBroadcast) COLLVIZ_PNCCL(ncclBcast) COLLVIZ_PNCCL(ncclReduce)
+COLLVIZ_PNCCL(ncclAllGather) COLLVIZ_PNCCL(ncclReduceScatter) COLLVIZ_PNCCL(ncclAlltoAll) COLLVIZ_PNCCL(ncclGather)
+COLLVIZ_PNCCL(ncclScatter) COLLVIZ_PNCCL(ncclSend) COLLVIZ_PNCCL(ncclRecv)
+#undef COLLVIZ_PNCCL
 
 }  // extern "C"

@@ -280,6 +280,15 @@ cudaError_t cudaMallocHost(void** p, std::size_t n) {
   return cudaSuccess;
 }
 
+// cudaMallocHost's memory under its flags (portable, mapped, write-combined:
+// all alike on the host; the NCCL tap's pinned pool).
+cudaError_t cudaHostAlloc(void** p, std::size_t n, unsigned int flags) {
+  if (auto e = gate("cudaHostAlloc")) return e;
+  if (flags & ~unsigned(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+    return fail(cudaErrorInvalidValue, "cudaHostAlloc: unknown flags");
+  return cudaMallocHost(p, n);
+}
+
 cudaError_t cudaFreeHost(void* p) {
   if (auto e = gate("cudaFreeHost")) return e;
   if (!p) return cudaSuccess;

@@ -232,6 +232,15 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   return cudaSuccess;
 }
 
+// The stand-in has no graphs: a live stream is never capturing.
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus* status) {
+  if (auto e = gate("cudaStreamIsCapturing")) return e;
+  if (!status) return fail(cudaErrorInvalidValue, "cudaStreamIsCapturing: null pointer");
+  if (!lookup(s)) return badStream("cudaStreamIsCapturing", s);
+  *status = cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
 cudaError_t cudaDeviceSynchronize(void) {
   if (auto e = gate("cudaDeviceSynchronize")) return e;
   drainDevice(currentDevice());

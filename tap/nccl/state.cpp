@@ -1,0 +1,152 @@
+// The NCCL tap's life: off until the process's first communicator is made
+// (ncclCommInitRank, ...Config or ...All returned ncclSuccess or, a
+// non-blocking one, ncclInProgress), then the capture is opened from the
+// environment, as the MPI tap's:
+//   COLLVIZ_TAP_OUT     the capture folder (unset: the tap records nothing)
+//   COLLVIZ_TAP_BYTES   bytes kept of each buffer, 0..1048576 (default 256)
+//   COLLVIZ_TAP_MAX_MB  the file's size cap in MiB, 1..1048576 (default 4096)
+// A value out of range takes the default and leaves a note in the capture.
+// The first communicator is this process's "world": its rank is the
+// header's world_rank (the reader needs one), its size world_size, and the
+// members of every later communicator are given as ranks of it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "tap/nccl/tap_nccl.h"
+
+namespace collviz::tap::nccl {
+
+// The profiler plugin's part (profiler*.cpp) where it is built into the
+// library; weak, so the tap stands without it.
+__attribute__((weak)) const char* profilerSetup();
+__attribute__((weak)) const char* profilerAfterInit(int ncclVersion);
+
+CaptureWriter g_writer;
+
+namespace {
+
+enum State : int { kIdle = 0, kOn = 1, kOff = 2 };
+std::atomic<int> g_state{kIdle};
+std::mutex g_start;
+int g_world_rank = -1;
+const char* g_profiler_note = nullptr;  // profilerSetup's, said once the capture is open
+bool g_after_init_said = false;
+
+constexpr std::uint64_t kDefaultMaxMb = 4096;
+
+bool parseNumber(const char* v, std::uint64_t lo, std::uint64_t hi, std::uint64_t* out) {
+  if (!v || !*v) return false;
+  std::uint64_t n = 0;
+  for (const char* p = v; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    n = n * 10 + std::uint64_t(*p - '0');
+    if (n > hi) return false;
+  }
+  return n >= lo ? (*out = n, true) : false;
+}
+
+int ncclVersion() {
+  using F = ncclResult_t (*)(int*);
+  static F f = reinterpret_cast<F>(nextNccl("ncclGetVersion", nullptr));
+  int v = 0;
+  return f && f(&v) == ncclSuccess ? v : 0;
+}
+
+}  // namespace
+
+CaptureWriter* profilerWriter() { return g_state.load(std::memory_order_acquire) == kOn ? &g_writer : nullptr; }
+
+bool recording() { return g_state.load(std::memory_order_acquire) == kOn; }
+
+bool wanted() {
+  static const bool w = [] {
+    const char* d = std::getenv("COLLVIZ_TAP_OUT");
+    return d && *d;
+  }();
+  return w;
+}
+
+int worldRank() { return g_world_rank; }
+
+void note(NoteCode code, const char* text) {
+  NoteRecord r{};
+  r.head.type = std::uint8_t(RecordType::note);
+  r.head.sub = std::uint8_t(code);
+  r.len = std::uint32_t(std::strlen(text));
+  r.t_ns = nowNs();
+  const Part parts[2] = {{&r, sizeof r}, {text, r.len}};
+  g_writer.append(parts, 2);
+}
+
+void beforeFirstInit() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (wanted() && profilerSetup) {
+      const char* why = profilerSetup();
+      if (why && *why) g_profiler_note = why;
+    }
+  });
+}
+
+void start(int rank, int nranks) {
+  std::lock_guard<std::mutex> lock(g_start);
+  if (g_state.load(std::memory_order_acquire) != kIdle) {
+    // A later communicator: what the profiler plugin's part made of it, once.
+    if (recording() && !g_after_init_said && profilerAfterInit) {
+      g_after_init_said = true;
+      if (const char* why = profilerAfterInit(ncclVersion()); why && *why) note(NoteCode::nccl_profiler, why);
+    }
+    return;
+  }
+  g_world_rank = rank;
+  if (!wanted()) return g_state.store(kOff, std::memory_order_release);
+  char complaint[2][200] = {{}, {}};
+  WriterOptions o;
+  o.dir = std::getenv("COLLVIZ_TAP_OUT");
+  o.library = Library::nccl;
+  std::uint64_t n = 0;
+  const char* bytes = std::getenv("COLLVIZ_TAP_BYTES");
+  if (bytes && parseNumber(bytes, 0, kMaxBytes, &n)) {
+    o.bytes_limit = std::uint32_t(n);
+  } else if (bytes) {
+    std::snprintf(complaint[0], sizeof complaint[0],
+                  "COLLVIZ_TAP_BYTES='%.40s' is not a whole number from 0 to %u: %u bytes kept of each buffer", bytes,
+                  kMaxBytes, kDefaultBytes);
+  }
+  const char* max_mb = std::getenv("COLLVIZ_TAP_MAX_MB");
+  std::uint64_t mb = kDefaultMaxMb;
+  if (max_mb && !parseNumber(max_mb, 1, std::uint64_t(1) << 20, &mb)) {
+    mb = kDefaultMaxMb;
+    std::snprintf(complaint[1], sizeof complaint[1],
+                  "COLLVIZ_TAP_MAX_MB='%.40s' is not a whole number from 1 to 1048576: the capture is capped at %llu MiB",
+                  max_mb, static_cast<unsigned long long>(kDefaultMaxMb));
+  }
+  o.max_bytes = mb << 20;
+  if (!g_writer.open(o)) return g_state.store(kOff, std::memory_order_release);
+  FileHeader* h = g_writer.header();
+  h->world_rank = rank;
+  h->world_size = nranks;
+  const int v = ncclVersion();
+  if (v >= 10000)
+    std::snprintf(h->library_version, sizeof h->library_version, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+  else if (v > 0)
+    std::snprintf(h->library_version, sizeof h->library_version, "NCCL %d.%d.%d", v / 1000, v / 100 % 10, v % 100);
+  g_state.store(kOn, std::memory_order_release);
+  char text[160];
+  std::snprintf(text, sizeof text, "NCCL tap: rank %d of %d in the first communicator", rank, nranks);
+  note(NoteCode::init, text);
+  for (const auto& c : complaint)
+    if (c[0]) note(NoteCode::text, c);
+  if (!cuda().ok) note(NoteCode::text, "no CUDA runtime found in the process: no bytes kept, times are enqueue times");
+  if (g_profiler_note) note(NoteCode::nccl_profiler, g_profiler_note);
+  if (v > 0 && v < 22800)
+    note(NoteCode::text, "NCCL older than 2.28: ncclAlltoAll, ncclGather and ncclScatter are absent from it");
+  if (profilerAfterInit) {
+    g_after_init_said = true;
+    if (const char* why = profilerAfterInit(v); why && *why) note(NoteCode::nccl_profiler, why);
+  }
+}
+
+}  // namespace collviz::tap::nccl
