@@ -251,7 +251,8 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   auto shm = SharedMemory::create(bytes, "collviz-rank");
   if (!shm) return shm.error();
   // A rank on another host maps memory of its own; ours is its copy.
-  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", bytes}}.dump(), w.remote ? -1 : shm->fd()); !st) {
+  // Its size, not `bytes`: rounded up to whole huge pages where it is big.
+  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", shm->size()}}.dump(), w.remote ? -1 : shm->fd()); !st) {
     healthy_ = false;  // the rank is gone: the next request must start a fresh group
     return Error{describeExit(rank)};
   }

@@ -3,7 +3,10 @@
 // when the last process holding the descriptor or a mapping ends. (The
 // "create 0600, unlink once mapped" scheme has a window where a crash leaks
 // the name; a memfd has no such window.) The engine creates one per rank and
-// passes the descriptor to that rank's worker over its channel.
+// passes the descriptor to that rank's worker over its channel. One of 2 MiB
+// or more is rounded up to whole 2 MiB and made of huge pages where the
+// kernel agrees (MADV_COLLAPSE), each mapping aligned to them: a process's
+// first touch of its buffers is then a fault per 2 MiB, not per 4 KiB.
 #pragma once
 
 #include <cstddef>
