@@ -26,7 +26,10 @@
 #      a. device_check.sh on the stand-in, end to end, with the rehearsal's
 #         own override COLLVIZ_DEVICE_CHECK_REHEARSAL=standin: exit 0, every
 #         step run, "RESULT: REHEARSAL-PASS (stand-in, not a GPU)", within
-#         300 s (its wall time and summary printed);
+#         300 s (its wall time and summary printed); step 7 (collviz watch)
+#         with the bundle's nccl-watch-ranks as the ranks in place of
+#         PyTorch, which is not here: the launcher, the tap through its
+#         environment, the capture and the byte check, never torch itself;
 #      b. the same without the override: REFUSED, exit 2;
 #      c. on the real CUDA runtime and NCCL: stops at once at "no GPU" with
 #         its reason, exit 77;
@@ -75,7 +78,7 @@ if out=$("$BUILD/bin/collviz" --help 2>&1); then
 fi
 echo "the build's collviz without them: $(echo "$out" | head -1)"
 export LD_LIBRARY_PATH=$CUDA_PATH  # what device_check.sh sets for NCCL and the CUDA runtime
-for e in collviz collviz-rank nccl-allreduce-loop nccl_test libcollviz-nccl.so; do
+for e in collviz collviz-rank nccl-allreduce-loop nccl_test nccl-watch-ranks libcollviz-nccl.so libcollviz-tap-nccl.so; do
   l=$(ldd "$BUNDLE/$e" 2>&1)
   if echo "$l" | grep -q 'not found'; then echo "FAIL: ldd $e: $(echo "$l" | grep 'not found' | paste -sd';')"; fail=1; fi
   for soname in $(ls "$BUNDLE" | grep '\.so'); do
@@ -142,7 +145,7 @@ else
   rounds=$((pairs + 6))  # N = 4, and six runs of the kernel's other dtypes (N = 3, 2: DEVICE_CHECK_FULL=1)
   for want in "libnccl.so.2: " "libcudart.so.13: " "probe: runtime NCCL" "NCCL tests" \
               "collviz run --backend nccl: 0/16" "collviz run --backend nccl --algo: 0/$rounds " \
-              "NCCL_DEBUG run" "plain NCCL loop" "engine"; do
+              "NCCL_DEBUG run" "plain NCCL loop" "engine" "collviz watch on PyTorch"; do
     grep -qF "$want" "$work/out/summary.txt" 2>/dev/null || bad "summary.txt lacks '$want'"
   done
   grep -c '^{"op"' "$work/out/runs.jsonl" | grep -qx 16 || bad "runs.jsonl does not hold the 16 runs (N = 2, 4)"
@@ -214,7 +217,8 @@ EOF
     bad "the stand-in rehearsal's summary does not end with RESULT: REHEARSAL-PASS (stand-in, not a GPU)"
   for want in "REHEARSAL ONLY" "libnccl.so.2: /standin/libnccl.so.2" "NCCL tests: rc=0" \
               "collviz run --backend nccl: 16/16 verified" "collviz run --backend nccl --algo: " \
-              "NCCL_DEBUG=INFO run" "plain NCCL loop" "engine (collviz bench)"; do
+              "NCCL_DEBUG=INFO run" "plain NCCL loop" "engine (collviz bench)" \
+              "collviz watch on PyTorch (REHEARSAL: nccl-watch-ranks in its place): 180 of 180 calls' kept bytes"; do
     grep -qF "$want" "$R/out/summary.txt" 2>/dev/null || bad "the stand-in rehearsal's summary lacks '$want'"
   done
   grep -q '^/dev/shm: ' "$R/out/machine.txt" 2>/dev/null || bad "machine.txt lacks /dev/shm's size"

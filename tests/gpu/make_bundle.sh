@@ -7,12 +7,14 @@
 # Builds collviz with NCCL (in B, default build-bundle-obj/ of the checkout,
 # configured with -DCOLLVIZ_NCCL=ON when it has no cache yet; --no-build uses
 # B as it is), then writes into DIR (emptied first):
-#   collviz, collviz-rank, nccl-allreduce-loop, nccl_test   stripped
+#   collviz, collviz-rank, nccl-allreduce-loop, nccl_test, nccl-watch-ranks   stripped
 #   libcollviz-nccl.so  the NCCL module collviz-rank loads from its own
 #                     directory for NCCL runs and the probe, stripped
+#   libcollviz-tap-nccl.so  the NCCL tap collviz watch preloads (step 7), stripped
 #   every shared library they need except glibc's, libstdc++, libgcc_s and
 #     CUDA's/NCCL's own (those come from the GPU machine), stripped
-#   device_check.sh   the check (see its header)
+#   device_check.sh, device_check_watch.sh   the check (see its header) and its step 7
+#   watch_torch.py    step 7's PyTorch program, launcher and checker
 #   MANIFEST.txt      what is in DIR, where each library came from, the glibc
 #                     and libstdc++ versions the files need
 # The executables, the module and the libraries carry the run path $ORIGIN
@@ -25,7 +27,7 @@
 #   tests/gpu/make_bundle.sh build-bundle
 #   run  command: bash build-bundle/device_check.sh
 #        carry:   ["build-bundle"]      (build*/ is git-ignored, so it must be carried)
-#        timeout_s: 330                 (the check ends within 5 minutes)
+#        timeout_s: 450                 (the check ends within 410 s)
 # The results (at most 8 files) come back from $OUT.
 # The stand-in CUDA runtime and NCCL (tests/standin, a test double on host
 # memory) is REFUSED (exit 2): COLLVIZ_STANDIN set, or ldd resolving any
@@ -55,7 +57,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$(cd "$2" 2>/dev/null && pwd || echo "$2"); shift 2 ;;
     --no-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     -*) echo "make_bundle.sh: unknown option $1; allowed: --build-dir B, --no-build" >&2; exit 2 ;;
     *) [ -z "$dir" ] || { echo "make_bundle.sh: one DIR only (got $dir and $1)" >&2; exit 2; }
        dir=$1; shift ;;
@@ -67,8 +69,9 @@ for tool in ldd strip patchelf; do
     { echo "make_bundle.sh: $tool not found (Debian: apt-get install patchelf binutils)" >&2; exit 1; }
 done
 
-exes=(collviz collviz-rank nccl-allreduce-loop nccl_test)
-modules=(libcollviz-nccl.so)  # loaded with dlopen, so ldd of the executables does not list them
+exes=(collviz collviz-rank nccl-allreduce-loop nccl_test nccl-watch-ranks)
+# Loaded with dlopen or preloaded, so ldd of the executables does not list them.
+modules=(libcollviz-nccl.so libcollviz-tap-nccl.so)
 if [ "$do_build" = 1 ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
     if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -77,7 +80,7 @@ if [ "$do_build" = 1 ]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLVIZ_NCCL=ON \
       -DCOLLVIZ_TESTS=ON >/dev/null
   fi
-  cmake --build "$build" -j"${JOBS:-2}" --target "${exes[@]}" collviz-nccl
+  cmake --build "$build" -j"${JOBS:-2}" --target "${exes[@]}" collviz-nccl collviz-tap-nccl
 fi
 for e in "${exes[@]}" "${modules[@]}"; do
   [ -x "$build/bin/$e" ] || {
@@ -145,7 +148,7 @@ manifest=$dir/MANIFEST.txt
   echo
   echo "executables:"
   for e in "${exes[@]}"; do echo "  $e"; done
-  echo "modules (collviz-rank loads them from its directory):"
+  echo "modules (collviz-rank loads the NCCL module from its directory; collviz watch preloads the tap):"
   for e in "${modules[@]}"; do echo "  $e"; done
   echo "libraries (soname <- Debian file, package):"
 } > "$manifest"
@@ -160,7 +163,7 @@ done
 for f in "${exes[@]}" "${modules[@]}" "${!libs[@]}"; do
   patchelf --force-rpath --set-rpath '$ORIGIN' "$dir/$f"
 done
-cp "$root/tests/gpu/device_check.sh" "$dir/device_check.sh"
+cp "$root/tests/gpu/device_check.sh" "$root/tests/gpu/device_check_watch.sh" "$root/tests/gpu/watch_torch.py" "$dir/"
 chmod 755 "$dir/device_check.sh"
 
 # The newest glibc/libstdc++ symbol versions needed: the GPU machine's must
@@ -179,7 +182,7 @@ need() {
 bytes=$(du -sb "$dir" | cut -f1)
 limit=$((32 * 1024 * 1024))
 echo "make_bundle.sh: $dir: $(du -sh "$dir" | cut -f1) in $(ls "$dir" | wc -l) files" \
-     "(${#exes[@]} executables, ${#modules[@]} module, ${#libs[@]} libraries)"
+     "(${#exes[@]} executables, ${#modules[@]} modules, ${#libs[@]} libraries)"
 if [ "$bytes" -ge "$limit" ]; then
   echo "make_bundle.sh: $dir is $bytes bytes, over the 32 MiB limit" >&2
   exit 1

@@ -96,8 +96,9 @@ def rank_main(rank):
             print("rank %d step %d: all_reduce gave %s, want %s" % (rank, step, float(x[0]), want), file=sys.stderr)
             return 1
     dist.destroy_process_group()
+    v = torch.cuda.nccl.version()  # a tuple, or a number in older torch
     print(json.dumps({"rank": rank, "step_s": statistics.median(times), "steps": STEPS,
-                      "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version()))}))
+                      "torch": torch.__version__, "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v)}))
     return 0
 
 
