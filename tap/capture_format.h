@@ -74,7 +74,7 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) <= kHeaderBytes, "the header fits its page");
 
-enum class RecordType : std::uint8_t { comm = 1, comm_free = 2, call = 3, note = 4 };
+enum class RecordType : std::uint8_t { comm = 1, comm_free = 2, call = 3, note = 4, profile = 5 };
 
 struct RecordHead {
   std::uint8_t type;            // RecordType
@@ -190,6 +190,37 @@ struct NoteRecord {
   std::uint64_t t_ns;
 };
 static_assert(sizeof(NoteRecord) == 24, "NoteRecord");
+
+// ---- NCCL's profiler plugin (tap/nccl/profiler*.cpp, in the NCCL tap) ----
+// One collective as NCCL planned and ran it: written when NCCL stops its
+// Coll event (the collective is enqueued; algorithm, protocol, channels),
+// its kernel part filled in place later from its KernelCh events (valid
+// once kernel_end != 0, stored last, release), as a call's exit part is.
+// Joined to the tap's CallRecord by the communicator (comm_id is the
+// CommRecord::id, NCCL's commHash) and NCCL's own numbering: NCCL counts
+// seqNumber per communicator AND function (AllReduce apart from
+// Broadcast...), from 0, and only collectives whose count is above 0.
+// A reader that does not know this type skips it by its size.
+enum ProfileFlag : std::uint16_t {
+  kProfileChannelsShort = 1,  // the plugin was finalized before every channel's kernel part stopped
+};
+struct ProfileRecord {
+  RecordHead head;              // type profile, sub Func (Func::none: a function the tap has no code for), flags ProfileFlag
+  std::int32_t comm_rank;       // this process's rank in the communicator (the plugin's init)
+  std::uint8_t channels;        // nChannels NCCL chose
+  std::uint8_t channels_done;   // KernelCh events stopped (with the kernel part)
+  std::uint16_t pad;
+  std::uint64_t comm_id;        // init's commId: NCCL's commHash
+  std::uint64_t seq;            // NCCL's seqNumber (per communicator and function)
+  char algo[16];                // "RING", "TREE", "NVLS", ... NUL-terminated
+  char proto[8];                // "LL", "LL128", "SIMPLE"
+  std::uint64_t t_start;        // the Coll event's start (NCCL planning it)
+  std::uint64_t t_enqueued;     // its stop: enqueued on the stream
+  std::uint64_t kernel_start;   // the first KernelCh start as the plugin saw it, 0 if none yet
+  std::uint64_t kernel_gpu_ns;  // the kernel's span on the GPU's own timer (last stop - first start), 0 if unknown
+  std::atomic<std::uint64_t> kernel_end;  // the last KernelCh stop as the plugin saw it; 0 while running; stored last
+};
+static_assert(sizeof(ProfileRecord) == 96, "ProfileRecord");
 
 // ---- Datatypes and reduce ops (built-in ones by name; the rest: derived / user) ----
 enum class DType : std::uint8_t {

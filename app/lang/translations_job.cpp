@@ -254,6 +254,13 @@ std::span<const Translation> tableJob() {
       {"a call of unknown function {0}: skipped", "一次调用的函数 {0} 未知：已跳过"},
       {"the MPI library is not Open MPI: {0}", "MPI 库不是 Open MPI：{0}"},
       {"the tap says: {0}", "tap 说：{0}"},
+      // NCCL's profiler plugin in a capture (engine/job/capture.cpp, issue 59).
+      {"byte {0}: a profiler record too short: skipped", "第 {0} 字节：profiler 记录过短：已跳过"},
+      {"{0} records of NCCL's profiler plugin match no call of the capture: not shown", "NCCL 的 profiler 插件有 {0} 条记录与捕获中的任何调用都不对应：未显示"},
+      {"NCCL_PROFILER_PLUGIN=none: no algorithm, protocol or kernel time from NCCL's profiler plugin", "NCCL_PROFILER_PLUGIN=none：没有来自 NCCL 的 profiler 插件的算法、协议或内核时间"},
+      {"NCCL_PROFILER_PLUGIN names another profiler plugin ({0}): the tap works without its own (no algorithm, protocol or kernel time)", "NCCL_PROFILER_PLUGIN 指定了另一个 profiler 插件（{0}）：tap 在没有自己的插件的情况下工作（没有算法、协议或内核时间）"},
+      {"NCCL {0} is older than 2.28: the tap's profiler plugin is absent (no algorithm, protocol or kernel time)", "NCCL {0} 早于 2.28：tap 的 profiler 插件不存在（没有算法、协议或内核时间）"},
+      {"NCCL did not load the tap's profiler plugin: no algorithm, protocol or kernel time", "NCCL 没有加载 tap 的 profiler 插件：没有算法、协议或内核时间"},
       // Who waits for whom (engine/job/analysis.cpp, issue 54).
       {"no capture of {0}: where it is is not known", "没有 {0} 的捕获文件：不知道它在哪里"},
       {"{0} is gone", "{0} 已不存在"},

@@ -9,9 +9,18 @@
 // records the tap finished); a call's exit part only where its t_exit is set.
 // A hostile or cut-short file stops at its first record that does not fit,
 // with a note saying where; a version other than 1 is refused, named.
+//
+// NCCL's profiler plugin's records (tap::ProfileRecord) are joined to their
+// calls at the end of the file (joinProfiles): by
+// communicator id, function and NCCL's per-function number (counting only
+// calls whose count is above 0, as NCCL does), filling the Call's
+// algorithm, protocol, channels and the kernel's duration.
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -110,6 +119,7 @@ class Reader {
     data_ = std::make_shared<CaptureData>();
     data_->nccl = field<std::uint32_t>(b_, offsetof(FileHeader, library)) == std::uint32_t(tap::Library::nccl);
     records(tap::kHeaderBytes, tap::kHeaderBytes + committed);
+    joinProfiles();
     src.records = std::int64_t(job_.calls.size());
     src.capture = std::move(data_);
     bld_.finish(false);
@@ -120,7 +130,10 @@ class Reader {
   struct Comm {
     int group = -1;
     std::vector<int> ranks;
+    std::uint64_t id = 0;
   };
+  // A call as NCCL numbers it: communicator id, function, seqNumber.
+  using NcclKey = std::tuple<std::uint64_t, std::uint8_t, std::uint64_t>;
 
   void records(std::size_t at, std::size_t end) {
     Source& src = job_.sources[0];
@@ -149,6 +162,7 @@ class Reader {
         }
         case tap::RecordType::call: call(rec, at); break;
         case tap::RecordType::note: note(rec); break;
+        case tap::RecordType::profile: profile(rec, at); break;
         default: Builder::note(src.notes, say("byte {0}: a record of unknown type {1}: skipped", std::int64_t(at), std::int64_t(h.type))); break;
       }
       at += h.size;
@@ -164,6 +178,7 @@ class Reader {
     if (c.ranks < 0 || std::size_t(c.ranks) > kMaxJobRanks || sizeof c + rankBytes + tap::pad8(c.name_bytes) > rec.size())
       return Builder::note(src.notes, say("byte {0}: a communicator record whose members or name do not fit it: skipped", std::int64_t(at)));
     Comm k;
+    k.id = c.id;
     for (std::int32_t i = 0; i < c.ranks; ++i) {
       const std::int32_t r = field<std::int32_t>(rec, sizeof c + std::size_t(i) * 4);
       if (r < 0 || r > kMaxRank) return Builder::note(src.notes, say("byte {0}: a communicator with member {1}, not a rank number: skipped", std::int64_t(at), std::int64_t(r)));
@@ -255,7 +270,46 @@ class Reader {
       data_->bytes.append(rec.substr(sizeof(CallRecord) + tap::pad8(inKept), outKept));
     }
     data_->calls.push_back(x);
+    if (func >= tap::Func::nccl_allreduce && func <= tap::Func::nccl_scatter && (c.inElems > 0 || c.outElems > 0)) {
+      std::uint64_t& n = ncclSeq_[{comm->second.id, h.sub, 0}];
+      ncclCalls_[{comm->second.id, h.sub, n++}] = job_.calls.size();
+    }
     job_.calls.push_back(c);
+  }
+
+  void profile(std::string_view rec, std::size_t at) {
+    if (rec.size() < sizeof(tap::ProfileRecord))
+      return Builder::note(job_.sources[0].notes, say("byte {0}: a profiler record too short: skipped", std::int64_t(at)));
+    profiles_.push_back(rec);
+  }
+
+  // Each profiler record onto its call (both are in this file: the tap's
+  // and the plugin's records of one process).
+  void joinProfiles() {
+    using tap::ProfileRecord;
+    std::int64_t unmatched = 0;
+    for (std::string_view rec : profiles_) {
+      const NcclKey key{field<std::uint64_t>(rec, offsetof(ProfileRecord, comm_id)), field<std::uint8_t>(rec, offsetof(tap::RecordHead, sub)),
+                        field<std::uint64_t>(rec, offsetof(ProfileRecord, seq))};
+      auto it = ncclCalls_.find(key);
+      if (it == ncclCalls_.end()) {
+        ++unmatched;
+        continue;
+      }
+      Call& c = job_.calls[it->second];
+      c.algo = bld_.intern(text(rec, offsetof(ProfileRecord, algo), sizeof(ProfileRecord::algo)));
+      c.proto = bld_.intern(text(rec, offsetof(ProfileRecord, proto), sizeof(ProfileRecord::proto)));
+      c.channels = std::int16_t(field<std::uint8_t>(rec, offsetof(ProfileRecord, channels)));
+      // The kernel's time: on the GPU's own timer where known, else as the
+      // plugin saw its channels start and stop. Unfinished: left unknown.
+      const std::uint64_t end = field<std::uint64_t>(rec, offsetof(ProfileRecord, kernel_end));
+      const std::uint64_t start = field<std::uint64_t>(rec, offsetof(ProfileRecord, kernel_start));
+      const std::uint64_t gpu = field<std::uint64_t>(rec, offsetof(ProfileRecord, kernel_gpu_ns));
+      if (end != 0 && gpu > 0) c.durationMs = float(double(gpu) / 1e6);
+      else if (end != 0 && start != 0 && end >= start) c.durationMs = float(double(end - start) / 1e6);
+    }
+    if (unmatched > 0)
+      Builder::note(job_.sources[0].notes, say("{0} records of NCCL's profiler plugin match no call of the capture: not shown", unmatched));
   }
 
   void note(std::string_view rec) {
@@ -266,8 +320,25 @@ class Reader {
     switch (tap::NoteCode(field<std::uint8_t>(rec, offsetof(tap::RecordHead, sub)))) {
       case tap::NoteCode::init: case tap::NoteCode::finalize: break;  // set-up, not news
       case tap::NoteCode::not_open_mpi: Builder::note(src.notes, say("the MPI library is not Open MPI: {0}", s)); break;
+      case tap::NoteCode::nccl_profiler: profilerNote(s); break;
       default: Builder::note(src.notes, say("the tap says: {0}", s)); break;
     }
+  }
+
+  // The tap's word on NCCL's profiler plugin (tap/nccl/profiler_env.cpp's
+  // codes): why the calls have no algorithm, protocol or kernel time.
+  void profilerNote(const std::string& s) {
+    Source& src = job_.sources[0];
+    if (s == "none") Builder::note(src.notes, say("NCCL_PROFILER_PLUGIN=none: no algorithm, protocol or kernel time from NCCL's profiler plugin"));
+    else if (s.rfind("other ", 0) == 0)
+      Builder::note(src.notes, say("NCCL_PROFILER_PLUGIN names another profiler plugin ({0}): the tap works without its own (no algorithm, protocol or kernel time)", s.substr(6)));
+    else if (s.rfind("old ", 0) == 0) {
+      const long code = std::strtol(s.c_str() + 4, nullptr, 10);  // NCCL_VERSION_CODE: 22703 is 2.27.3
+      const std::string v = std::to_string(code / 10000) + "." + std::to_string(code % 10000 / 100) + "." + std::to_string(code % 100);
+      Builder::note(src.notes, say("NCCL {0} is older than 2.28: the tap's profiler plugin is absent (no algorithm, protocol or kernel time)", v));
+    }
+    else if (s == "not loaded") Builder::note(src.notes, say("NCCL did not load the tap's profiler plugin: no algorithm, protocol or kernel time"));
+    else Builder::note(src.notes, say("the tap says: {0}", s));
   }
 
   std::string_view b_;
@@ -277,6 +348,9 @@ class Reader {
   std::shared_ptr<CaptureData> data_;
   std::unordered_map<std::uint32_t, Comm> comms_;        // this file's numbers
   std::unordered_map<std::uint64_t, std::string> descs_;  // by agreed id: a parent's name
+  std::map<NcclKey, std::uint64_t> ncclSeq_;              // (id, func, 0): NCCL's next number
+  std::map<NcclKey, std::size_t> ncclCalls_;              // NCCL's numbering -> index in job_.calls
+  std::vector<std::string_view> profiles_;                // the profiler records, joined at the end
 };
 
 }  // namespace

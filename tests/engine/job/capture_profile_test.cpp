@@ -1,0 +1,121 @@
+// NCCL's profiler plugin's records in a capture (engine/job/capture.cpp,
+// issue 59): each joined to its call by communicator id, function and
+// NCCL's per-function number, which skips calls of count 0 (NCCL discards
+// them); the call then carries NCCL's algorithm, protocol, channels and the
+// kernel's duration. Records that match no call are counted in a note, and
+// the tap's word on the plugin (another plugin named, none, NCCL too old)
+// is said as a note of the file.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/job/job.h"
+#include "tests/engine/job/capture_writer.h"
+
+namespace collviz::job {
+namespace {
+
+using test::CaptureWriter;
+using tap::Func;
+
+constexpr std::uint64_t kHash = 0x9e3779b97f4a7c15ull;
+
+std::string profile(Func f, std::uint64_t seq, const char* algo, const char* proto, int channels, std::uint64_t gpuNs,
+                    std::uint64_t hostStart, std::uint64_t hostEnd, std::uint64_t comm = kHash) {
+  tap::ProfileRecord r{};
+  r.head = {std::uint8_t(tap::RecordType::profile), std::uint8_t(f), 0, sizeof r};
+  r.comm_id = comm;
+  r.seq = seq;
+  std::strncpy(r.algo, algo, sizeof r.algo - 1);
+  std::strncpy(r.proto, proto, sizeof r.proto - 1);
+  r.channels = std::uint8_t(channels);
+  r.channels_done = std::uint8_t(channels);
+  r.kernel_start = hostStart;
+  r.kernel_gpu_ns = gpuNs;
+  r.kernel_end = hostEnd;
+  std::string b(sizeof r, '\0');
+  std::memcpy(b.data(), static_cast<const void*>(&r), sizeof r);
+  return b;
+}
+
+std::string note(tap::NoteCode code, const std::string& text) {
+  tap::NoteRecord n{};
+  n.head = {std::uint8_t(tap::RecordType::note), std::uint8_t(code), 0, std::uint32_t(sizeof n + tap::pad8(std::uint32_t(text.size())))};
+  n.len = std::uint32_t(text.size());
+  std::string b(n.head.size, '\0');
+  std::memcpy(b.data(), &n, sizeof n);
+  std::memcpy(b.data() + sizeof n, text.data(), text.size());
+  return b;
+}
+
+CaptureWriter::Call ncclCall(Func f, std::uint32_t seq, std::uint32_t elems) {
+  CaptureWriter::Call c;
+  c.func = f, c.seq = seq, c.inElems = c.outElems = elems;
+  c.dtype = tap::DType::nccl_float32, c.dtypeSize = 4, c.op = tap::ROp::nccl_sum;
+  return c;
+}
+
+std::string notes(const Job& j) {
+  std::string s;
+  for (const Note& n : j.sources[0].notes) s += std::string(n.text) + "\n";
+  return s;
+}
+
+TEST(CaptureProfile, EachProfilerRecordFillsItsCallByNcclsOwnNumbering) {
+  CaptureWriter w(1, 2);
+  w.comm(0, kHash, tap::CommKind::nccl, {0, 1}, 1);
+  // The tap numbers every call of the communicator; NCCL numbers per function and skips count 0.
+  w.call(ncclCall(Func::nccl_allreduce, 0, 64));       // AllReduce #0
+  w.call(ncclCall(Func::nccl_broadcast, 1, 65536));    // Broadcast #0
+  w.call(ncclCall(Func::nccl_allreduce, 2, 0));        // count 0: no number
+  w.call(ncclCall(Func::nccl_allreduce, 3, 262144));   // AllReduce #1
+  w.raw(profile(Func::nccl_allreduce, 0, "TREE", "LL", 1, 0, 5000, 7000));  // no GPU time: the host's
+  w.raw(profile(Func::nccl_broadcast, 0, "RING", "LL128", 4, 0, 0, 0));     // kernel not finished
+  w.raw(profile(Func::nccl_allreduce, 1, "RING", "SIMPLE", 4, 3000000, 1, 9));
+  auto job = readBytes(w.bytes(), "tap-node1-1001.cvtap");
+  ASSERT_TRUE(job) << job.error().message;
+  ASSERT_EQ(job->calls.size(), 4u);
+  auto bySeq = [&](std::int64_t seq) -> const Call& {
+    for (const Call& c : job->calls)
+      if (c.seq == seq) return c;
+    ADD_FAILURE() << "no call " << seq;
+    return job->calls[0];
+  };
+  EXPECT_EQ(job->str(bySeq(0).algo), "TREE");
+  EXPECT_EQ(job->str(bySeq(0).proto), "LL");
+  EXPECT_EQ(bySeq(0).channels, 1);
+  EXPECT_FLOAT_EQ(bySeq(0).durationMs, 0.002f);
+  EXPECT_EQ(job->str(bySeq(1).algo), "RING");
+  EXPECT_EQ(job->str(bySeq(1).proto), "LL128");
+  EXPECT_EQ(bySeq(1).channels, 4);
+  EXPECT_EQ(job->str(bySeq(2).algo), "") << "a call of count 0 has no record of NCCL's";
+  EXPECT_EQ(bySeq(2).channels, -1);
+  EXPECT_EQ(job->str(bySeq(3).algo), "RING");
+  EXPECT_EQ(job->str(bySeq(3).proto), "SIMPLE");
+  EXPECT_FLOAT_EQ(bySeq(3).durationMs, 3.0f) << "the GPU's own timer first";
+  EXPECT_EQ(notes(*job), "");
+}
+
+TEST(CaptureProfile, RecordsOfNoCallAreCountedAndTheTapsWordOnThePluginIsSaid) {
+  CaptureWriter w(0, 2);
+  w.comm(0, kHash, tap::CommKind::nccl, {0, 1}, 0);
+  w.call(ncclCall(Func::nccl_allreduce, 0, 64));
+  w.raw(profile(Func::nccl_allreduce, 0, "RING", "LL", 1, 0, 0, 0, kHash + 1));  // another communicator
+  w.raw(profile(Func::nccl_allgather, 0, "RING", "LL", 1, 0, 0, 0));           // no such call
+  w.raw(note(tap::NoteCode::nccl_profiler, "other /opt/lib/libnccl-profiler-inspector.so"));
+  w.raw(note(tap::NoteCode::nccl_profiler, "old 22703"));
+  auto job = readBytes(w.bytes(), "tap-node1-1000.cvtap");
+  ASSERT_TRUE(job) << job.error().message;
+  ASSERT_EQ(job->calls.size(), 1u);
+  EXPECT_EQ(job->str(job->calls[0].algo), "");
+  const std::string n = notes(*job);
+  EXPECT_NE(n.find("2 records of NCCL's profiler plugin match no call of the capture"), std::string::npos) << n;
+  EXPECT_NE(n.find("NCCL_PROFILER_PLUGIN names another profiler plugin (/opt/lib/libnccl-profiler-inspector.so): the tap "
+                   "works without its own"),
+            std::string::npos)
+      << n;
+  EXPECT_NE(n.find("NCCL 2.27.3 is older than 2.28: the tap's profiler plugin is absent"), std::string::npos) << n;
+}
+
+}  // namespace
+}  // namespace collviz::job
