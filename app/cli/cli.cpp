@@ -89,7 +89,7 @@ int runCli(int argc, char** argv, WindowRequest* window) {
   addNcclLogCommand(app, action, window);
   addJobCommand(app, action, window);
   addLectureCommand(app, action, window);
-  addWatchCommand(app, action);
+  addWatchCommand(app, action, window);
   addTapPathCommand(app, action);
   try {
     app.parse(argc, argv);

@@ -17,7 +17,7 @@ void addNcclLogCommand(CLI::App& app, std::function<int()>& action, WindowReques
 void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 // collviz watch [options] -- mpirun ...: an Open MPI program watched live
 // through the tap; collviz tap-path: where the tap is (cli_watch.cpp).
-void addWatchCommand(CLI::App& app, std::function<int()>& action);
+void addWatchCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
 void addTapPathCommand(CLI::App& app, std::function<int()>& action);
 struct WindowRequest;
 void addLectureCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window);
