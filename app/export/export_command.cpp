@@ -455,9 +455,13 @@ void addExportCommand(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--comm", nccl->comm, "With --nccl-log: the communicator (0 the first `collviz nccl-log` lists)");
   auto jobArgs = std::make_shared<JobExportArgs>();
   cmd->add_option("--job", jobArgs->files, "A real job's traces or a capture (files, folders): draw who waits for whom (SVG, PNG, HTML), or its calls for timeline tools (-o trace.json: Chrome trace; -o trace.otf2: OTF2)");
-  cmd->callback([&action, a, cmd, algo_file, nccl, jobArgs] {
+  auto call = std::make_shared<std::string>();
+  cmd->add_option("--call", *call, "With --job CAPTURE: one call's grid and arrivals, COMM:SEQ (COMM as `collviz job` lists it: its id or name; --trace K outlines member K)");
+  cmd->callback([&action, a, cmd, algo_file, nccl, jobArgs, call] {
+    if (!call->empty() && jobArgs->files.empty())
+      return void(action = [] { return fail("export", say("--call needs --job CAPTURE: the capture folder the call is in"), kExitUsage); });
     if (!jobArgs->files.empty()) {
-      *jobArgs = {jobArgs->files, a->output, a->format, a->theme, a->scale, cmd->count("--theme") > 0};
+      *jobArgs = {jobArgs->files, a->output, a->format, a->theme, a->scale, cmd->count("--theme") > 0, *call, a->trace};
       return void(action = [jobArgs, both = !nccl->logs.empty()] { return runJobExport(*jobArgs, both); });
     }
     if (!nccl->logs.empty()) {

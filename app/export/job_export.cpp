@@ -16,6 +16,7 @@ namespace collviz {
 
 int runJobExport(const JobExportArgs& a, bool withNcclLog) {
   if (withNcclLog) return fail("export", say("--job and --nccl-log draw different figures: give one"), kExitUsage);
+  if (!a.call.empty()) return runCallExport(a);
   std::string format = shapeFigureFormat(a.format, a.output);
   if (format == ".json") format = "json";
   if (format == ".otf2") format = "otf2";

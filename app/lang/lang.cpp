@@ -34,7 +34,7 @@ const char* lookup(std::string_view english) {
 std::span<const Translation> translations() {
   static const auto* all = [] {
     auto* v = new std::vector<Translation>;
-    for (auto part : {tableApp(), tableEngine(), tableChecks(), tableWorker(), tableAlgo(), tableCli(), tableHosts(), tableJob(), tableWatch()})
+    for (auto part : {tableApp(), tableEngine(), tableChecks(), tableWorker(), tableAlgo(), tableCli(), tableHosts(), tableJob(), tableWatch(), tableCall()})
       v->insert(v->end(), part.begin(), part.end());
     return v;
   }();

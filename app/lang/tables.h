@@ -18,5 +18,6 @@ std::span<const Translation> tableCli();     // translations_cli.cpp: collviz ru
 std::span<const Translation> tableHosts();   // translations_hosts.cpp: ranks on several hosts (issue 33)
 std::span<const Translation> tableJob();     // translations_job.cpp: a real job's files, collviz job (issue 48)
 std::span<const Translation> tableWatch();   // translations_watch.cpp: collviz watch, tap-path (issue 54)
+std::span<const Translation> tableCall();    // translations_call.cpp: a captured call's grid, arrivals, export --call (issue 58)
 
 }  // namespace collviz
