@@ -12,6 +12,7 @@
 // run while the process's statics are destroyed.
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -27,6 +28,7 @@ namespace collviz::tap::nccl {
 namespace {
 
 struct Pending {
+  cudaStream_t stream;
   CallRecord* rec;
   std::uint8_t *in_at, *out_at;
   std::uint32_t in_n, out_n;
@@ -77,11 +79,26 @@ bool check(Pending& p) {
   return true;
 }
 
-// Under g_mu: asks up to `most` pending events, oldest first.
+// Under g_mu: asks up to `most` pending events, oldest first. A stream runs
+// its work in order, so after one of its events is not ready, its later
+// ones are not asked (a scan asks about as many events as there are
+// streams, not as there are calls in flight).
 void scan(std::size_t most) {
-  std::size_t asked = 0;
-  for (auto it = g_list.begin(); it != g_list.end() && asked < most; ++asked)
-    it = check(*it) ? g_list.erase(it) : it + 1;
+  cudaStream_t blocked[8];
+  std::size_t nblocked = 0, asked = 0;
+  for (auto it = g_list.begin(); it != g_list.end() && asked < most;) {
+    if (std::find(blocked, blocked + nblocked, it->stream) != blocked + nblocked) {
+      ++it;
+      continue;
+    }
+    ++asked;
+    if (check(*it)) {
+      it = g_list.erase(it);
+    } else {
+      if (nblocked < 8) blocked[nblocked++] = it->stream;
+      ++it;
+    }
+  }
 }
 
 void loop() {
@@ -91,7 +108,7 @@ void loop() {
       g_cv.wait(lock);
       continue;
     }
-    scan(g_list.size());
+    scan(64);
     g_cv.wait_for(lock, std::chrono::milliseconds(1));
   }
 }
@@ -178,7 +195,7 @@ void pending(const Active& a, std::int32_t status, bool copy_failed) {
   }
   const bool was_empty = g_list.empty();
   try {
-    g_list.push_back(Pending{a.rec, a.in_at, a.out_at, a.in_n, a.out_n, a.slot, status, copy_failed});
+    g_list.push_back(Pending{a.stream, a.rec, a.in_at, a.out_at, a.in_n, a.out_n, a.slot, status, copy_failed});
   } catch (const std::bad_alloc&) {
     return finish(a.rec, a.in_at, a.out_at, nullptr, nullptr, 0, 0, status, kBytesLeftOut);  // the slot is lost
   }
@@ -193,7 +210,7 @@ void finishNow(Active& a, std::int32_t status, std::uint16_t flags) {
 
 void pollSome() {
   if (!g_mu.try_lock()) return;
-  if (!g_list.empty()) scan(4);
+  if (!g_list.empty()) scan(2);
   g_mu.unlock();
 }
 
