@@ -18,8 +18,10 @@
 #include <set>
 #include <string>
 
+#include "tap/nccl/comm_hash.h"
 #include "tests/standin/elements.h"
 #include "tests/standin/nccl_ops.h"
+#include "tests/standin/nccl_profiler.h"
 
 namespace collviz::standin {
 
@@ -98,7 +100,13 @@ ncclResult_t launch() {
     for (const Op& op : ops)
       if (std::find(streams.begin(), streams.end(), op.stream) == streams.end()) streams.push_back(op.stream);
     for (std::size_t i = 1; i < streams.size(); ++i) waitFor(streams[0], mark(streams[i]));
-    enqueue(streams[0], [c, ops, group]() mutable { execute(*c, ops, group); });
+    Profiled prof = profilerGroup(*c, ops);  // a profiler plugin's Coll events (nccl_profiler.cpp)
+    enqueue(streams[0], [c, ops, group, prof]() mutable {
+      profilerKernelStart(prof);
+      execute(*c, ops, group);
+      profilerKernelStop(prof);
+    });
+    profilerEnqueued(prof);
     for (std::size_t i = 1; i < streams.size(); ++i) waitFor(streams[i], mark(streams[0]));
   }
   return ncclSuccess;
@@ -226,6 +234,7 @@ ncclResult_t initRank(ncclComm_t* out, int nranks, const ncclUniqueId& id, int r
   std::shared_ptr<Comm> c;
   if (ncclResult_t r = bootstrap(id, nranks, rank, device, physicalDevice(device), version(), &c)) return r;
   auto* h = new ncclComm{kCommMagic, std::move(c)};
+  profilerCommMade(*h->c, tap::nccl::commHashOfId(id.internal, sizeof id.internal));
   {
     std::lock_guard<std::mutex> lock(g_mu);
     g_live.insert(h);
@@ -294,6 +303,7 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
   ncclComm* h = take(comm);
   if (!h) return refuse(ncclInvalidArgument, "ncclCommAbort: comm " + hex(comm) + " is not a live communicator");
   h->c->abort();
+  profilerCommGone(*h->c);
   delete h;
   return ncclSuccess;
 }
@@ -304,6 +314,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   ncclComm* h = take(comm);
   if (!h) return refuse(ncclInvalidArgument, "ncclCommDestroy: comm " + hex(comm) + " is not a live communicator");
   h->c->drain();  // its queued work first
+  profilerCommGone(*h->c);
   h->c->abort();
   delete h;
   return ncclSuccess;
@@ -318,9 +329,11 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newc
   if (config && config->blocking == 0)
     return refuse(ncclInvalidArgument, "ncclCommSplit: non-blocking communicators are not implemented by the stand-in");
   std::shared_ptr<Comm> made;
+  const std::uint64_t hash = profilerSplitHash(*c, color);  // NCCL counts every split of the parent
   if (ncclResult_t r = splitComm(c, color, key, &made)) return r;
   if (!made) return ncclSuccess;  // NCCL_SPLIT_NOCOLOR
   auto* h = new ncclComm{kCommMagic, std::move(made)};
+  profilerCommMade(*h->c, hash);
   std::lock_guard<std::mutex> lock(g_mu);
   g_live.insert(h);
   *newcomm = h;
