@@ -437,6 +437,7 @@ ncclResult_t ncclSend(const void* s, size_t count, ncclDataType_t t, int peer, n
 ncclResult_t ncclRecv(void* r, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
   return post("ncclRecv", comm, call(OpKind::recv, nullptr, r, count, t, 0, 0, peer, st));
 }
+
 // NCCL's profiling names (pncclX, which a tool's ncclX calls after its own
 // work), as NCCL exports them: the very same functions under a second name.
 #define COLLVIZ_PNCCL(name) __attribute__((alias(#name))) decltype(name) p##name;
