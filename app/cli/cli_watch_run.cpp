@@ -4,7 +4,9 @@
 // every 50 ms while it runs, a hang's verdict said once per hang, and the
 // job ended cleanly on Ctrl-C, SIGTERM or --kill-on-hang: SIGTERM to the
 // group (mpirun ends its ranks and removes its session files), SIGKILL
-// after kTermBoundMs for whatever is left.
+// after kTermBoundMs for whatever is left; then, for the NCCL tap given
+// through the environment, the same to the job's processes that left the
+// group (torchrun's ranks, each in a session of its own).
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/syscall.h>
@@ -21,7 +23,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/cli_input.h"
@@ -168,6 +173,55 @@ int endJob(pid_t pid) {
   return st;
 }
 
+// Ended, or only waiting for its parent to reap it (state Z): /proc/PID/stat.
+bool gone(pid_t p) {
+  std::ifstream f("/proc/" + std::to_string(p) + "/stat");
+  std::string stat;
+  if (!std::getline(f, stat)) return true;
+  const std::size_t close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z';
+}
+
+// The job's processes outside its process group: torchrun starts each rank
+// in a session of its own, which the group's signals do not reach. They
+// are the processes (this one aside) whose environment, as they were
+// started, holds this capture's COLLVIZ_TAP_OUT, which only the job's
+// processes inherit (the NCCL tap given through the environment).
+std::vector<pid_t> escaped(const std::string& out) {
+  const std::string mark = "COLLVIZ_TAP_OUT=" + out;
+  std::vector<pid_t> v;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t p = pid_t(std::stol(name));
+    if (p == ::getpid() || gone(p)) continue;
+    std::ifstream f(it->path() / "environ", std::ios::binary);
+    for (std::string var; std::getline(f, var, '\0');)
+      if (var == mark) {
+        v.push_back(p);
+        break;
+      }
+  }
+  return v;
+}
+
+// The job's processes that left its group: SIGTERM, SIGKILL after the bound.
+void endEscaped(const std::string& out) {
+  std::vector<pid_t> left = escaped(out);
+  for (pid_t p : left) ::kill(p, SIGTERM);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTermBoundMs);
+  while (!left.empty()) {
+    left.erase(std::remove_if(left.begin(), left.end(), gone), left.end());
+    if (left.empty()) break;
+    if (std::chrono::steady_clock::now() >= until) {
+      for (pid_t p : left) ::kill(p, SIGKILL);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
 
 int runWatch(WatchOptions& o) {
@@ -215,12 +269,14 @@ int runWatch(WatchOptions& o) {
       saidAtExit = live.lastExitNs();
       if (o.killOnHang) {
         st = endJob(pid);
+        if (!o.mpirun) endEscaped(o.out);  // mpirun ends its own ranks
         exited = killedOnHang = true;
       }
     }
     if (!exited && ::waitpid(pid, &st, WNOHANG) == pid) exited = true;
     if (!exited && g_watchSignal.load() != 0) {
       st = endJob(pid);
+      if (!o.mpirun) endEscaped(o.out);
       exited = interrupted = true;
     }
     if (exited) break;

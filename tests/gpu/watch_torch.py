@@ -4,9 +4,11 @@
 
   watch_torch.py probe               prints why torch cannot run here, or "ok"
   watch_torch.py launch OUT.json     the launcher: starts 2 ranks (this file,
-                                     `rank R`) as its children, passes its own
-                                     environment on (LD_PRELOAD included), and
-                                     writes their step times into OUT.json
+                                     `rank R`) as its children, each in a
+                                     session of its own as torchrun does,
+                                     passes its own environment on (LD_PRELOAD
+                                     included), and writes their step times
+                                     into OUT.json
   watch_torch.py rank R              one rank (started by `launch`)
   watch_torch.py check JOB.json      the capture (`collviz job DIR --json --all`)
                                      against the tensors: prints what it found,
@@ -29,6 +31,8 @@ its capture the same way.
 """
 import json
 import os
+import shutil
+import signal
 import statistics
 import struct
 import subprocess
@@ -105,6 +109,15 @@ def rank_main(rank):
 def launch(out_json):
     """torchrun's part: the ranks as children, this process's environment passed on."""
     store_dir = tempfile.mkdtemp(prefix="collviz-watch-torch-")
+    # Ended (collviz watch --kill-on-hang, Ctrl-C): the store goes all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        return run_ranks(out_json, store_dir)
+    finally:
+        shutil.rmtree(store_dir, ignore_errors=True)
+
+
+def run_ranks(out_json, store_dir):
     standin = os.environ.get("COLLVIZ_WATCH_STANDIN")
     kids = []
     for r in range(RANKS):
@@ -113,7 +126,10 @@ def launch(out_json):
                    WATCH_TORCH_STORE=os.path.join(store_dir, "store"))
         argv = ([standin, "--rank", str(r), "--ranks", str(RANKS), "--steps", str(WARM + STEPS), "--count", str(N),
                  "--gather", str(M), store_dir] if standin else [sys.executable, __file__, "rank", str(r)])
-        kids.append(subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True))
+        if standin and os.environ.get("WATCH_TORCH_SKIP"):  # "R:K": rank R leaves out its all_reduce of step K
+            argv[1:1] = ["--skip", os.environ["WATCH_TORCH_SKIP"]]
+        # Each rank in a session of its own, as torchrun starts them.
+        kids.append(subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True, start_new_session=True))
     results, rc = [], 0
     for k in kids:
         o, _ = k.communicate()
@@ -127,9 +143,6 @@ def launch(out_json):
                     pass
     with open(out_json, "w") as f:
         json.dump(results, f)
-    for name in os.listdir(store_dir):
-        os.unlink(os.path.join(store_dir, name))
-    os.rmdir(store_dir)
     return rc
 
 

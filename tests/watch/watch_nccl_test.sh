@@ -25,7 +25,10 @@
 #     hang     rank 1 leaves out its all_reduce of step 3 and waits: the
 #              verdict names rank 1, outside NCCL, and --kill-on-hang ends
 #              the job (the verdict's delay after the last return is
-#              written to the log, not asserted: no timed tests).
+#              written to the log, not asserted: no timed tests);
+#     hang_launcher  the same through the python launcher, whose ranks are
+#              each in a session of their own (as torchrun's): out of the
+#              job's process group, they are ended all the same.
 # Nothing is left running: the checks look at the job's own processes only.
 set -uo pipefail
 case_name=${1:?usage: watch_nccl_test.sh CASE COLLVIZ WORKDIR}
@@ -134,7 +137,7 @@ EOF
     printf '#!/bin/sh\necho "HYDRA build details:"\n' > fake/mpirun
     PATH="$work/fake:$PATH" expect 2 "collviz gives the NCCL tap to the ranks with Open MPI's -x option" watch --tap nccl -- mpirun -n 2 ./train
     ;;
-  direct|python|hang)
+  direct|python|hang|hang_launcher)
     prog=${WATCH_NCCL_RANKS:?WATCH_NCCL_RANKS: the path of nccl-watch-ranks}
     [ -n "${COLLVIZ_STANDIN:-}" ] || fail "COLLVIZ_STANDIN is not set: these cases run on the stand-in (ctest sets it)"
     tap=$("$collviz" tap-path --tap nccl) || fail "the NCCL tap is not built: $tap"
@@ -147,8 +150,10 @@ EOF
       python) cmd=(python3 "$check" launch "$work/steps.json")
               export COLLVIZ_WATCH_STANDIN=$prog ;;
       hang)   cmd=("$prog" --ranks 2 --steps "$steps" --count 4096 --gather 1024 --skip 1:3 "$work/ids") ;;
+      hang_launcher) cmd=(python3 "$check" launch "$work/steps.json")
+              export COLLVIZ_WATCH_STANDIN=$prog WATCH_TORCH_SKIP=1:3 ;;
     esac
-    if [ "$case_name" = hang ]; then
+    if [ "$case_name" != direct ] && [ "$case_name" != python ]; then
       "$collviz" watch --out "$work/cap" --json --hang-after 2 --kill-on-hang -- "${cmd[@]}" > watch.jsonl 2> watch.err
       rc=$?
       echo "collviz watch exited $rc after --kill-on-hang"
