@@ -19,7 +19,9 @@
 // a CallRecord's exit part (status, output bytes, t_exit), which the tap
 // fills when the call returns (or, nonblocking, when Wait/Test completes it):
 // it is valid once t_exit != 0 (stored last, release). A call whose t_exit
-// is 0 when its process is gone never returned.
+// is 0 when its process is gone never returned. The NCCL tap fills a call's
+// input bytes then too (copied on the op's stream, done when its event is),
+// and t_exit is when it saw the op complete, not when the call returned.
 //
 // Times are CLOCK_REALTIME nanoseconds (comparable across processes and,
 // as well as the hosts' clocks agree, across hosts).
@@ -159,8 +161,9 @@ struct CallRecord {
   std::uint32_t seq;            // this call's number in that communicator on this process, from 0
   std::uint8_t dtype;           // DType
   std::uint8_t op;              // ROp
-  std::uint16_t pad;
-  std::int32_t root;            // rank in the communicator; -1 for none
+  std::uint16_t pad;            // NCCL: the call's stream, numbered in this file from 1 in order of first use
+                                // (a note names each); MPI: 0
+  std::int32_t root;            // rank in the communicator; -1 for none (NCCL send/recv: the peer)
   std::uint32_t in_elems;       // elements this process sends (in dtype units; v-forms: their sum)
   std::uint32_t out_elems;      // elements it receives
   std::uint32_t dtype_size;     // bytes per element (MPI_Type_size)
