@@ -19,10 +19,12 @@ std::string num(double v, int digits = 2) {
   return b;
 }
 
+// A capture's call counts where the tap's profiler plugin joined it (an algorithm).
 bool fromNcclTool(const Job& j, const Call& c) {
   if (c.source < 0) return false;
   const Format f = j.sources[std::size_t(c.source)].format;
-  return f == Format::nccl_inspector || f == Format::nccl_profiler_trace || f == Format::nccl_profiler_lines;
+  return f == Format::nccl_inspector || f == Format::nccl_profiler_trace || f == Format::nccl_profiler_lines ||
+         (f == Format::capture && c.algo != 0);
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 #            protocol and channel count (nccl_profiler.cpp's rule: TREE for an
 #            all-reduce of at most 64 KiB else RING; LL up to 4 KiB; 1 channel
 #            up to 128 KiB), the split's communicators too; send and recv carry
-#            none; no profiler record is left without its call
+#            none; no profiler record is left without its call; the text
+#            output lists them in its table of NCCL's calls
 #   other:   NCCL_PROFILER_PLUGIN names another plugin: the tap leaves it,
 #            works without its own part, and `collviz job` lists the note
 #   usage: profiler_tap_test.sh TAP PROGRAM COLLVIZ
@@ -47,6 +48,9 @@ if len(groups) < 3: bad.append(f"joined in {len(groups)} communicators, want the
 print("\n".join(bad) if bad else f"{joined} collectives joined in {len(groups)} communicators")
 sys.exit(1 if bad else 0)
 EOF
+"$COLLVIZ" job "$WORK/cap-joined" > "$WORK/joined.txt" 2>&1 || fail "joined: collviz job could not read the capture"
+grep -A3 "NCCL's calls (Inspector, profiler)" "$WORK/joined.txt" | grep -qE "all_reduce +0 .* TREE +LL +1$" ||
+  { cat "$WORK/joined.txt"; fail "joined: collviz job's table of NCCL's calls does not list the first all-reduce as TREE LL 1"; }
 
 NCCL_PROFILER_PLUGIN=/nonexistent/libnccl-profiler-other.so LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap-other" \
   "$PROG" ops 4 "$WORK/out-other" 2> "$WORK/other.err" || { cat "$WORK/other.err"; fail "other: the program under the tap exited $?"; }
