@@ -440,6 +440,6 @@ class Analyser {
 
 }  // namespace
 
-Analysis analyse(const Job& job, std::int64_t nowNs) { return Analyser(job, nowNs).run(); }
+Analysis analyse(const Job& job, std::int64_t nowNs) { return Analyser(job, nowNs > 0 ? nowNs : job.endNs).run(); }
 
 }  // namespace collviz::job

@@ -257,6 +257,10 @@ struct Job {
   // all the same; the first such rank, said (empty: none seen).
   Said otherJob;
   std::shared_ptr<const nccl_log::Log> ncclLog;  // NCCL's own log, where one was read (its ranks and comms merged above)
+  // A finished capture's end (the "end" of collviz watch's capture.json in
+  // its folder), ns since the epoch; 0: not known. The time a finished
+  // capture's verdict counts "outside MPI for 12.4 s" to.
+  std::int64_t endNs = 0;
 
   // Interned strings (Call::op, name, dtype, shapes, algo, proto).
   std::vector<std::string> names{std::string()};
@@ -362,7 +366,8 @@ Result<Job> readBytes(std::string_view bytes, const std::string& name);
 
 // analysis.cpp says the rules; docs/jobs.md too. `nowNs` (ns since the
 // epoch): the time "outside MPI for 12.4 s" counts to; the live watcher
-// passes the clock, 0 takes the newest time in the job.
+// passes the clock, 0 takes the capture's end (Job::endNs) where known,
+// else the newest time in the job.
 Analysis analyse(const Job& job, std::int64_t nowNs = 0);
 
 // A call as collviz's own op (engine/spec.h), to run it on the local

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -86,7 +87,28 @@ struct Part {
   std::string log;  // the bytes of an NCCL log, read after (one reader for all)
   bool isLog = false;
   bool skipped = false;  // not a job trace
+  std::int64_t endNs = 0;  // collviz watch's capture.json: the capture's end
 };
+
+// collviz watch's summary of a capture (capture.json beside the tap's
+// files): not a trace, but its "end" ("2026-12-06T10:35:42.967Z") is when
+// the capture ended, what a finished capture's verdict counts to. 0 where
+// the file is not that summary.
+std::int64_t captureEnd(const std::string& path, std::string_view bytes) {
+  if (std::filesystem::path(path).filename() != "capture.json" || bytes.find("\"hang_after_s\"") == std::string_view::npos) return 0;
+  const std::size_t key = bytes.find("\"end\"");
+  if (key == std::string_view::npos) return -1;
+  const std::size_t open = bytes.find('"', bytes.find(':', key));
+  if (open == std::string_view::npos) return -1;
+  std::tm tm{};
+  unsigned ms = 0;
+  const std::string v(bytes.substr(open + 1, 30));
+  if (std::sscanf(v.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3uZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+    return -1;
+  tm.tm_year -= 1900, tm.tm_mon -= 1;
+  const std::time_t t = ::timegm(&tm);
+  return t < 0 ? -1 : std::int64_t(t) * 1000000000 + std::int64_t(ms) * 1000000;
+}
 
 Part readOne(const Input& in) {
   Part part;
@@ -99,7 +121,8 @@ Part readOne(const Input& in) {
   std::optional<Format> also;
   const auto f = detect(*bytes, &also);
   if (!f) {
-    part.skipped = true;
+    part.endNs = captureEnd(in.path, *bytes);
+    part.skipped = part.endNs == 0;
     return part;
   }
   const std::string name = in.path == "-" ? "stdin" : in.path;
@@ -298,6 +321,7 @@ Result<Job> readPaths(const std::vector<std::string>& paths) {
     const Input& in = inputs[i];
     Part part = std::move(*parts[i]);
     parts[i].reset();
+    if (part.endNs != 0) return void(job.endNs = std::max(job.endNs, part.endNs));  // -1: capture.json without a readable end
     if (part.skipped) {
       if (in.named) return void(failed = Error(say("{0}: not a job trace: none of the formats read (docs/jobs.md)", shownPath(in.path))));
       return skipped.push_back(in.path);

@@ -195,5 +195,31 @@ TEST(Arrival, TallyOfACapture) {
   EXPECT_EQ(t.missing.at(1), 1);
 }
 
+// A finished capture's verdict counts "outside MPI" to the capture's end
+// (collviz watch's capture.json), and that file is the capture's own
+// summary, not a file that is "not a job trace".
+TEST(CapturedCall, AFinishedCapturesVerdictCountsToItsEnd) {
+  Capture cap;
+  for (int r = 0; r < 3; ++r) {
+    CaptureWriter w(r, 3);
+    w.comm(0, tap::kWorldId, tap::CommKind::world, {0, 1, 2}, r, -1, 0, "MPI_COMM_WORLD");
+    CaptureWriter::Call c;
+    c.enter = 1000, c.exit = 2000;
+    w.call(c);
+    if (r != 1) {  // rank 1 never comes back to MPI
+      c.seq = 1, c.enter = 2100, c.exit = 0;
+      w.call(c);
+    }
+    cap.write(r, w);
+  }
+  std::ofstream(cap.dir / "capture.json") << "{\n \"end\": \"1970-01-01T00:00:12.400Z\",\n \"hang_after_s\": 2.0\n}\n";
+  const Job job = cap.read();
+  EXPECT_EQ(job.endNs, std::int64_t(12400000000));
+  for (const Note& n : job.notes) EXPECT_EQ(n.text.find("capture.json"), std::string::npos) << n.text;
+  const Analysis a = analyse(job);
+  EXPECT_NE(std::string(a.verdict).find("rank 1 has been outside MPI for 12.4 s since its MPI_Allreduce #0 of MPI_COMM_WORLD"), std::string::npos)
+      << std::string(a.verdict);
+}
+
 }  // namespace
 }  // namespace collviz::job
