@@ -13,6 +13,7 @@
 #            output lists them in its table of NCCL's calls
 #   other:   NCCL_PROFILER_PLUGIN names another plugin: the tap leaves it,
 #            works without its own part, and `collviz job` lists the note
+#   old:     the stand-in playing NCCL 2.27.3: the plugin part absent, said
 #   usage: profiler_tap_test.sh TAP PROGRAM COLLVIZ
 set -u
 TAP=$1 PROG=$2 COLLVIZ=$3
@@ -61,4 +62,12 @@ done
 grep -q "NCCL_PROFILER_PLUGIN names another profiler plugin (/nonexistent/libnccl-profiler-other.so): the tap works without its own" \
   "$WORK/other.txt" || { cat "$WORK/other.txt"; fail "other: collviz job does not list the note"; }
 "$COLLVIZ" job "$WORK/cap-other" --json --all | grep -q '"algorithm"' && fail "other: an algorithm without the tap's plugin"
+
+# An NCCL older than 2.28 (the stand-in playing 2.27.3) asks for profiler v4 or older: absent, said.
+mkdir -p "$WORK/out-old"
+COLLVIZ_STANDIN_NCCL_VERSION=22703 LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap-old" "$PROG" ops 2 "$WORK/out-old" 2> "$WORK/old.err" ||
+  { cat "$WORK/old.err"; fail "old: the program under the tap exited $?"; }
+"$COLLVIZ" job "$WORK/cap-old" > "$WORK/old.txt" 2>&1 || { cat "$WORK/old.txt"; fail "old: collviz job could not read the capture"; }
+grep -q "NCCL 2.27.3 is older than 2.28: the tap's profiler plugin is absent" "$WORK/old.txt" ||
+  { cat "$WORK/old.txt"; fail "old: collviz job does not say the plugin is absent"; }
 echo "profiler_tap_test: ok"
