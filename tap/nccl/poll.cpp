@@ -83,10 +83,12 @@ bool check(Pending& p) {
 // its work in order, so after one of its events is not ready, its later
 // ones are not asked (a scan asks about as many events as there are
 // streams, not as there are calls in flight).
+// At most 8 entries are looked at per event asked: a long list (calls
+// queued far ahead of the device) costs a call no more than a short one.
 void scan(std::size_t most) {
   cudaStream_t blocked[8];
-  std::size_t nblocked = 0, asked = 0;
-  for (auto it = g_list.begin(); it != g_list.end() && asked < most;) {
+  std::size_t nblocked = 0, asked = 0, seen = 0;
+  for (auto it = g_list.begin(); it != g_list.end() && asked < most && seen < 8 * most; ++seen) {
     if (std::find(blocked, blocked + nblocked, it->stream) != blocked + nblocked) {
       ++it;
       continue;
