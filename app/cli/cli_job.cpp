@@ -19,6 +19,7 @@
 
 #include <cctype>
 #include "app/lang/lang.h"
+#include "engine/job/captured_call.h"
 #include "engine/job/job.h"
 #include "engine/job/json.h"
 
@@ -84,6 +85,8 @@ void printGroups(const Job& j, bool all) {
     return a->desc != b->desc ? a->desc < b->desc : num(a->id) != num(b->id) ? num(a->id) < num(b->id) : a->id < b->id;
   });
   std::size_t shown = 0;
+  bool capture = false;
+  for (const Source& src : j.sources) capture = capture || src.capture;
   for (const Group* gp : order) {
     const Group& g = *gp;
     if (!all && shown++ == 48) {
@@ -91,7 +94,10 @@ void printGroups(const Job& j, bool all) {
       break;
     }
     const std::string ranks = !g.ranks.empty() ? render(rankList(g.ranks)) : g.size > 0 ? trf("{0} ranks, not named", {n(g.size)}) : "?";
-    std::printf("  %-10s %-44s %s · %s\n", g.id.c_str(), g.desc.c_str(), ranks.c_str(), trf("{0} calls", {n(g.calls)}).c_str());
+    std::string calls = trf("{0} calls", {n(g.calls)});
+    // A capture's: the numbers `export --call ID:SEQ` takes.
+    if (const auto [lo, hi] = job::seqRange(j, int(gp - j.groups.data())); capture && lo >= 0) calls += " · " + trf("seq {0}..{1}", {n(lo), n(hi)});
+    std::printf("  %-10s %-44s %s · %s\n", g.id.c_str(), g.desc.c_str(), ranks.c_str(), calls.c_str());
   }
 }
 

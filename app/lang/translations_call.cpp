@@ -60,6 +60,8 @@ std::span<const Translation> tableCall() {
       {"not returned", "未返回"},
       {"returned error {0}", "返回错误 {0}"},
       {"returned after {0}", "{0} 后返回"},
+      // collviz job: a capture's communicators' call numbers (app/cli/cli_job.cpp).
+      {"seq {0}..{1}", "编号 {0}..{1}"},
       // collviz export --call (app/export/call_export.cpp).
       {"--format {0} with --call: allowed: svg, png, html", "--call 时的 --format {0}：可用 svg、png、html"},
       {"--trace {0} with --call: allowed: all, or a member's rank in the communicator (0, 1, ...)",

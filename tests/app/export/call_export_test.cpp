@@ -6,8 +6,8 @@
 // arrival is outlined on the rank that entered last. On captures written
 // here (capture_writer.h): a block the tap kept part of says "first 64 B of
 // 128 B", one past the kept bytes "not kept"; a bad COMM and a bad SEQ are
-// named with what exists; the figure in 中文; a hostile communicator name
-// stays text in the HTML.
+// named with what exists, and `collviz job` lists what COMM:SEQ takes; the
+// figure in 中文; a hostile communicator name stays text in the HTML.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -147,6 +147,11 @@ TEST(CallExport, ABadCommOrSeqIsNamedWithWhatExists) {
   EXPECT_EQ(shape.wait(), 2);
   EXPECT_NE(shape.err.find("give COMM:SEQ"), std::string::npos) << shape.err;
   EXPECT_FALSE(fs::exists(d.path / "x.svg"));
+  // collviz job lists what --call takes: the id, the name, the call numbers.
+  Cli job("call_export_", {"job", cap});
+  ASSERT_EQ(job.wait(), 0) << job.err;
+  EXPECT_NE(job.out.find("0x1        MPI_COMM_WORLD"), std::string::npos) << job.out;
+  EXPECT_NE(job.out.find("ranks 0–3 · 4 calls · seq 0..0"), std::string::npos) << job.out;
 }
 
 TEST(CallExport, AHostileNameStaysTextInTheHtml) {
