@@ -252,7 +252,7 @@ std::string drawTitle(Pen& d, const CapturedCall& c, float& y) {
   y += 22;
   d.text(kMargin, y, d.said(shape), 12, d.theme.muted_text);
   y += 18;
-  d.text(kMargin, y, d.said(say("each row is one member · the input at entry, the output at return · the first values the capture kept, darker is larger")), 10,
+  d.text(kMargin, y, d.said(say("each row is one member · the input at entry, the output at return · the first values the capture kept, the stronger the colour the larger")), 10,
          d.theme.muted_text);
   y += 14;
   return title;

@@ -7,7 +7,7 @@
 // all-to-all and all-reduce; one buffer for broadcast and reduce; gather and
 // scatter N at the root), a block lettered and coloured by where its data
 // came from, showing its first values decoded in the call's datatype, each
-// value's cell coloured by the value (darker is larger, as the window's heat
+// value's cell coloured by the value (the stronger the larger, as the window's heat
 // strip); a block the capture kept only part of says "first 256 B of 4
 // MiB", one it kept nothing of says why. On the right each member's arrival
 // relative to the last (the last outlined, the others' wait), and under the
