@@ -250,30 +250,69 @@ Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
   if (w.shm.data() && w.shm.size() >= bytes) return {};
   auto shm = SharedMemory::create(bytes, "collviz-rank");
   if (!shm) return shm.error();
-  // A rank on another host maps memory of its own; ours is its copy.
-  // Its size, not `bytes`: rounded up to whole huge pages where it is big.
-  if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", shm->size()}}.dump(), w.remote ? -1 : shm->fd()); !st) {
-    healthy_ = false;  // the rank is gone: the next request must start a fresh group
-    return Error{describeExit(rank)};
-  }
-  auto reply = w.ch.recv(cfg_.deadline);
-  if (!reply) {
-    healthy_ = false;
-    const bool stopped = ProgressWatch({w.pid}).stopped(0);
-    return Error{reply.error().message != "timeout" ? describeExit(rank)
-                 : stopped ? say("rank {0} did not map its shared memory (process stopped)", rank)
-                           : say("rank {0} did not map its shared memory", rank)};
-  }
-  if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped")
-    return Error{say("rank {0}: {1}", rank, reply->body)};
-  w.shm = std::move(*shm);
-  inputs_held_.reset();
-  return {};
+  std::vector<SharedMemory> one;
+  one.push_back(std::move(*shm));
+  return mapNew({rank}, std::move(one));
 }
 
-Status RankGroup::reserve(const std::vector<std::size_t>& bytes) {
-  for (int r = 0; r < cfg_.ranks && r < int(bytes.size()); ++r)
-    if (Status st = ensureMemory(r, std::max<std::size_t>(bytes[r], 1)); !st) return st;
+Status RankGroup::reserve(const std::vector<std::size_t>& bytes, std::vector<SharedMemory> made) {
+  std::vector<int> ranks, fresh;
+  std::vector<std::size_t> sizes;
+  std::vector<SharedMemory> mems;
+  for (int r = 0; r < cfg_.ranks && r < int(bytes.size()); ++r) {
+    const std::size_t b = std::max<std::size_t>(bytes[r], 1);
+    if (workers_[r].shm.data() && workers_[r].shm.size() >= b) continue;
+    ranks.push_back(r);
+    mems.emplace_back();
+    if (std::size_t(r) < made.size() && made[r].data() && made[r].size() >= b) {
+      mems.back() = std::move(made[r]);
+    } else {
+      fresh.push_back(int(mems.size()) - 1);
+      sizes.push_back(b);
+    }
+  }
+  if (!sizes.empty()) {
+    auto more = SharedMemory::createMany(sizes, "collviz-rank");
+    if (!more) return more.error();
+    for (std::size_t k = 0; k < fresh.size(); ++k) mems[fresh[k]] = std::move((*more)[k]);
+  }
+  return ranks.empty() ? Status{} : mapNew(ranks, std::move(mems));
+}
+
+// New memory `mems` for `ranks`, each sent to its rank, then every rank's
+// answer awaited.
+Status RankGroup::mapNew(const std::vector<int>& ranks, std::vector<SharedMemory> mems) {
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    Worker& w = workers_[ranks[i]];
+    const SharedMemory& shm = mems[i];
+    // Its size, not the bytes asked: rounded up to whole huge pages where it is big.
+    if (Status st = w.ch.send(json{{"type", "map"}, {"bytes", shm.size()}}.dump(), w.remote ? -1 : shm.fd()); !st) {
+      healthy_ = false;  // the rank is gone: the next request must start a fresh group
+      return Error{describeExit(ranks[i])};
+    }
+  }
+  Error refused;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const int rank = ranks[i];
+    Worker& w = workers_[rank];
+    auto reply = w.ch.recv(cfg_.deadline);
+    if (!reply) {
+      healthy_ = false;
+      const bool stopped = ProgressWatch({w.pid}).stopped(0);
+      return Error{reply.error().message != "timeout" ? describeExit(rank)
+                   : stopped ? say("rank {0} did not map its shared memory (process stopped)", rank)
+                             : say("rank {0} did not map its shared memory", rank)};
+    }
+    // A refusal is answered after the other ranks' answers are read: none
+    // may be left in a channel for the next run to read.
+    if (json::parse(reply->body, nullptr, false).value("type", "") != "mapped") {
+      if (refused.message.empty()) refused = Error{say("rank {0}: {1}", rank, reply->body)};
+      continue;
+    }
+    w.shm = std::move(mems[i]);
+    inputs_held_.reset();
+  }
+  if (!refused.message.empty()) return refused;
   return {};
 }
 

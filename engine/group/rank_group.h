@@ -98,8 +98,10 @@ class RankGroup {
 
   // Make rank r's shared memory at least bytes[r] long. A mapping that grows
   // is replaced by a new, zeroed one: what it held is gone (inputsHeld()
-  // is cleared).
-  Status reserve(const std::vector<std::size_t>& bytes);
+  // is cleared). made[r], where it is big enough, is that new one (made
+  // while the ranks started: SharedMemory::createMany); the others are made
+  // here, together.
+  Status reserve(const std::vector<std::size_t>& bytes, std::vector<SharedMemory> made = {});
   // Rank r's shared memory, which its worker reads and writes during a run.
   std::byte* memory(int r) const;
   // The spec whose pattern inputs every rank's memory holds at offset 0, as
@@ -161,6 +163,7 @@ class RankGroup {
   Status awaitRanks(StepResult& step, const RunOptions& opts);
   Text whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
   Status ensureMemory(int rank, std::size_t bytes);
+  Status mapNew(const std::vector<int>& ranks, std::vector<SharedMemory> mems);
   Text describeExit(int rank);
   // Wait for one reply per rank (done or error), judging silence by
   // progress (rank_wait.cpp): `per_op` is one repetition's scaled deadline.

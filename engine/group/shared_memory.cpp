@@ -4,11 +4,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace collviz {
 
@@ -77,42 +79,87 @@ void* mapAligned(int fd, std::size_t bytes, int flags) {
   return p;
 }
 
-// The memfd's pages made huge where the kernel agrees: a byte written in
+// The memfds' pages made huge where the kernel agrees: a byte written in
 // each 2 MiB, then MADV_COLLAPSE, which fills each 2 MiB into one zeroed
 // huge page (a hole alone is refused; a page per 2 MiB is cheap to copy).
 // MADV_COLLAPSE works whatever /sys/kernel/mm/transparent_hugepage/
 // shmem_enabled says ("never" here). Where it is refused (older kernels,
-// memory too fragmented) the pages stay small, as before.
-void collapse(int fd, std::size_t bytes) {
-  if (bytes < kHugePage) return;
+// memory too fragmented) the pages stay small, as before. One call for all
+// of them, the files side by side: each call first drains every CPU's page
+// lists, waiting for a kernel thread on each CPU, which on a loaded machine
+// waits its turn (0.1-0.6 s a call on this 2-core VM under load 10).
+void collapse(const std::vector<int>& fds, const std::vector<std::size_t>& sizes) {
+  std::size_t total = 0;
   const char zero = 0;
-  for (std::size_t at = 0; at < bytes; at += kHugePage)
-    if (::pwrite(fd, &zero, 1, off_t(at)) != 1) return;
-  void* p = mapAligned(fd, bytes, 0);
-  if (p == MAP_FAILED) return;
-  (void)::madvise(p, bytes, MADV_COLLAPSE);
-  ::munmap(p, bytes);
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (sizes[i] < kHugePage) continue;
+    for (std::size_t at = 0; at < sizes[i]; at += kHugePage)
+      if (::pwrite(fds[i], &zero, 1, off_t(at)) != 1) return;
+    total += sizes[i];
+  }
+  if (total == 0) return;
+  void* area = ::mmap(nullptr, total + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (area == MAP_FAILED) return;
+  char* at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(area) + kHugePage - 1) & ~(kHugePage - 1));
+  char* const first = at;
+  bool mapped = true;
+  for (std::size_t i = 0; i < fds.size() && mapped; ++i) {
+    if (sizes[i] < kHugePage) continue;
+    mapped = ::mmap(at, sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fds[i], 0) != MAP_FAILED;
+    at += sizes[i];  // whole huge pages: the next file starts aligned
+  }
+  if (mapped) (void)::madvise(first, total, MADV_COLLAPSE);
+  ::munmap(area, total + kHugePage);
 }
 
 }  // namespace
 
 Result<SharedMemory> SharedMemory::create(std::size_t bytes, const char* name) {
-  if (bytes == 0) bytes = 1;
-  bytes = roundedSize(bytes);
-  int fd = ::memfd_create(name, MFD_CLOEXEC);
-  if (fd < 0) return Error{say("{0}: {1}", "memfd_create", std::strerror(errno))};
-  if (::ftruncate(fd, off_t(bytes)) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error{say("shared memory of {0} bytes: {1}: {2}", bytes, "ftruncate", std::strerror(err))};
+  auto many = createMany({bytes}, name);
+  if (!many) return many.error();
+  return std::move(many->front());
+}
+
+Result<std::vector<SharedMemory>> SharedMemory::createMany(const std::vector<std::size_t>& wanted,
+                                                           const char* name) {
+  std::vector<int> fds;
+  std::vector<std::size_t> sizes;
+  auto closeAll = [&] {
+    for (int fd : fds) ::close(fd);
+  };
+  for (std::size_t bytes : wanted) {
+    bytes = roundedSize(std::max<std::size_t>(bytes, 1));
+    int fd = ::memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      closeAll();
+      return Error{say("{0}: {1}", "memfd_create", std::strerror(err))};
+    }
+    fds.push_back(fd);
+    sizes.push_back(bytes);
+    if (::ftruncate(fd, off_t(bytes)) != 0) {
+      const int err = errno;
+      closeAll();
+      return Error{say("shared memory of {0} bytes: {1}: {2}", bytes, "ftruncate", std::strerror(err))};
+    }
   }
-  collapse(fd, bytes);
-  // Every page is written (inputs, poison, outputs): allocate them at once
-  // rather than one fault per page in the middle of a run (where the
-  // system refuses, they come as they are touched, as before; pages made
-  // huge above are there already).
-  (void)::fallocate(fd, 0, 0, off_t(bytes));
-  return attach(fd, bytes);
+  collapse(fds, sizes);
+  std::vector<SharedMemory> out;
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    // Every page is written (inputs, poison, outputs): allocate them at
+    // once rather than one fault per page in the middle of a run (where
+    // the system refuses, they come as they are touched, as before; pages
+    // made huge above are there already).
+    (void)::fallocate(fds[i], 0, 0, off_t(sizes[i]));
+    auto m = attach(fds[i], sizes[i]);  // closes its fd when it fails
+    fds[i] = -1;
+    if (!m) {
+      for (std::size_t k = i + 1; k < fds.size(); ++k) ::close(fds[k]);
+      return m.error();
+    }
+    out.push_back(std::move(*m));
+  }
+  return out;
 }
 
 Result<SharedMemory> SharedMemory::attach(int fd, std::size_t bytes) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "engine/text.h"
 
@@ -31,6 +32,10 @@ class SharedMemory {
   SharedMemory& operator=(const SharedMemory&) = delete;
 
   static Result<SharedMemory> create(std::size_t bytes, const char* name);
+  // One for each of `bytes`, their huge pages made in one kernel call (its
+  // fixed cost paid once: shared_memory.cpp, collapse).
+  static Result<std::vector<SharedMemory>> createMany(const std::vector<std::size_t>& bytes,
+                                                      const char* name);
   // Map a descriptor received from the peer; takes ownership of fd.
   static Result<SharedMemory> attach(int fd, std::size_t bytes);
 

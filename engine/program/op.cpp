@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 
 #include "engine/algo/algorithms.h"
 #include "engine/group/memory_budget.h"
@@ -256,18 +257,6 @@ void Engine::handle(const Request& r) {
     runAlgorithm(r, *snap, *bs);
     return finish();
   }
-  if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
-    snap->error = st.text();
-    return finish();
-  }
-  snap->backend = group_->info();
-  group_->setFault(r.fault);
-  group_->setRunDeadline(r.deadline);
-  faulted = true;
-  const Pattern pattern = choosePattern(first);
-  verify_ = r.verify;
-  keep_values_ = r.keep_values;
-  const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
   const bool decomposed = r.program == Program::all_reduce_decomposed;
   // Where the buffers go in each rank's shared memory: the inputs at 0, the
   // output after them; the decomposition keeps every op's output (the
@@ -289,6 +278,24 @@ void Engine::handle(const Request& r) {
   }
   std::vector<std::size_t> need = placeBytes(first, at);
   if (decomposed) need = placeBytes(compared, at3);
+  // A group to start: the ranks' memory is made meanwhile. Its huge pages
+  // wait for a kernel thread on every CPU (shared_memory.cpp, collapse),
+  // which then overlaps the ranks' own start (their exec, Gloo's mesh).
+  std::future<Result<std::vector<SharedMemory>>> early;
+  if (!group_ || !group_->healthy() || group_->ranks() != first.ranks || group_->backend() != *backend)
+    early = std::async(std::launch::async, [need] { return SharedMemory::createMany(need, "collviz-rank"); });
+  if (Status st = ensureGroup(first.ranks, *backend, &snap->notice); !st) {
+    snap->error = st.text();
+    return finish();
+  }
+  snap->backend = group_->info();
+  group_->setFault(r.fault);
+  group_->setRunDeadline(r.deadline);
+  faulted = true;
+  const Pattern pattern = choosePattern(first);
+  verify_ = r.verify;
+  keep_values_ = r.keep_values;
+  const RunOptions reps{std::max(0, r.warmup), std::max(1, r.iters)};
   snap->steps.reserve(decomposed ? 2 : 1);
   auto failed = [&](const Status& st) {
     if (!group_ || !group_->healthy()) dropGroup();
@@ -300,7 +307,10 @@ void Engine::handle(const Request& r) {
     next_held_.clear();
     return finish();
   };
-  if (Status st = group_->reserve(need); !st)
+  std::vector<SharedMemory> made;
+  if (early.valid())
+    if (auto m = early.get()) made = std::move(*m);  // else reserve makes them and says why not
+  if (Status st = group_->reserve(need, std::move(made)); !st)
     return failed(Error{say("{0}: {1}", name(first.op), st.text())});
   if (Status st = placeInputs(first, pattern); !st) return failed(st);
   StepBytes bytes1, bytes2;
