@@ -205,7 +205,7 @@ static_assert(sizeof(NoteRecord) == 24, "NoteRecord");
 // Broadcast...), from 0, and only collectives whose count is above 0.
 // A reader that does not know this type skips it by its size.
 enum ProfileFlag : std::uint16_t {
-  kProfileChannelsShort = 1,  // the plugin was finalized before every channel's kernel part stopped
+  kProfileChannelsShort = 1,  // written before every channel's kernel part stopped (finalize, or 4096 newer collectives waiting)
 };
 struct ProfileRecord {
   RecordHead head;              // type profile, sub Func (Func::none: a function the tap has no code for), flags ProfileFlag

@@ -30,12 +30,20 @@ namespace collviz::tap::nccl {
 namespace {
 
 constexpr int kMaxChannels = 64;  // NCCL's MAXCHANNELS
+// Collectives a communicator keeps waiting for their KernelCh events: past
+// this the oldest enqueued one is written as it is (flagged short), so a
+// kernel whose channel events never come (a kind NCCL reports otherwise)
+// cannot grow the plugin's memory without end. NCCL's kernel events lag
+// their collectives by at most its 64-entry ring a channel.
+constexpr int kMaxLive = 4096;
 
 struct Coll;
 struct Context {
   std::uint64_t comm_hash = 0;
   int rank = -1;
-  Coll* live = nullptr;  // its collectives not yet done (finalize flushes them)
+  Coll* live = nullptr;    // its collectives not yet done, newest first (finalize flushes them)
+  Coll* oldest = nullptr;  // the list's other end
+  int live_count = 0;
 };
 
 // A KernelCh event's handle: one of its collective's channel slots.
@@ -76,6 +84,8 @@ void giveBack(Coll* c) {
     if (c->prev) c->prev->next = c->next;
     else x->live = c->next;
     if (c->next) c->next->prev = c->prev;
+    else x->oldest = c->prev;
+    --x->live_count;
   }
   c->ctx = nullptr;
   c->out = nullptr;
@@ -171,7 +181,14 @@ ProfResult startColl(Context* x, void** handle, const EventDescr* d) {
   c->prev = nullptr;
   c->next = x->live;
   if (x->live) x->live->prev = c;
+  else x->oldest = c;
   x->live = c;
+  // Too many waiting: the oldest enqueued one goes as it is.
+  if (++x->live_count > kMaxLive && x->oldest->stopped) {
+    Coll* old = x->oldest;
+    writeKernel(old, true);
+    giveBack(old);
+  }
   *handle = c;
   return kSuccess;
 }

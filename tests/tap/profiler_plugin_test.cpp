@@ -4,7 +4,8 @@
 // it asks for, a ProfileRecord per collective with NCCL's algorithm,
 // protocol, channels and seqNumber, its kernel part from KernelCh events
 // in either order around the Coll event's stop, finalize with a channel
-// still running (flagged short), nothing while no capture is open; and
+// still running (flagged short), at most 4096 collectives kept waiting for
+// their kernels, nothing while no capture is open; and
 // NCCL_PROFILER_PLUGIN: set to the tap where unset, another plugin or
 // "none" kept and said, NCCL older than 2.28 said.
 #include <gtest/gtest.h>
@@ -183,6 +184,31 @@ TEST_F(Plugin, ChannelsBeforeTheCollStopAndFinalizeWithAChannelRunning) {
   EXPECT_EQ(got[before + 1]->head.flags, kProfileChannelsShort);
   EXPECT_EQ(got[before + 1]->channels_done, 1);
   EXPECT_NE(got[before + 1]->kernel_end.load(), 0u) << "what one channel saw is kept";
+}
+
+TEST_F(Plugin, KernelsThatNeverReportDoNotGrowThePluginWithoutEnd) {
+  const Profiler& p = ncclProfiler_v5;
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(p.init(&ctx, 0x77ull, &mask, "", 1, 2, 0, nullptr), kSuccess);
+  const std::size_t before = records().size();
+  // 4097 collectives enqueued whose KernelCh events never come: the oldest is
+  // written as it is (flagged short) to keep 4096 waiting.
+  std::vector<void*> handles;
+  for (int i = 0; i < 4097; ++i) {
+    EventDescr d = coll(std::uint64_t(i), "AllReduce", 1, "RING", "LL");
+    void* h = nullptr;
+    ASSERT_EQ(p.startEvent(ctx, &h, &d), kSuccess);
+    ASSERT_EQ(p.stopEvent(h), kSuccess);
+  }
+  auto got = records();
+  ASSERT_EQ(got.size(), before + 4097);
+  EXPECT_EQ(got[before]->head.flags, kProfileChannelsShort) << "the oldest, given up on";
+  EXPECT_EQ(got[before]->kernel_end.load(), 0u) << "its kernel never said it ended";
+  EXPECT_EQ(got[before + 1]->head.flags, 0) << "the next still waits";
+  EXPECT_EQ(p.finalize(ctx), kSuccess);
+  got = records();
+  EXPECT_EQ(got.back()->head.flags, kProfileChannelsShort) << "finalize flushes the rest";
 }
 
 TEST_F(Plugin, NothingIsRecordedWhileTheCaptureIsClosedOrUnwanted) {
