@@ -62,6 +62,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   }
   const int device;
   const unsigned flags;
+  bool capturing = false;  // between cudaStreamBeginCapture and End (under g_mu)
 
  private:
   void loop() {
@@ -232,13 +233,44 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   return cudaSuccess;
 }
 
-// The stand-in has no graphs: a live stream is never capturing.
+// The stand-in has no graphs: between cudaStreamBeginCapture and
+// cudaStreamEndCapture a stream only says it is capturing (what the NCCL
+// tap asks); the work queued meanwhile runs as it is queued, and
+// cudaStreamEndCapture makes no graph (cudaErrorNotSupported, said).
 cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus* status) {
   if (auto e = gate("cudaStreamIsCapturing")) return e;
   if (!status) return fail(cudaErrorInvalidValue, "cudaStreamIsCapturing: null pointer");
-  if (!lookup(s)) return badStream("cudaStreamIsCapturing", s);
-  *status = cudaStreamCaptureStatusNone;
+  auto st = lookup(s);
+  if (!st) return badStream("cudaStreamIsCapturing", s);
+  std::lock_guard<std::mutex> lock(g_mu);
+  *status = st->capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
   return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
+  if (auto e = gate("cudaStreamBeginCapture")) return e;
+  auto st = lookup(s);
+  if (!st) return badStream("cudaStreamBeginCapture", s);
+  if (s == nullptr || s == cudaStreamLegacy)
+    return fail(cudaErrorStreamCaptureUnsupported, "cudaStreamBeginCapture: the legacy default stream");
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (st->capturing) return fail(cudaErrorIllegalState, "cudaStreamBeginCapture: the stream is capturing already");
+  st->capturing = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* graph) {
+  if (auto e = gate("cudaStreamEndCapture")) return e;
+  if (!graph) return fail(cudaErrorInvalidValue, "cudaStreamEndCapture: null pointer");
+  *graph = nullptr;
+  auto st = lookup(s);
+  if (!st) return badStream("cudaStreamEndCapture", s);
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!st->capturing) return fail(cudaErrorIllegalState, "cudaStreamEndCapture: the stream is not capturing");
+    st->capturing = false;
+  }
+  return fail(cudaErrorNotSupported, "cudaStreamEndCapture: the stand-in has no graphs (the captured work ran as it was queued)");
 }
 
 cudaError_t cudaDeviceSynchronize(void) {

@@ -191,6 +191,18 @@ int main(int argc, char** argv) {
       }
       for (std::size_t i = 0; i < f.calls.size() && i < want.size(); ++i)
         if (r == 1 || f.calls[i].t_exit) sameBytes(f, i, want[i]);
+    } else if (mode == "graph") {
+      CHECK(f.calls.size() == 3 && want.size() == 3, "rank %d: %zu calls, not 3", r, f.calls.size());
+      for (std::size_t i = 0; i < f.calls.size() && i < want.size(); ++i) {
+        if (i == 1) {
+          const Call& c = f.calls[i];
+          CHECK((c.r.head.flags & kGraphCapture) && c.in.empty() && c.out.empty() && c.t_exit && c.r.status == 0,
+                "rank %d call 1: the graph capture is not said (flags 0x%x, %zu/%zu bytes)", r,
+                unsigned(c.r.head.flags), c.in.size(), c.out.size());
+        } else {
+          sameBytes(f, i, want[i]);
+        }
+      }
     } else if (mode == "copyfail") {
       CHECK(f.calls.size() == 3 && want.size() == 3, "rank %d: %zu calls, not 3", r, f.calls.size());
       for (std::size_t i = 0; i < f.calls.size() && i < want.size(); ++i) {

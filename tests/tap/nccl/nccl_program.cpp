@@ -12,6 +12,8 @@
 //            (COLLVIZ_STANDIN_FAULT=r1/ncclAllReduce#4=kill)
 //   copyfail  three all-reduces, the program's own copies by cudaMemcpy
 //            (so every cudaMemcpyAsync is the tap's: a fault rule fails one)
+//   graph    three all-reduces, the second while its stream "captures" (the
+//            stand-in has no graphs: it runs, the stream says it captures)
 //
 // Each rank writes OUT/rank-R.txt (what it computed: the same with and
 // without the tap) and OUT/rank-R.bin: for each call in order, the bytes
@@ -184,12 +186,24 @@ void ops(ncclComm_t w, cudaStream_t s) {
   }
 }
 
-// Plain all-reduces of 8 floats; `skip`: this rank leaves out that one (1-based).
-void allreduces(ncclComm_t w, cudaStream_t s, int count, int skip, bool plain) {
+// Plain all-reduces of 8 floats; `skip`: this rank leaves out that one
+// (1-based); `captured`: that one is made during a stream capture.
+void allreduces(ncclComm_t w, cudaStream_t s, int count, int skip, bool plain, int captured = 0) {
   for (int k = 1; k <= count; ++k) {
     if (k == skip) return report('s');
     Buf a = make(8, k, true, plain), b = make(8, k, false, plain);
     auto in = read(a, 8);
+    if (k == captured) {
+      CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+      NC(ncclAllReduce(a.d, b.d, 8, ncclFloat32, ncclSum, w, s));
+      cudaGraph_t g = nullptr;
+      cudaStreamEndCapture(s, &g);  // the stand-in makes no graph: its error read and cleared here
+      cudaGetLastError();
+      CU(cudaStreamSynchronize(s));
+      auto out = read(b, 8);
+      expect(Func::nccl_allreduce, {}, {}), say("allreduce", out);
+      continue;
+    }
     NC(ncclAllReduce(a.d, b.d, 8, ncclFloat32, ncclSum, w, s));
     if (count == 2 && k == 2) report('e');  // hang: in the one rank 1 skips (the tap's record made)
     if (cudaGetLastError() != cudaSuccess) die("cudaGetLastError after ncclAllReduce (the tap's error passed on?)", __LINE__);
@@ -214,6 +228,7 @@ int runRank(const std::string& mode, const ncclUniqueId& id) {
   else if (mode == "hang") allreduces(w, s, 2, g_rank == 1 ? 2 : 0, false);
   else if (mode == "killed") allreduces(w, s, 5, 0, false);
   else if (mode == "copyfail") allreduces(w, s, 3, 0, true);
+  else if (mode == "graph") allreduces(w, s, 3, 0, false, 2);
   std::fclose(g_txt), std::fclose(g_bin);
   if (mode == "hang" && g_rank == 1) std::exit(0);  // gone without a word: the others wait
   NC(ncclCommDestroy(w));
@@ -225,7 +240,7 @@ int runRank(const std::string& mode, const ncclUniqueId& id) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: nccl_program ops|hang|killed|copyfail N OUT\n");
+    std::fprintf(stderr, "usage: nccl_program ops|hang|killed|copyfail|graph N OUT\n");
     return 2;
   }
   const std::string mode = argv[1];

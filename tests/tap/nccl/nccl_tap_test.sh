@@ -13,6 +13,8 @@
 #   copyfail: the tap's own cudaMemcpyAsync fails once on rank 0: said in
 #             the capture, the program's results unchanged and its
 #             cudaGetLastError clean
+#   graph:    the second of three all-reduces made while its stream
+#             captures a CUDA graph: flagged, nothing copied, the rest kept
 #   plain:    a program linked to neither NCCL nor CUDA (sh) runs as without
 #             the tap, and no capture is made
 #   usage: nccl_tap_test.sh MODE TAP PROGRAM CHECK COLLVIZ
@@ -63,12 +65,15 @@ case "$MODE" in
   copyfail)
     run copyfail 2 COLLVIZ_STANDIN_FAULT=r0/cudaMemcpyAsync#3=cudaErrorInvalidValue
     ;;
+  graph)
+    run graph 2
+    ;;
   plain)
     out=$(LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap" sh -c 'echo unchanged; exit 3')
     status=$?
     [ "$out" = unchanged ] && [ "$status" = 3 ] || fail "plain: sh said '$out' and exited $status (wanted 'unchanged', 3)"
     [ ! -e "$WORK/cap" ] || fail "plain: a capture was made for a program without NCCL"
     ;;
-  *) fail "unknown mode $MODE (ops, hang, killed, copyfail, plain)" ;;
+  *) fail "unknown mode $MODE (ops, hang, killed, copyfail, graph, plain)" ;;
 esac
 echo "nccl_tap_test $MODE: ok"
