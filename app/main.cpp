@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/cli/cli.h"
+#include "app/cli/cli_watch.h"
 #include "app/lang/lang.h"
 #include "app/panels/app_ui.h"
 #include "app/presenter_window.h"
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
   options.prefetch = !envSet("COLLVIZ_NO_PREFETCH");
   options.diagram_cache = !envSet("COLLVIZ_NO_DIAGRAM_CACHE");
   collviz::ui::AppUi ui(engine, options);
+  ui.setWake([] { glfwPostEmptyEvent(); });  // the watch window's poller: new calls to draw
   if (!request.hosts.empty()) ui.setHosts(request.hosts);
   // COLLVIZ_UI_SCALE=2: open at "lecture hall 2x" (0.75 to 3, as the slider).
   if (const char* v = std::getenv("COLLVIZ_UI_SCALE"); v && *v) {
@@ -151,6 +153,10 @@ int main(int argc, char** argv) {
   if (!request.lecture.empty()) ui.openLecture(request.lecture);  // checked by the command line
   if (!request.nccl_log.empty()) ui.openNcclLog(request.nccl_log);
   if (!request.job.empty()) ui.openJob(request.job);
+  if (!request.capture.empty())
+    if (collviz::Status st = ui.openCapture(request.capture); !st) std::fprintf(stderr, "collviz: %s\n", collviz::render(st).c_str());
+  if (request.watch)
+    if (collviz::Status st = ui.watch(*request.watch); !st) std::fprintf(stderr, "collviz watch: %s\n", collviz::render(st).c_str());
   ui.setPresenterWanted(request.presenter);
   if (request.fullscreen) {
     // A lecture is a presentation: full screen, the diagram and caption only

@@ -81,8 +81,15 @@ int fail(std::string_view command, const Error& error, int code) {
   return failWithReport(command, nlohmann::json::object(), error, code);
 }
 
+namespace {
+Error g_lastFailure;
+}  // namespace
+
+const Error& lastFailure() { return g_lastFailure; }
+
 int failWithReport(std::string_view command, nlohmann::json report, const Error& given, int code) {
   Error error = given;
+  g_lastFailure = given;
   if (code != interruptedExitCode() && settleInterrupt(given.message)) {
     error = Error{say("interrupted")};
     code = interruptedExitCode();

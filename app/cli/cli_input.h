@@ -71,6 +71,8 @@ CLI::Option* addWholeOption(CLI::App* cmd, const std::string& names, T& target,
 void setJsonErrors(bool on);
 bool jsonErrors();
 int fail(std::string_view command, const Error& error, int code);
+// The error the last fail() said (the window's File → Watch a program… shows it).
+const Error& lastFailure();
 // The same for a failure that has a report (a run's snapshot as JSON): under
 // --json the report is printed with "error" and "exit_code" set.
 int failWithReport(std::string_view command, nlohmann::json report, const Error& error, int code);

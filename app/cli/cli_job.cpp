@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "engine/job/captured_call.h"
 #include "engine/job/job.h"
 #include "engine/job/json.h"
+#include "tap/capture_format.h"
 
 namespace collviz {
 namespace {
@@ -172,6 +174,22 @@ int runJob(const std::vector<std::string>& paths, bool asJson, bool all) {
 
 }  // namespace
 
+namespace {
+
+// A folder collviz watch wrote (its tap-*.cvtap files): `job --window` opens
+// the watch window on it, the same picture as watch --window.
+bool isCaptureFolder(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return false;
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("tap-", 0) == 0 && it->path().extension() == tap::kFileSuffix) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* window) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto asJson = std::make_shared<bool>(false);
@@ -193,6 +211,11 @@ void addJobCommand(CLI::App& app, std::function<int()>& action, WindowRequest* w
         return;
       }
       action = [paths, window]() -> int {  // read here first: a file that does not read is said on the terminal
+        if (isCaptureFolder(paths->front())) {  // the watch window reads it as it reads a live one (not whole, here)
+          window->open = true;
+          window->capture = paths->front();
+          return kExitOk;
+        }
         auto r = job::read(*paths);
         if (!r.ok()) return fail("job", r.error(), kExitFailed);
         window->open = true;

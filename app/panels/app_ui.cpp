@@ -177,6 +177,7 @@ void AppUi::handleKeys() {
   std::vector<unsigned> chars;
   chars.swap(queued_chars_);
   if (io.WantTextInput || ImGui::IsAnyItemActive()) return;  // typing in a field
+  if (watch_window_.focused()) return;  // the watch window's keys are its own (←/→ move along a lane)
   // A dialog or menu is open: its keys are its own (a path typed into File →
   // Open … must not switch the theme or open panels).
   if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) return;
@@ -278,6 +279,7 @@ void AppUi::Draw() {
       if (auto k = devices_->choose(state_.backend, static_cast<std::string*>(nullptr)); k.ok()) local = devices_->find(*k);
     job_window_.Draw(state_, local ? &local->caps : nullptr, actions.open_job);
   }
+  watch_window_.Draw(state_, actions.open_capture, actions.watch_program);
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);

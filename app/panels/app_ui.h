@@ -16,6 +16,7 @@
 #include "app/panels/fault_menu.h"
 #include "app/panels/algo_file_dialog.h"
 #include "app/panels/job_window.h"
+#include "app/panels/watch_window.h"
 #include "app/panels/nccl_log_window.h"
 #include "app/panels/lecture_panel.h"
 #include "app/lecture/player.h"
@@ -84,6 +85,10 @@ class AppUi {
   void setHosts(const HostSpec& hosts);
   Status openNcclLog(const std::string& path) { return nccl_log_window_.open(path); }
   Status openJob(const std::string& path) { return job_window_.open(path); }
+  // The watch window (issue 58): a capture folder, or a program run under the tap.
+  Status openCapture(const std::string& dir) { return watch_window_.openCapture(dir); }
+  Status watch(const WatchOptions& o) { return watch_window_.watch(o); }
+  void setWake(std::function<void()> wake) { watch_window_.setWake(std::move(wake)); }
   void closeLecture();
   lecture::Player* player() { return lecture_.get(); }
   // View → Presenter view (the window itself is opened by the caller).
@@ -98,7 +103,7 @@ class AppUi {
   // animate: the engine wakes the loop when each one is published.
   bool animating() const {
     return runs_.waiting(requested_) || bandwidth_.running() || state_.playing ||
-           (state_.show_compare && compare_.waiting) || relayout_;
+           (state_.show_compare && compare_.waiting) || relayout_ || watch_window_.animating();
   }
   // Is the diagram showing a backend result for the current selection?
   bool showingResult() const { return diagram_.model().ran() && shown_matches_; }
@@ -162,6 +167,7 @@ class AppUi {
   AlgoFileDialog algo_file_dialog_;
   NcclLogWindow nccl_log_window_;
   JobWindow job_window_;
+  WatchWindow watch_window_;
   std::unique_ptr<lecture::Player> lecture_;
   int applied_revision_ = -1;  // the lecture step last applied to state_
   bool presenter_wanted_ = false;

@@ -38,6 +38,8 @@ void LecturePanel::DrawMenuBar(AppState& s, bool lecture_open, MenuActions& out)
     if (ImGui::MenuItem(tr("Open algorithm…"))) out.open_algorithm = true;
     if (ImGui::MenuItem(tr("Open NCCL log…"))) out.open_nccl_log = true;
     if (ImGui::MenuItem(tr("Open job traces…"))) out.open_job = true;
+    if (ImGui::MenuItem(tr("Watch a program…"))) out.watch_program = true;
+    if (ImGui::MenuItem(tr("Open capture…"))) out.open_capture = true;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("View"))) {

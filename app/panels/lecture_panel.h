@@ -19,6 +19,8 @@ struct MenuActions {
   bool open_algorithm = false;  // File → Open algorithm… (algo_file_dialog.h)
   bool open_nccl_log = false;   // File → Open NCCL log… (nccl_log_window.h)
   bool open_job = false;        // File → Open job traces… (job_window.h)
+  bool open_capture = false;    // File → Open capture… (watch_window.h)
+  bool watch_program = false;   // File → Watch a program… (watch_window.h)
 };
 
 struct LecturePanel {

@@ -233,6 +233,7 @@ void LiveCapture::readFile(std::size_t i, std::vector<LiveCall>* returned, std::
         LiveCall c;
         c.rank = f.rank;
         c.file = int(i);
+        c.offset = offset;
         auto id = t.commIds.find(r->comm);
         c.comm = id == t.commIds.end() ? 0 : id->second;
         c.seq = r->seq;

@@ -37,6 +37,7 @@ struct LiveComm {
 struct LiveCall {
   int rank = -1;                   // world rank (as its file's header says; -1 before it does)
   int file = -1;                   // LiveCapture::file(i)
+  std::uint64_t offset = 0;        // of its CallRecord in that file (the watch window's index)
   std::uint64_t comm = 0;          // the communicator's id (0: a record named none this file declared)
   std::uint32_t seq = 0;           // its number in that communicator on this process, from 0
   tap::Func func = tap::Func::none;
