@@ -241,9 +241,14 @@ std::string drawTitle(Pen& d, const CapturedCall& c, float& y) {
   d.text(kMargin, y, title, 16, d.theme.text, 0, true);
   std::vector<int> world;
   for (const CapturedRank& r : c.ranks) world.push_back(r.worldRank);
+  // The count as the call passed it: the smallest buffer any member gave
+  // (all-gather's and gather's send count, scatter's and reduce-scatter's
+  // receive count), all-to-all's per destination.
   std::uint64_t count = 0;
   for (const CapturedRank& r : c.ranks)
-    if (r.present) count = std::max(count, std::max(r.inElems, r.outElems) / (c.func == tap::Func::allgather || c.func == tap::Func::nccl_allgather ? std::max<std::uint64_t>(c.ranks.size(), 1) : 1));
+    for (std::uint64_t e : {r.inElems, r.outElems})
+      if (r.present && e > 0 && (count == 0 || e < count)) count = e;
+  if (c.func == tap::Func::alltoall || c.func == tap::Func::nccl_alltoall) count /= std::max<std::uint64_t>(c.ranks.size(), 1);
   Text shape = c.hostsText().empty() ? say("members: {0}", job::rankList(world)) : say("members: {0} on {1}", job::rankList(world), c.hostsText());
   if (c.dtypeSize > 0) shape = say("{0} · {1} × {2} ({3} B each)", shape, std::int64_t(count), std::string(*tap::dtypeName(c.dtype) ? tap::dtypeName(c.dtype) : "?"), std::int64_t(c.dtypeSize));
   if (*tap::ropName(c.op)) shape = say("{0} · {1}", shape, std::string(tap::ropName(c.op)));
