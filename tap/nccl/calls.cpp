@@ -83,10 +83,19 @@ struct OnDevice {
 
 void exitPart(Active& a, ncclResult_t rc) {
   if (!a.rec) return;
-  if (!a.copies) return finishNow(a, rc, 0);
+  // The record's status: NCCL's result, ncclInProgress (not an error) said as 0.
+  const std::int32_t status = rc == ncclInProgress ? 0 : std::int32_t(rc);
+  if (!a.copies) return finishNow(a, status, 0);
   const Cuda& c = cuda();
   OnDevice on(c, a.device);
   bool failed = a.rec->head.flags & kCudaCopyFailed;
+  if (rc == ncclInProgress) {
+    // A non-blocking communicator's: NCCL enqueues the op later, from a
+    // thread of its own, so a copy now could come before it: the output is
+    // left out, and the event marks the input's copy only.
+    a.rec->head.flags |= kBytesLeftOut;
+    a.out_n = 0;
+  }
   if (rc == ncclSuccess && a.out_n && !failed &&
       c.memcpyAsync(a.slot->host + slotHalf(), a.out_src, a.out_n, cudaMemcpyDeviceToHost, a.stream) != cudaSuccess) {
     c.getLastError();
@@ -94,9 +103,9 @@ void exitPart(Active& a, ncclResult_t rc) {
   }
   if (c.eventRecord(a.slot->event, a.stream) != cudaSuccess) {
     c.getLastError();
-    return finishNow(a, rc, kCudaCopyFailed);
+    return finishNow(a, status, kCudaCopyFailed);
   }
-  pending(a, rc, failed);
+  pending(a, status, failed);
 }
 
 }  // namespace
@@ -187,9 +196,7 @@ bool inGroup() { return t_depth > 0; }
 void groupEnded(ncclResult_t rc) {
   if (t_depth > 0) --t_depth;
   if (t_depth > 0 || !t_deferred) return;
-  // ncclInProgress: a non-blocking communicator's group, enqueued as it goes on.
-  const ncclResult_t each = rc == ncclInProgress ? ncclSuccess : rc;
-  for (Active& a : *t_deferred) exitPart(a, each);
+  for (Active& a : *t_deferred) exitPart(a, rc);
   t_deferred->clear();
 }
 
