@@ -203,15 +203,19 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t* comm, int nranks, ncclUniqueId i
 
 // One process, ndev devices: its ranks are all this process's (the
 // capture's rank is the first one's).
+// NCCL makes its unique id inside: the id is the commHash the profiler
+// plugin was given, else one of the tap's own (the same for every handle:
+// they are ranks of one communicator).
 ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   REAL(ncclCommInitAll);
-  beforeInit();
+  static std::atomic<std::uint64_t> calls{0};
+  const std::uint64_t before = beforeInit();
   const ncclResult_t rc = next_(comms, ndev, devlist);
-  if (rc == ncclSuccess && comms)
-    for (int i = 0; i < ndev; ++i) {
-      const std::uint64_t key[3] = {0x696e6974616c6cull, std::uint64_t(ndev), std::uint64_t(i)};
-      commMade(comms[i], kLazyBit | (commHashOfId(key, sizeof key) & ~kLazyBit), 0, -1, -1, false);
-    }
+  if (rc != ncclSuccess || !comms) return rc;
+  const std::uint64_t h = lastInitCommHash ? lastInitCommHash() : 0;
+  const std::uint64_t key[3] = {0x696e6974616c6cull, std::uint64_t(ndev), calls.fetch_add(1) + 1};
+  const std::uint64_t id = h && h != before ? h : kLazyBit | (commHashOfId(key, sizeof key) & ~kLazyBit);
+  for (int i = 0; i < ndev; ++i) commMade(comms[i], id, 0, -1, -1, false);
   return rc;
 }
 

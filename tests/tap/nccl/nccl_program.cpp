@@ -5,8 +5,8 @@
 // unique id made before the fork.
 //
 //   nccl_program MODE N OUT
-//   ops      every wrapped op, a group of send/recv, a split (color rank % 2,
-//            key -rank) and an all-reduce on it
+//   ops      ncclCommInitRankConfig, every wrapped op, a group of send/recv,
+//            a split (color rank % 2, key -rank) and an all-reduce on it
 //   hang     two all-reduces; rank 1 skips the second and exits
 //   killed   five all-reduces; the stand-in kills rank 1 in the fourth
 //            (COLLVIZ_STANDIN_FAULT=r1/ncclAllReduce#4=kill)
@@ -223,7 +223,12 @@ int runRank(const std::string& mode, const ncclUniqueId& id) {
   cudaStream_t s = nullptr;
   CU(cudaStreamCreate(&s));
   ncclComm_t w = nullptr;
-  NC(ncclCommInitRank(&w, g_n, id, g_rank));
+  if (mode == "ops") {  // the Config form here, the plain one in the other modes
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    NC(ncclCommInitRankConfig(&w, g_n, id, g_rank, &config));
+  } else {
+    NC(ncclCommInitRank(&w, g_n, id, g_rank));
+  }
   if (mode == "ops") ops(w, s);
   else if (mode == "hang") allreduces(w, s, 2, g_rank == 1 ? 2 : 0, false);
   else if (mode == "killed") allreduces(w, s, 5, 0, false);
