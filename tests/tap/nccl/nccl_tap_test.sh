@@ -5,7 +5,8 @@
 #   ops:      every wrapped op, send/recv in a group and a split on 4 ranks:
 #             the program's results the same with the tap as without, and
 #             nccl_check finds every call with the bytes the program had
-#             (and the split's members); `collviz job` reads the capture
+#             (and the split's members); `collviz job` reads the capture;
+#             with a capture folder that cannot be made, the results the same
 #   hang:     3 ranks, rank 1 skips the second all-reduce: `collviz job`
 #             says ranks 0 and 2 wait in it and rank 1 never came
 #   killed:   the stand-in kills rank 1 inside its fourth all-reduce: its
@@ -49,6 +50,13 @@ case "$MODE" in
     LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap-small" COLLVIZ_TAP_BYTES=64 "$PROG" ops 4 "$WORK/tap-small" ||
       fail "ops: the program under COLLVIZ_TAP_BYTES=64 exited $?"
     "$CHECK" ops "$WORK/cap-small" "$WORK/tap-small" 4 || fail "ops: COLLVIZ_TAP_BYTES=64 not kept"
+    # A capture folder that cannot be made: the program goes on, its results the same.
+    mkdir -p "$WORK/tap-nofolder"
+    LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT=/proc/collviz-no-such-folder "$PROG" ops 4 "$WORK/tap-nofolder" ||
+      fail "ops: the program with an unusable capture folder exited $?"
+    for f in "$WORK/plain-ops"/rank-*.txt; do
+      cmp -s "$f" "$WORK/tap-nofolder/${f##*/}" || fail "ops: ${f##*/} differs with an unusable capture folder"
+    done
     ;;
   hang)
     run hang 3
