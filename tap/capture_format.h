@@ -202,7 +202,10 @@ static_assert(sizeof(NoteRecord) == 24, "NoteRecord");
 // Joined to the tap's CallRecord by the communicator (comm_id is the
 // CommRecord::id, NCCL's commHash) and NCCL's own numbering: NCCL counts
 // seqNumber per communicator AND function (AllReduce apart from
-// Broadcast...), from 0, and only collectives whose count is above 0.
+// Broadcast...), from 0, and only collectives whose count is above 0; and
+// inside a group it numbers them in the order it schedules them (roughly by
+// size, descending), not the order of the calls, so the reader checks
+// `count` and takes the nearest call of that count where they differ.
 // A reader that does not know this type skips it by its size.
 enum ProfileFlag : std::uint16_t {
   kProfileChannelsShort = 1,  // written before every channel's kernel part stopped (finalize, or 4096 newer collectives waiting)
@@ -215,6 +218,7 @@ struct ProfileRecord {
   std::uint16_t pad;
   std::uint64_t comm_id;        // init's commId: NCCL's commHash
   std::uint64_t seq;            // NCCL's seqNumber (per communicator and function)
+  std::uint64_t count;          // the call's count argument, as NCCL's Coll event gives it
   char algo[16];                // "RING", "TREE", "NVLS", ... NUL-terminated
   char proto[8];                // "LL", "LL128", "SIMPLE"
   std::uint64_t t_start;        // the Coll event's start (NCCL planning it)
@@ -223,7 +227,7 @@ struct ProfileRecord {
   std::uint64_t kernel_gpu_ns;  // the kernel's span on the GPU's own timer (last stop - first start), 0 if unknown
   std::atomic<std::uint64_t> kernel_end;  // the last KernelCh stop as the plugin saw it; 0 while running; stored last
 };
-static_assert(sizeof(ProfileRecord) == 96, "ProfileRecord");
+static_assert(sizeof(ProfileRecord) == 104, "ProfileRecord");
 
 // ---- Datatypes and reduce ops (built-in ones by name; the rest: derived / user) ----
 enum class DType : std::uint8_t {

@@ -11,18 +11,20 @@
 // with a note saying where; a version other than 1 is refused, named.
 //
 // NCCL's profiler plugin's records (tap::ProfileRecord) are joined to their
-// calls at the end of the file (joinProfiles): by
-// communicator id, function and NCCL's per-function number (counting only
-// calls whose count is above 0, as NCCL does), filling the Call's
-// algorithm, protocol, channels and the kernel's duration.
+// calls at the end of the file (joinProfiles): by communicator id, function
+// and NCCL's per-function number (counting only calls whose count is above
+// 0, as NCCL does), the call's count checked (inside a group NCCL numbers
+// by its schedule, roughly by size: where the count differs, the nearest
+// unjoined call of that count), filling the Call's algorithm, protocol,
+// channels and the kernel's duration.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include "engine/job/readers.h"
 #include "tap/capture_format.h"
@@ -132,8 +134,15 @@ class Reader {
     std::vector<int> ranks;
     std::uint64_t id = 0;
   };
-  // A call as NCCL numbers it: communicator id, function, seqNumber.
-  using NcclKey = std::tuple<std::uint64_t, std::uint8_t, std::uint64_t>;
+  // A communicator's calls of one function, as NCCL numbers them.
+  using NcclKey = std::pair<std::uint64_t, std::uint8_t>;  // communicator id, function
+  struct NcclCall {
+    std::size_t call;               // index in job_.calls
+    std::uint64_t in, out, ranks;   // the tap's elements and the communicator's size
+    bool joined = false;
+    // NCCL's count argument is one of these (all-to-all: a peer's share).
+    bool fits(std::uint64_t n) const { return n == in || n == out || (ranks > 0 && (n * ranks == in || n * ranks == out)); }
+  };
 
   void records(std::size_t at, std::size_t end) {
     Source& src = job_.sources[0];
@@ -271,8 +280,8 @@ class Reader {
     }
     data_->calls.push_back(x);
     if (func >= tap::Func::nccl_allreduce && func <= tap::Func::nccl_scatter && (c.inElems > 0 || c.outElems > 0)) {
-      std::uint64_t& n = ncclSeq_[{comm->second.id, h.sub, 0}];
-      ncclCalls_[{comm->second.id, h.sub, n++}] = job_.calls.size();
+      ncclCalls_[{comm->second.id, h.sub}].push_back(
+          {job_.calls.size(), std::uint64_t(c.inElems), std::uint64_t(c.outElems), comm->second.ranks.size()});
     }
     job_.calls.push_back(c);
   }
@@ -283,20 +292,34 @@ class Reader {
     profiles_.push_back(rec);
   }
 
+  // The call NCCL numbered `seq` with `count`: the seq-th where its count
+  // fits, else the nearest unjoined one that fits within a group's reach.
+  static NcclCall* nearest(std::vector<NcclCall>& calls, std::uint64_t seq, std::uint64_t count) {
+    constexpr std::uint64_t kReach = 256;  // calls of one function in one group, at most, looked through
+    if (seq < calls.size() && !calls[seq].joined && calls[seq].fits(count)) return &calls[seq];
+    for (std::uint64_t d = 1; d <= kReach; ++d) {
+      if (seq >= d && seq - d < calls.size() && !calls[seq - d].joined && calls[seq - d].fits(count)) return &calls[seq - d];
+      if (seq + d < calls.size() && !calls[seq + d].joined && calls[seq + d].fits(count)) return &calls[seq + d];
+    }
+    return nullptr;
+  }
+
   // Each profiler record onto its call (both are in this file: the tap's
   // and the plugin's records of one process).
   void joinProfiles() {
     using tap::ProfileRecord;
     std::int64_t unmatched = 0;
     for (std::string_view rec : profiles_) {
-      const NcclKey key{field<std::uint64_t>(rec, offsetof(ProfileRecord, comm_id)), field<std::uint8_t>(rec, offsetof(tap::RecordHead, sub)),
-                        field<std::uint64_t>(rec, offsetof(ProfileRecord, seq))};
-      auto it = ncclCalls_.find(key);
-      if (it == ncclCalls_.end()) {
+      auto it = ncclCalls_.find({field<std::uint64_t>(rec, offsetof(ProfileRecord, comm_id)), field<std::uint8_t>(rec, offsetof(tap::RecordHead, sub))});
+      NcclCall* k = it == ncclCalls_.end() ? nullptr
+                                            : nearest(it->second, field<std::uint64_t>(rec, offsetof(ProfileRecord, seq)),
+                                                      field<std::uint64_t>(rec, offsetof(ProfileRecord, count)));
+      if (!k) {
         ++unmatched;
         continue;
       }
-      Call& c = job_.calls[it->second];
+      k->joined = true;
+      Call& c = job_.calls[k->call];
       c.algo = bld_.intern(text(rec, offsetof(ProfileRecord, algo), sizeof(ProfileRecord::algo)));
       c.proto = bld_.intern(text(rec, offsetof(ProfileRecord, proto), sizeof(ProfileRecord::proto)));
       c.channels = std::int16_t(field<std::uint8_t>(rec, offsetof(ProfileRecord, channels)));
@@ -348,8 +371,7 @@ class Reader {
   std::shared_ptr<CaptureData> data_;
   std::unordered_map<std::uint32_t, Comm> comms_;        // this file's numbers
   std::unordered_map<std::uint64_t, std::string> descs_;  // by agreed id: a parent's name
-  std::map<NcclKey, std::uint64_t> ncclSeq_;              // (id, func, 0): NCCL's next number
-  std::map<NcclKey, std::size_t> ncclCalls_;              // NCCL's numbering -> index in job_.calls
+  std::map<NcclKey, std::vector<NcclCall>> ncclCalls_;    // in NCCL's numbering where no group reorders them
   std::vector<std::string_view> profiles_;                // the profiler records, joined at the end
 };
 

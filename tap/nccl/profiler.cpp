@@ -175,6 +175,7 @@ ProfResult startColl(Context* x, void** handle, const EventDescr* d) {
   r.channels = d->coll.nChannels;
   r.comm_id = x->comm_hash;
   r.seq = d->coll.seqNumber;
+  r.count = d->coll.count;
   copyName(r.algo, sizeof r.algo, d->coll.algo);
   copyName(r.proto, sizeof r.proto, d->coll.proto);
   r.t_start = nowNs();

@@ -145,16 +145,16 @@ TEST_P(StandinProfiler, TheStandInsChoicesReachTheCaptureNumberedAsNcclNumbersTh
   ASSERT_EQ(files.size(), 2u) << "one capture a rank";
   struct Want {
     Func func;
-    std::uint64_t seq;
+    std::uint64_t seq, count;
     const char* algo;
     const char* proto;
     int channels;
   };
-  const Want want[] = {{Func::nccl_allreduce, 0, "TREE", "LL", 1},
-                       {Func::nccl_broadcast, 0, "RING", "LL128", 4},
-                       {Func::nccl_allreduce, 1, "RING", "SIMPLE", 4},
-                       {Func::nccl_allgather, 0, "RING", "LL", 1},
-                       {Func::nccl_allreduce, 2, "TREE", "LL", 1}};
+  const Want want[] = {{Func::nccl_allreduce, 0, 64, "TREE", "LL", 1},
+                       {Func::nccl_broadcast, 0, 1 << 16, "RING", "LL128", 4},
+                       {Func::nccl_allreduce, 1, 1 << 18, "RING", "SIMPLE", 4},
+                       {Func::nccl_allgather, 0, 16, "RING", "LL", 1},
+                       {Func::nccl_allreduce, 2, 32, "TREE", "LL", 1}};
   std::vector<int> ranks;
   for (const auto& recs : files) {
     ASSERT_EQ(recs.size(), std::size(want)) << "one record a collective of count > 0";
@@ -164,6 +164,7 @@ TEST_P(StandinProfiler, TheStandInsChoicesReachTheCaptureNumberedAsNcclNumbersTh
       SCOPED_TRACE("record " + std::to_string(i));
       EXPECT_EQ(r.head.sub, std::uint8_t(want[i].func));
       EXPECT_EQ(r.seq, want[i].seq);
+      EXPECT_EQ(r.count, want[i].count);
       EXPECT_STREQ(r.algo, want[i].algo);
       EXPECT_STREQ(r.proto, want[i].proto);
       EXPECT_EQ(r.channels, want[i].channels);

@@ -126,6 +126,7 @@ TEST_F(Plugin, ACollectiveIsWrittenWhenEnqueuedAndItsKernelWhenEveryChannelStopp
     EXPECT_EQ(r.comm_id, 0xfeedull);
     EXPECT_EQ(r.comm_rank, 1);
     EXPECT_EQ(r.seq, 7u);
+    EXPECT_EQ(r.count, 64u);
     EXPECT_STREQ(r.algo, "RING");
     EXPECT_STREQ(r.proto, "SIMPLE");
     EXPECT_EQ(r.channels, 2);
