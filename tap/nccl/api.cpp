@@ -46,12 +46,14 @@ std::uint64_t typeBytes(ncclDataType_t t) {
   return int(t) >= 0 && int(t) < 12 ? sizes[int(t)] : 0;
 }
 
+// `in`/`out` nullptr: that buffer is not this rank's to keep (its count
+// still said where NCCL's count is every rank's, as for broadcast and reduce).
 Desc desc(Func f, ncclDataType_t t, const void* in, std::uint64_t in_elems, void* out, std::uint64_t out_elems,
           int root = -1, int redop = -1) {
   Desc d;
   d.func = f, d.dtype = t, d.root = root, d.redop = redop;
-  d.in = in_elems ? in : nullptr, d.in_elems = in ? in_elems : 0;
-  d.out = out_elems ? out : nullptr, d.out_elems = out ? out_elems : 0;
+  d.in = in_elems ? in : nullptr, d.in_elems = in_elems;
+  d.out = out_elems ? out : nullptr, d.out_elems = out_elems;
   return d;
 }
 
@@ -86,7 +88,7 @@ ncclResult_t ncclBroadcast(const void* s, void* r, size_t n, ncclDataType_t t, i
                            cudaStream_t st) {
   REAL(ncclBroadcast);
   auto d = [&](const CommInfo& c) {
-    Desc x = desc(Func::nccl_broadcast, t, s, c.rank == root ? n : 0, r, n, root);
+    Desc x = desc(Func::nccl_broadcast, t, c.rank == root ? s : nullptr, n, r, n, root);
     if (s == r) x.flags |= kInPlace;
     return x;
   };
@@ -97,7 +99,7 @@ ncclResult_t ncclReduce(const void* s, void* r, size_t n, ncclDataType_t t, nccl
                         ncclComm_t comm, cudaStream_t st) {
   REAL(ncclReduce);
   auto d = [&](const CommInfo& c) {
-    Desc x = desc(Func::nccl_reduce, t, s, n, r, c.rank == root ? n : 0, root, int(op));
+    Desc x = desc(Func::nccl_reduce, t, s, n, c.rank == root ? r : nullptr, n, root, int(op));
     if (s == r && c.rank == root) x.flags |= kInPlace;
     return x;
   };
@@ -138,7 +140,7 @@ ncclResult_t ncclGather(const void* s, void* r, size_t n, ncclDataType_t t, int 
   REAL(ncclGather);
   auto d = [&](const CommInfo& c) {
     const bool me = c.rank == root;
-    Desc x = desc(Func::nccl_gather, t, s, n, r, me ? n * std::uint64_t(c.size) : 0, root);
+    Desc x = desc(Func::nccl_gather, t, s, n, me ? r : nullptr, me ? n * std::uint64_t(c.size) : 0, root);
     if (me && at(s, r, std::uint64_t(c.rank) * n * typeBytes(t))) x.flags |= kInPlace;
     return x;
   };
@@ -150,7 +152,7 @@ ncclResult_t ncclScatter(const void* s, void* r, size_t n, ncclDataType_t t, int
   REAL(ncclScatter);
   auto d = [&](const CommInfo& c) {
     const bool me = c.rank == root;
-    Desc x = desc(Func::nccl_scatter, t, s, me ? n * std::uint64_t(c.size) : 0, r, n, root);
+    Desc x = desc(Func::nccl_scatter, t, me ? s : nullptr, me ? n * std::uint64_t(c.size) : 0, r, n, root);
     if (me && at(r, s, std::uint64_t(c.rank) * n * typeBytes(t))) x.flags |= kInPlace;
     return x;
   };

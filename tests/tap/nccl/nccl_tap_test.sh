@@ -45,6 +45,10 @@ case "$MODE" in
     run ops 4
     "$COLLVIZ" job "$WORK/cap-ops" --json --all > "$WORK/job.json" || fail "ops: collviz job could not read the capture"
     grep -q ncclAllReduce "$WORK/job.json" || fail "ops: collviz job's JSON names no ncclAllReduce"
+    # A healthy run: every rank agrees on every call (broadcast's and reduce's counts said alike on every rank).
+    "$COLLVIZ" job "$WORK/cap-ops" > "$WORK/job.txt" 2>&1
+    grep -q "^verdict: no collective waits" "$WORK/job.txt" && ! grep -q disagree "$WORK/job.txt" ||
+      { cat "$WORK/job.txt"; fail "ops: collviz job finds fault with a healthy run"; }
     # 64 bytes kept: the first all-reduce's 400 bytes cut to 64.
     mkdir -p "$WORK/tap-small"
     LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap-small" COLLVIZ_TAP_BYTES=64 "$PROG" ops 4 "$WORK/tap-small" ||
