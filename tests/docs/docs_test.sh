@@ -93,7 +93,7 @@ while IFS=$'\t' read -r doc line; do
   fi
   i=$((i + 1))
   dir="$OUT/cmd_$i"
-  mkdir -p "$dir" && ln -s "$SRC/assets" "$dir/assets" && mkdir -p "$dir/tests/engine/algo" && ln -s "$SRC/tests/engine/algo/msccl" "$dir/tests/engine/algo/msccl"
+  mkdir -p "$dir" && ln -sfn "$SRC/assets" "$dir/assets" && mkdir -p "$dir/tests/engine/algo" && ln -sfn "$SRC/tests/engine/algo/msccl" "$dir/tests/engine/algo/msccl"
   want=0
   for e in "${envs[@]}"; do [[ $e == COLLVIZ_FAULT=?* ]] && want=1; done
   eval "set -- $args"
