@@ -245,16 +245,6 @@ Text RankGroup::whoBlocksJoining(const std::vector<bool>& ready,
   return {};
 }
 
-Status RankGroup::ensureMemory(int rank, std::size_t bytes) {
-  Worker& w = workers_[rank];
-  if (w.shm.data() && w.shm.size() >= bytes) return {};
-  auto shm = SharedMemory::create(bytes, "collviz-rank");
-  if (!shm) return shm.error();
-  std::vector<SharedMemory> one;
-  one.push_back(std::move(*shm));
-  return mapNew({rank}, std::move(one));
-}
-
 Status RankGroup::reserve(const std::vector<std::size_t>& bytes, std::vector<SharedMemory> made) {
   std::vector<int> ranks, fresh;
   std::vector<std::size_t> sizes;

@@ -162,7 +162,6 @@ class RankGroup {
   // Wait for every rank's answer to a run (rank_wait.cpp).
   Status awaitRanks(StepResult& step, const RunOptions& opts);
   Text whoBlocksJoining(const std::vector<bool>& ready, const std::vector<bool>& hello);
-  Status ensureMemory(int rank, std::size_t bytes);
   Status mapNew(const std::vector<int>& ranks, std::vector<SharedMemory> mems);
   Text describeExit(int rank);
   // Wait for one reply per rank (done or error), judging silence by

@@ -49,12 +49,15 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
   const int n = cfg_.ranks;
   if (sp.ranks != n) return Error{say("internal: spec ranks differ from the group")};
   const Text what = lit(s.algo + " " + std::string(name(sp.op)));  // names: the same in every language
-  std::vector<std::size_t> work_off(std::size_t(n), 0);
+  std::vector<std::size_t> work_off(std::size_t(n), 0), need(std::size_t(n), 0);
+  for (int r = 0; r < n; ++r) {
+    work_off[std::size_t(r)] = alignToPage(inputBytes(sp, r));
+    need[std::size_t(r)] = work_off[std::size_t(r)] + alignToPage(s.workBytes());
+  }
+  // Every rank's memory at once (its huge pages in one kernel call).
+  if (Status st = reserve(need); !st) return Error{say("{0}: {1}", what, st.text())};
   for (int r = 0; r < n; ++r) {
     const std::size_t in = inputBytes(sp, r);
-    work_off[std::size_t(r)] = alignToPage(in);
-    if (Status st = ensureMemory(r, work_off[std::size_t(r)] + alignToPage(s.workBytes())); !st)
-      return Error{say("{0}: {1}", what, st.text())};
     if (from == 0 && in)
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
