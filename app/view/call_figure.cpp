@@ -136,7 +136,7 @@ void drawSide(Pen& d, const CapturedCall& c, const Layout& l, int m, bool output
   const std::string rank = attr("data-rank", std::to_string(r.worldRank)) + attr("data-side", output ? "out" : "in");
   if (!r.present) return;
   if (s.blocks.empty()) {  // the article's dashed "—": nothing specified
-    const float w = l.blockW + 2 * kPad;
+    const float w = float(maxBlocks) * (l.blockW + kPad) + kPad;  // the column's width, as the article's dashed row
     NcclShape& b = d.box(x0, y, w, h, th.row_border, nullptr, "none", rank);
     b.dashed = true;
     const bool rooted = c.root >= 0 && m != c.root;

@@ -10,6 +10,7 @@
 // figure in 中文; a hostile communicator name stays text in the HTML.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <regex>
 
@@ -164,6 +165,28 @@ TEST(CallExport, AHostileNameStaysTextInTheHtml) {
   EXPECT_EQ(h.find("<script>alert"), std::string::npos);
   EXPECT_NE(h.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(h.find("data-value=\"1.125\""), std::string::npos);  // the grid's values in the page
+}
+
+// Values decoded in the capture's datatypes, MPI's and NCCL's.
+TEST(CallExport, ValuesInEveryDatatype) {
+  auto value = [](tap::DType d, std::uint32_t size, std::uint64_t bits) {
+    std::uint8_t b[8];
+    std::memcpy(b, &bits, 8);
+    return ui::capturedValue(d, size, b);
+  };
+  EXPECT_EQ(value(tap::DType::nccl_float16, 2, 0x3e00), "1.5");
+  EXPECT_EQ(value(tap::DType::nccl_bfloat16, 2, 0xbfc0), "-1.5");
+  EXPECT_EQ(value(tap::DType::int8, 1, 0xfd), "-3");
+  EXPECT_EQ(value(tap::DType::unsigned_short, 2, 0xffff), "65535");
+  EXPECT_EQ(value(tap::DType::two_int, 8, (std::uint64_t(2) << 32) | 7), "7|2");
+  float f = 0.1f;
+  std::uint32_t fb;
+  std::memcpy(&fb, &f, 4);
+  EXPECT_EQ(value(tap::DType::float_, 4, fb), "0.1");
+  EXPECT_EQ(value(tap::DType::derived, 2, 0xbeef), "0xefbe");
+  EXPECT_EQ(ui::byteSize(256), "256 B");
+  EXPECT_EQ(ui::byteSize(4u << 20), "4 MiB");
+  EXPECT_EQ(ui::byteSize(1536), "1.5 KiB");
 }
 
 }  // namespace
