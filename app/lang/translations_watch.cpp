@@ -119,6 +119,8 @@ std::span<const Translation> tableWatch() {
       {"last to arrive", "最后到达"},
       {"waited {0} ms for the last", "等待最后一个 {0} 毫秒"},
       {"yes", "是"},
+      {"R runs this call here, as collviz's own op at the program's sizes (where the local backend can).",
+       "R 在本机运行此调用：以程序的大小作为 collviz 自己的操作运行（本机后端能运行时）。"},
       {"the values as read from the files", "从文件读取的值"},
       {"last most often: {0}", "最常最后到达：{0}"},
       {"no", "否"},

@@ -279,7 +279,12 @@ void AppUi::Draw() {
       if (auto k = devices_->choose(state_.backend, static_cast<std::string*>(nullptr)); k.ok()) local = devices_->find(*k);
     job_window_.Draw(state_, local ? &local->caps : nullptr, actions.open_job);
   }
-  watch_window_.Draw(state_, actions.open_capture, actions.watch_program);
+  {
+    const BackendStatus* local = nullptr;
+    if (devices_)
+      if (auto k = devices_->choose(state_.backend, static_cast<std::string*>(nullptr)); k.ok()) local = devices_->find(*k);
+    watch_window_.Draw(state_, local ? &local->caps : nullptr, actions.open_capture, actions.watch_program);
+  }
   applyMenu(actions);
   if (state_.show_help) drawHelp();
   if (state_.show_compare) compare_.Draw(state_, runs_, fonts_);

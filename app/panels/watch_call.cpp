@@ -12,6 +12,8 @@
 #include "app/panels/figure_draw.h"
 #include "app/panels/watch_window.h"
 #include "app/view/call_figure.h"
+#include "app/view/job_call.h"
+#include "engine/job/job.h"
 
 namespace collviz::ui {
 
@@ -54,6 +56,22 @@ std::string values(const std::vector<std::uint8_t>& b, tap::DType t, std::size_t
   return s;
 }
 
+// collviz's name for a captured datatype where it has one (job::dtypeOf
+// reads it), else the capture's own name (then refused with the reason).
+const char* plainDtype(tap::DType t) {
+  using D = tap::DType;
+  switch (t) {
+    case D::double_: case D::f_double_precision: case D::f_real8: case D::nccl_float64: return "f64";
+    case D::float_: case D::f_real: case D::f_real4: case D::nccl_float32: return "f32";
+    case D::int_: case D::int32: case D::f_integer: case D::f_integer4: case D::nccl_int32: return "i32";
+    case D::long_: case D::long_long: case D::int64: case D::f_integer8: case D::nccl_int64: return "i64";
+    case D::unsigned_char: case D::uint8: case D::byte: case D::nccl_uint8: return "u8";
+    case D::nccl_float16: return "f16";
+    case D::nccl_bfloat16: return "bf16";
+    default: return tap::dtypeName(t);
+  }
+}
+
 std::string ms(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f", v);
@@ -61,6 +79,37 @@ std::string ms(double v) {
 }
 
 }  // namespace
+
+// The selected call as a one-call job (its communicator a group, its shape
+// as the first member saw it), opened as the job window opens a job's call:
+// collviz's own op at the program's sizes, run on the local backend.
+void WatchWindow::runHere(AppState& s) {
+  if (!call_) return;
+  const job::CapturedCall& c = *call_;
+  job::Job j;
+  job::Builder b(j);
+  const int g = b.group(std::to_string(c.commId));
+  j.groups[std::size_t(g)].desc = c.commName;
+  for (const job::CapturedRank& r : c.ranks) j.groups[std::size_t(g)].ranks.push_back(r.worldRank);
+  for (const job::CapturedRank& r : c.ranks) {
+    if (!r.present) continue;
+    job::Call x;
+    x.seq = c.seq, x.rank = r.worldRank, x.group = g;
+    x.op = b.intern(tap::funcOp(c.func));
+    x.name = b.intern(tap::funcName(c.func, c.nonblocking));
+    x.dtype = b.intern(plainDtype(c.dtype));
+    x.inElems = std::int64_t(r.inElems), x.outElems = std::int64_t(r.outElems);
+    x.bytes = std::int64_t(r.inElems > 0 ? r.inElems : r.outElems) * std::int64_t(c.dtypeSize);
+    j.calls.push_back(x);
+    break;
+  }
+  b.finish(false);
+  if (j.calls.empty()) return;
+  const JobCallOpened r = openJobCall(s, j, 0, caps_);
+  ranHere_ = render(r.what);
+  for (const Said& ch : r.changes) ranHere_ += " · " + render(ch);
+  fold_ = r.ok;
+}
 
 void WatchWindow::drawCall(AppState& s, float k) {
   ImGui::BeginChild("call", ImVec2(0, 0), true);
@@ -70,6 +119,8 @@ void WatchWindow::drawCall(AppState& s, float k) {
     return;
   }
   const job::CapturedCall& c = *call_;
+  WrappedText(tr("R runs this call here, as collviz's own op at the program's sizes (where the local backend can)."));
+  if (!ranHere_.empty()) WrappedText(ranHere_);
   // The call's grid (app/view/call_figure), laid out again when the call,
   // the traced rank, the theme or the language changes.
   const int key = int(s.view.theme) * 2 + (language() == Lang::zh ? 1 : 0);

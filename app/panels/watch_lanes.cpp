@@ -67,7 +67,7 @@ void WatchWindow::drawRanks(const job::LiveData& d, float k) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float rowH = ImGui::GetTextLineHeightWithSpacing();
-  const float colW = 430 * k;
+  const float colW = 330 * k;
   const float graphW = d.verdict.cycles.empty() ? 0.0f : 200 * k;
   const int cols = std::max(1, int((ImGui::GetContentRegionAvail().x - graphW) / colW));
   const std::size_t shownRanks = std::min<std::size_t>(d.ranks.size(), 32);
@@ -134,7 +134,7 @@ void WatchWindow::drawLanes(const job::LiveData& d, float k, float height) {
   ImGui::BeginChild("lanes", ImVec2(0, std::max(80 * k, height)), true);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const bool dark = ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x < 0.5f;
-  const float labelW = 270 * k, W = 112 * k, H = 64 * k, gap = 6 * k, laneH = H + 16 * k;
+  const float labelW = 230 * k, W = 112 * k, H = 64 * k, gap = 6 * k, laneH = H + 16 * k;
   const float avail = ImGui::GetContentRegionAvail().x;
   const int n = std::max(1, int((avail - labelW) / (W + gap)));
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), red = IM_COL32(220, 30, 40, 255);
@@ -161,14 +161,14 @@ void WatchWindow::drawLanes(const job::LiveData& d, float k, float height) {
     for (const std::string& h : hosts) hs += (hs.empty() ? "" : ", ") + h;
     dl->AddText(ImVec2(o.x, y + ImGui::GetTextLineHeight() + 2 * k), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                 trf("{0} calls · {1}", {std::to_string(ln.calls), hs}).c_str());
-    // Who arrived last most often (all members entered), the first three.
+    // Who arrived last most often (all members entered), the first two.
     std::vector<std::pair<std::uint64_t, int>> most;
     std::uint64_t all = 0;
     for (const auto& [r, n2] : ln.lastCount) most.emplace_back(n2, r), all += n2;
     std::sort(most.rbegin(), most.rend());
     if (!most.empty()) {
       std::string m;
-      for (std::size_t i = 0; i < most.size() && i < 3; ++i)
+      for (std::size_t i = 0; i < most.size() && i < 2; ++i)
         m += (i ? ", R" : "R") + std::to_string(most[i].second) + " " + std::to_string(most[i].first * 100 / std::max<std::uint64_t>(1, all)) + "%";
       dl->AddText(ImVec2(o.x, y + 2 * (ImGui::GetTextLineHeight() + 2 * k)), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                   trf("last most often: {0}", {m}).c_str());

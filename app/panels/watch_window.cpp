@@ -125,7 +125,8 @@ Status WatchWindow::watch(const WatchOptions& given) {
   return {};
 }
 
-void WatchWindow::Draw(AppState& s, bool open_capture_now, bool watch_now) {
+void WatchWindow::Draw(AppState& s, const BackendCaps* caps, bool open_capture_now, bool watch_now) {
+  caps_ = caps;
   captureDialog_.Draw("open_capture", tr("Open capture"),
                       tr("The folder collviz watch wrote (tap-*.cvtap files): a job that ended, hangs or still runs."),
                       open_capture_now, [this](const std::string& path) { return openCapture(path); });
@@ -165,6 +166,7 @@ void WatchWindow::drawWindow(AppState& s) {
   screen_ = screen;
   ImGui::SetNextWindowPos(ImVec2(screen.x * 0.02f, screen.y * 0.04f), cond);
   ImGui::SetNextWindowSize(ImVec2(screen.x * 0.96f, screen.y * 0.93f), cond);
+  if (fold_) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Always), fold_ = false;  // the op R opened is in sight
   if (!ImGui::Begin((std::string(tr("Watch")) + "###watch").c_str(), &shown_)) {
     ImGui::End();
     return;
@@ -184,6 +186,7 @@ void WatchWindow::drawWindow(AppState& s) {
     if (!d.verdict.present) verdictDrawnNs_ = 0;
     if (!stateFile_.empty() || std::getenv("COLLVIZ_WATCH_STATE")) dumpState(d);
   });
+  if (runHere_) runHere(s), runHere_ = false;
   if (selSeq_ >= 0) drawCall(s, k);
   ImGui::End();
   if (!shown_) stop();
@@ -218,6 +221,7 @@ void WatchWindow::drawWindow(AppState& s) {
 
 void WatchWindow::select(std::uint64_t comm, std::uint32_t seq) {
   selComm_ = comm, selSeq_ = seq, figOk_ = false, figSeq_ = -1;
+  ranHere_.clear();
   call_ = lanes_->readCall(comm, seq);
 }
 
@@ -228,6 +232,7 @@ void WatchWindow::keys(const job::LiveData& d) {
     if (c >= '0' && c <= '9') trace_ = int(c - '0');
     if (c == 'a' || c == 'A') trace_ = -1;
     if (c == 'f' || c == 'F') follow_ = true, newest_.clear();
+    if ((c == 'r' || c == 'R') && selSeq_ >= 0) runHere_ = true;
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_End))) follow_ = true, newest_.clear();
   if (d.lanes.empty()) return;

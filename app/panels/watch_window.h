@@ -35,7 +35,8 @@ class WatchWindow {
   WatchWindow& operator=(const WatchWindow&) = delete;
 
   void setWake(std::function<void()> wake) { wake_ = std::move(wake); }
-  void Draw(AppState& s, bool open_capture_now, bool watch_now);
+  // `caps`: the local backend's, where probed (R runs the selected call here within them).
+  void Draw(AppState& s, const BackendCaps* caps, bool open_capture_now, bool watch_now);
   // A capture folder (ended, hung or still growing).
   Status openCapture(const std::string& dir, double hangAfterS = kDefaultHangAfterS);
   // A program run under the tap (checked options: runWatch's own).
@@ -58,6 +59,7 @@ class WatchWindow {
   void drawRanks(const job::LiveData& d, float k);
   void drawLanes(const job::LiveData& d, float k, float height);
   void drawCall(AppState& s, float k);
+  void runHere(AppState& s);  // R: the selected call as collviz's own op, run on the local backend
   void keys(const job::LiveData& d);
   void select(std::uint64_t comm, std::uint32_t seq);
   void dumpState(const job::LiveData& d);
@@ -85,6 +87,10 @@ class WatchWindow {
   std::int64_t figSeq_ = -1;
   std::uint64_t figComm_ = 0;
   int trace_ = -1;                          // the traced rank (0–9), -1: all
+  const BackendCaps* caps_ = nullptr;
+  std::string ranHere_;                     // what R did
+  bool fold_ = false;                       // R opened the call: fold to the title bar
+  bool runHere_ = false;                    // R pressed: run it after the frame's reading
   std::vector<Shown> shown_lanes_;
   std::vector<int> verdictRanks_;
   std::uint64_t verdictDrawnNs_ = 0;        // when the verdict was first on screen

@@ -43,8 +43,9 @@ wait_calls() {
     sleep 0.5
   done
 }
-# The median of field $2 ("frame_ms") over the stats lines after line $3.
-median() { tail -n +"$(( $3 + 1 ))" "$1" | grep 'watch window:' | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", NR ? v[int((NR + 1) / 2)] : 0 }'; }
+# The median of field $2 ("frame_ms") over the stats lines after the
+# $3-th (those of a second with two frames or more: a time between frames).
+median() { grep 'watch window:' "$1" | tail -n +"$(( $3 + 1 ))" | awk -v k="$2" '$5 >= 2 { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", NR ? v[int((NR + 1) / 2)] : 0 }'; }
 lines() { wc -l < "$1"; }
 # Wait (at most $2 s) for $3 more stats lines in $1 than it had at $4.
 wait_lines() {

@@ -13,7 +13,8 @@
 #     (no timed tests). hang_zh: the same in 中文 (--lang zh).
 # What the window shows is read from COLLVIZ_WATCH_STATE (its state as
 # JSON: tiles and their places, the selected call's bytes, the verdict).
-# Shots of each case are kept in OUT (docs/watch.md's pictures).
+# Shots of each case are kept in OUT. WATCH_LANG=zh: lammps and hang in 中文
+# too (with COLLVIZ_UI_SCALE=2: the shots at 2x).
 #   usage: watch_window_test.sh CASE path/to/collviz tests/watch [output dir]
 set -u
 CASE=$1
@@ -49,8 +50,9 @@ red() { convert "$1" -format %c histogram:info:- | awk -F'[(,)]' '$2 > 180 && $3
 
 case "$CASE" in
   lammps)
+    lang=${WATCH_LANG:-en}
     command -v lmp >/dev/null || { echo "SKIP: LAMMPS not found (apt-get install lammps)"; exit 77; }
-    "$BIN" watch --window --out "$OUT/cap" -- "${MPIRUN[@]}" lmp -in "$SRC/melt.in" -log none -nocite -var steps 1500 \
+    "$BIN" --lang "$lang" watch --window --out "$OUT/cap" -- "${MPIRUN[@]}" lmp -in "$SRC/melt.in" -log none -nocite -var steps 1500 \
       >"$OUT/app.log" 2>&1 &
     APP=$!
     wait_window
@@ -82,7 +84,7 @@ case "$CASE" in
     echo "ok: MPI_Allreduce #$seq clicked at $x,$y: its 4 members' bytes equal the files' ($want)"
     ;;
   hang|hang_zh)
-    lang=en
+    lang=${WATCH_LANG:-en}
     [ "$CASE" = hang_zh ] && lang=zh
     mpicc -O1 -o "$OUT/hang_outside" "$SRC/hang_outside.c" || fail "hang_outside.c does not build"
     export WATCH_TEST_WAKE="$OUT/wake"
