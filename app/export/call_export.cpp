@@ -19,7 +19,8 @@
 namespace collviz {
 
 int runCallExport(const JobExportArgs& a) {
-  const std::string format = shapeFigureFormat(a.format, a.output);
+  std::string format = shapeFigureFormat(a.format, a.output);
+  if (!format.empty() && format[0] == '.') format.erase(0, 1);  // an output's other extension ("x.json")
   if (format != "svg" && format != "png" && format != "html")
     return fail("export", say("--format {0} with --call: allowed: svg, png, html", format), kExitUsage);
   int highlight = -1;
