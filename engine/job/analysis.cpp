@@ -48,6 +48,18 @@ bool sizesAgree(std::string_view op) {
   return op == "all_reduce" || op == "broadcast" || op == "reduce" || op == "all_gather" || op == "reduce_scatter";
 }
 
+// A captured call's count, the one its members must give alike, where they
+// must (-1: they need not: the v-forms and MPI_Reduce_scatter take counts by
+// rank). The tap records what each rank sends and receives, so the raw
+// pair differs by role: broadcast's root sends N and receives none, the
+// others the reverse; reduce's non-roots receive nothing.
+std::int64_t capturedCount(std::string_view op, std::string_view fn, const Call& c) {
+  if (!fn.empty() && (fn.back() == 'v' || fn == "MPI_Reduce_scatter" || fn == "MPI_Ireduce_scatter")) return -1;
+  if (op == "broadcast") return std::max(c.inElems, c.outElems);
+  if (op == "reduce_scatter") return c.outElems;
+  return c.inElems;  // all_reduce, reduce, all_gather
+}
+
 class Analyser {
  public:
   Analyser(const Job& job, std::int64_t now) : job_(job), now_(now) {}
@@ -248,8 +260,12 @@ class Analyser {
                 (out ? std::string(job_.str(c->outShape)) + "#" + std::to_string(c->outElems) : "");
             shown[v] = std::string(job_.str(in ? c->inShape : c->outShape));
           } else {
-            if (!sizesAgree(op)) break;
-            v = std::to_string(c->inElems) + "/" + std::to_string(c->outElems);
+            const std::int64_t n = capturedCount(op, job_.str(c->name), *c);
+            if (!sizesAgree(op) || n < 0) {
+              by.clear();
+              break;
+            }
+            v = std::to_string(n);
           }
         } else {
           v = std::string(stateName(c->state));

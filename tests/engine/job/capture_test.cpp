@@ -384,5 +384,37 @@ TEST(Capture, AnNcclRankTheOthersWaitForIsOutsideNccl) {
   EXPECT_EQ(a.verdictRanks, std::vector<int>{1});
 }
 
+// The tap records what each rank sends and receives: broadcast's root sends
+// 8 and receives none, the others the reverse; reduce's non-roots receive
+// nothing; MPI_Allgatherv's ranks send what they like. None of that is a
+// mismatch (it was the verdict of every capture with a broadcast); a rank
+// that gives all_reduce another count is one, and is named.
+TEST(Capture, ARanksRoleIsNotAMismatchButAnotherCountIs) {
+  Tmp t;
+  for (int r = 0; r < 4; ++r) {
+    CaptureWriter w = fourRanks(r);
+    CaptureWriter::Call c;
+    c.func = Func::bcast, c.root = 0, c.op = tap::ROp::none, c.seq = 0;
+    c.inElems = r == 0 ? 8 : 0, c.outElems = r == 0 ? 0 : 8;
+    w.call(c);
+    c.func = Func::reduce, c.op = tap::ROp::sum, c.seq = 1, c.inElems = 8, c.outElems = r == 0 ? 8 : 0;
+    w.call(c);
+    c.func = Func::allgatherv, c.root = -1, c.op = tap::ROp::none, c.seq = 2, c.inElems = std::uint32_t(r + 1), c.outElems = 10;
+    w.call(c);
+    c.func = Func::allreduce, c.op = tap::ROp::sum, c.seq = 3, c.inElems = c.outElems = r == 3 ? 4 : 8;
+    w.call(c);
+    t.write(r, w.bytes());
+  }
+  auto job = read({t.dir.string()});
+  ASSERT_TRUE(job) << job.error().message;
+  const Analysis a = analyse(*job);
+  std::vector<const Finding*> mismatches;
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::mismatch) mismatches.push_back(&f);
+  ASSERT_EQ(mismatches.size(), 1u) << std::string(a.verdict);
+  EXPECT_EQ(mismatches[0]->seq, 3);
+  EXPECT_EQ(mismatches[0]->ranks, std::vector<int>{3});
+}
+
 }  // namespace
 }  // namespace collviz::job
