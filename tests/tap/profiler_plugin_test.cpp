@@ -160,6 +160,7 @@ TEST_F(Plugin, ChannelsBeforeTheCollStopAndFinalizeWithAChannelRunning) {
   ASSERT_EQ(p.startEvent(ctx, &h, &d), kSuccess);
   channelStop(p, channelStart(p, ctx, h, 0, 10), 30);
   ASSERT_EQ(p.stopEvent(h), kSuccess);
+  EXPECT_NE(records().back()->kernel_end.load(), 0u) << "its only channel stopped before the Coll event: done at the stop, not at finalize";
   // A function the tap has no code for keeps Func::none; a channel never stopped.
   EventDescr e = coll(3, "PutSignal", 2, "RING", "LL128");
   void* k = nullptr;
@@ -181,6 +182,7 @@ TEST_F(Plugin, ChannelsBeforeTheCollStopAndFinalizeWithAChannelRunning) {
   EXPECT_STREQ(got[before]->algo, "TREE");
   EXPECT_EQ(got[before]->kernel_gpu_ns, 20u);
   EXPECT_NE(got[before]->kernel_end.load(), 0u);
+  EXPECT_EQ(got[before]->head.flags, 0) << "every channel reported: not flagged short";
   EXPECT_EQ(got[before + 1]->head.sub, std::uint8_t(Func::none));
   EXPECT_EQ(got[before + 1]->head.flags, kProfileChannelsShort);
   EXPECT_EQ(got[before + 1]->channels_done, 1);
