@@ -41,6 +41,8 @@ std::span<const Translation> tableCall() {
       {"comm rank {0}", "通信器内 rank {0}"},
       {"not the root: receives nothing", "不是根：不接收数据"},
       {"not the root: sends nothing", "不是根：不发送数据"},
+      {"the root: its buffer is the input", "根：它的缓冲区即输入"},
+      {"the root: its buffer is the output", "根：它的缓冲区即输出"},
       {"empty", "空"},
       {"issued in a CUDA graph capture: nothing copied", "在 CUDA 图捕获中发出：未复制任何数据"},
       {"the tap's CUDA copy failed", "tap 的 CUDA 复制失败"},

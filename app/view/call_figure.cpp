@@ -139,11 +139,14 @@ void drawSide(Pen& d, const CapturedCall& c, const Layout& l, int m, bool output
     const float w = float(maxBlocks) * (l.blockW + kPad) + kPad;  // the column's width, as the article's dashed row
     NcclShape& b = d.box(x0, y, w, h, th.row_border, nullptr, "none", rank);
     b.dashed = true;
-    const bool rooted = c.root >= 0 && m != c.root;
+    // A rooted call's side a rank does not use (the tap records what each
+    // rank sends and receives: broadcast's root sends its buffer, the others receive).
+    const bool rooted = c.root >= 0 && m != c.root, root = c.root >= 0 && m == c.root;
+    const Text why = rooted ? (output ? say("not the root: receives nothing") : say("not the root: sends nothing"))
+                     : root ? (output ? say("the root: its buffer is the input") : say("the root: its buffer is the output"))
+                            : say("empty");
     d.text(x0 + kPad, y + 18, "—", 14, th.muted_text);
-    wrapped(d, x0 + kPad, y + 34,
-            d.said(rooted ? (output ? say("not the root: receives nothing") : say("not the root: sends nothing")) : say("empty")), 10,
-            w - 2 * kPad, th.muted_text);
+    wrapped(d, x0 + kPad, y + 34, d.said(why), 10, w - 2 * kPad, th.muted_text);
     return;
   }
   const int drawn = std::min<int>(int(s.blocks.size()), maxBlocks);
