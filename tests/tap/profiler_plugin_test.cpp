@@ -214,6 +214,39 @@ TEST_F(Plugin, KernelsThatNeverReportDoNotGrowThePluginWithoutEnd) {
   EXPECT_EQ(got.back()->head.flags, kProfileChannelsShort) << "finalize flushes the rest";
 }
 
+// The cap counts the collectives still waiting, not every one ever seen:
+// after 4096 whose kernels ended, two waiting at once are no reason to give
+// up on the older.
+TEST_F(Plugin, TheCapCountsOnlyCollectivesStillWaiting) {
+  const Profiler& p = ncclProfiler_v5;
+  void* ctx = nullptr;
+  int mask = 0;
+  ASSERT_EQ(p.init(&ctx, 0x78ull, &mask, "", 1, 2, 0, nullptr), kSuccess);
+  for (int i = 0; i < 4096; ++i) {
+    EventDescr d = coll(std::uint64_t(i), "AllReduce", 1, "RING", "LL");
+    void* h = nullptr;
+    ASSERT_EQ(p.startEvent(ctx, &h, &d), kSuccess);
+    ASSERT_EQ(p.stopEvent(h), kSuccess);
+    channelStop(p, channelStart(p, ctx, h, 0, 10), 20);
+  }
+  const std::size_t before = records().size();
+  EventDescr a = coll(4096, "AllReduce", 1, "RING", "LL"), b = coll(4097, "AllReduce", 1, "RING", "LL");
+  void *ha = nullptr, *hb = nullptr;
+  ASSERT_EQ(p.startEvent(ctx, &ha, &a), kSuccess);
+  ASSERT_EQ(p.stopEvent(ha), kSuccess);
+  ASSERT_EQ(p.startEvent(ctx, &hb, &b), kSuccess);
+  ASSERT_EQ(p.stopEvent(hb), kSuccess);
+  channelStop(p, channelStart(p, ctx, ha, 0, 30), 40);
+  channelStop(p, channelStart(p, ctx, hb, 0, 50), 60);
+  const auto got = records();
+  ASSERT_EQ(got.size(), before + 2);
+  for (std::size_t i = before; i < got.size(); ++i) {
+    EXPECT_EQ(got[i]->head.flags, 0) << "seq " << got[i]->seq << ": 2 waiting, given up on as if 4096 were";
+    EXPECT_NE(got[i]->kernel_end.load(), 0u) << "seq " << got[i]->seq;
+  }
+  EXPECT_EQ(p.finalize(ctx), kSuccess);
+}
+
 TEST_F(Plugin, NothingIsRecordedWhileTheCaptureIsClosedOrUnwanted) {
   const Profiler& p = ncclProfiler_v6;
   const std::size_t before = records().size();
