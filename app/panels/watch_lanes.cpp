@@ -43,7 +43,7 @@ std::string seconds(double s) {
 
 }  // namespace
 
-void WatchWindow::drawHeader(const job::LiveData& d) {
+void WatchWindow::drawHeader(const job::LiveData& d, bool compact) {
   ImGui::TextUnformatted(title_.c_str());
   std::string state;
   if (opts_) state = jobRunning_ ? trf("running; capture in {0}", {opts_->out}) : trf("ended, exit status {0}; capture in {1}", {std::to_string(jobStatus_.load()), opts_->out});
@@ -54,7 +54,8 @@ void WatchWindow::drawHeader(const job::LiveData& d) {
                               std::to_string(d.files)}).c_str());
   ImGui::SameLine();
   if (ImGui::Checkbox(tr("follow the newest calls"), &follow_) && follow_) newest_.clear();
-  WrappedText(tr("Click a call (or ←/→ along a lane, ↑/↓ between lanes) to see it; 0–9 trace a rank, A all; F or End follows the newest."));
+  if (!compact)
+    WrappedText(tr("Click a call (or ←/→ along a lane, ↑/↓ between lanes) to see it; 0–9 trace a rank, A all; F or End follows the newest."));
   if (d.verdict.present) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.85f, 0.12f, 0.15f, 1.0f));
     WrappedText(trf("Hang: no call has returned for {0} s. {1}", {seconds(d.verdict.quietS), render(d.verdict.text)}));

@@ -175,8 +175,10 @@ void WatchWindow::drawWindow(AppState& s) {
   const float k = std::max(0.5f, ImGui::GetFontSize() / 14.0f);
   lanes_->view([&](const job::LiveData& d) {
     verdictRanks_ = d.verdict.present ? d.verdict.ranks : std::vector<int>{};
-    drawHeader(d);
-    drawRanks(d, k);
+    // A call shown and no hang: its grid takes the room of the help line and the ranks' rows.
+    const bool compact = selSeq_ >= 0 && !d.verdict.present;
+    drawHeader(d, compact);
+    if (!compact) drawRanks(d, k);
     // The lanes take what they need, at most half the rest while a call is shown.
     const float need = float(std::max<std::size_t>(1, d.lanes.size())) * (80 * k + ImGui::GetStyle().ItemSpacing.y) + 20 * k;
     const float avail = ImGui::GetContentRegionAvail().y;

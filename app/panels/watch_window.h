@@ -55,7 +55,7 @@ class WatchWindow {
   };
   void stop();
   void drawWindow(AppState& s);
-  void drawHeader(const job::LiveData& d);
+  void drawHeader(const job::LiveData& d, bool compact);
   void drawRanks(const job::LiveData& d, float k);
   void drawLanes(const job::LiveData& d, float k, float height);
   void drawCall(AppState& s, float k);

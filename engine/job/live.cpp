@@ -158,9 +158,10 @@ void LiveCapture::readFile(std::size_t i, std::vector<LiveCall>* returned, std::
   if (!readAt(t.fd, hb, sizeof hb, 0)) return;  // the tap has not written its header yet
   const auto* h = reinterpret_cast<const tap::FileHeader*>(hb);
   // A file the tap has made and sized but not yet written its header in
-  // reads as zeros: looked at again at the next poll.
+  // reads as zeros, and the tap writes the magic last (after the version):
+  // no magic yet is looked at again at the next poll, whatever else is set.
   static const char kUnwritten[sizeof tap::kMagic] = {};
-  if (std::memcmp(h->magic, kUnwritten, sizeof kUnwritten) == 0 && h->version == 0) return;
+  if (std::memcmp(h->magic, kUnwritten, sizeof kUnwritten) == 0) return;
   if (std::memcmp(h->magic, tap::kMagic, sizeof tap::kMagic) != 0) {
     f.problem = say("not a collviz capture file (its first bytes are not the tap's)");
     t.stopped = true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/job/live.h"
+#include "engine/job/live_lanes.h"
 
 namespace collviz {
 namespace {
@@ -186,6 +187,73 @@ TEST_F(LiveFile, AnotherVersionIsNotRead) {
   EXPECT_TRUE(done.empty());
   ASSERT_EQ(live.files().size(), 1u);
   EXPECT_NE(live.files()[0].problem.english().find("another version (2"), std::string::npos) << live.files()[0].problem.english();
+}
+
+// The tap writes its header's fields, then the magic last: a reader that
+// comes between (the version set, no magic yet) reads the file again at
+// the next poll. Taking it for a foreign file lost a whole rank of a LAMMPS
+// run under the watch window (issue 58: 3 ranks' calls of 4 read).
+TEST_F(LiveFile, AHeaderWithoutItsMagicYetIsReadAgainLater) {
+  addWorld();
+  addCall(0, 2000, 1.5, 6.0);
+  commit();
+  std::memset(header()->magic, 0, sizeof header()->magic);
+  write();
+  job::LiveCapture live(dir_.string());
+  std::vector<job::LiveCall> done;
+  live.poll(&done);
+  EXPECT_TRUE(done.empty());
+  std::memcpy(header()->magic, tap::kMagic, sizeof tap::kMagic);
+  write();
+  live.poll(&done);
+  ASSERT_EQ(live.files().size(), 1u);
+  EXPECT_EQ(live.files()[0].problem.english(), "");
+  EXPECT_EQ(done.size(), 1u) << "the file was left unread once its magic came";
+}
+
+// The watch window's model: the newest kLaneRing calls as tiles, older ones
+// and a selected call (with its bytes) read again from the file through the
+// sparse index, equal to what was written.
+TEST_F(LiveFile, TheWindowsModelReadsOldCallsAndBytesAgainFromTheFiles) {
+  addWorld();
+  const std::uint32_t n = job::kLaneRing + 1500;
+  for (std::uint32_t s = 0; s < n; ++s) addCall(s, 5000 + s, s + 0.5, 4.0 * s);
+  commit();
+  write();
+  job::LiveLanes lanes(dir_.string(), 60, nullptr);
+  std::int64_t seen = 0;
+  for (int i = 0; i < 400 && seen < std::int64_t(n); ++i) {  // the poller's thread: up to 20 s
+    lanes.view([&](const job::LiveData& d) { seen = d.returned; });
+    if (seen < std::int64_t(n)) usleep(50000);
+  }
+  ASSERT_EQ(seen, std::int64_t(n)) << "the poller did not read every call";
+  lanes.view([&](const job::LiveData& d) {
+    ASSERT_EQ(d.lanes.size(), 1u);
+    EXPECT_EQ(d.lanes[0].calls, n);
+    EXPECT_EQ(d.lanes[0].ring.size(), job::kLaneRing) << "the ring holds the newest calls only";
+    EXPECT_EQ(d.lanes[0].ring.front().seq, n - job::kLaneRing);
+  });
+  // Older than the ring: from the index (seq 1024's offset) forward.
+  const auto tiles = lanes.readTiles(tap::kWorldId, 1030, 3);
+  ASSERT_EQ(tiles.size(), 3u);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(tiles[i].seq, 1030 + i);
+    EXPECT_EQ(tiles[i].func, tap::Func::allreduce) << "tile " << 1030 + i << " not found in the file";
+    EXPECT_EQ(tiles[i].returned, 1);
+  }
+  auto call = lanes.readCall(tap::kWorldId, 2049);
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  ASSERT_EQ(call->ranks.size(), 4u);  // the world's 4 members; this file is rank 3's
+  const job::CapturedRank& r = call->ranks[3];
+  ASSERT_TRUE(r.present);
+  double in = 0, out = 0;
+  ASSERT_EQ(r.in.size(), 8u);
+  ASSERT_EQ(r.out.size(), 8u);
+  std::memcpy(&in, r.in.data(), 8);
+  std::memcpy(&out, r.out.data(), 8);
+  EXPECT_EQ(in, 2049.5);
+  EXPECT_EQ(out, 4.0 * 2049);
+  EXPECT_FALSE(call->ranks[0].present) << "rank 0 has no file";
 }
 
 }  // namespace
