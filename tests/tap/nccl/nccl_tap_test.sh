@@ -11,9 +11,10 @@
 #             says ranks 0 and 2 wait in it and rank 1 never came
 #   killed:   the stand-in kills rank 1 inside its fourth all-reduce: its
 #             three returned calls are in the capture, finished
-#   copyfail: the tap's own cudaMemcpyAsync fails once on rank 0: said in
-#             the capture, the program's results unchanged and its
-#             cudaGetLastError clean
+#   copyfail: the tap's own cudaMemcpyAsync fails once on rank 0, and on
+#             rank 1 the first cudaEventQuery of the tap's poll: each said
+#             in the capture (no bytes kept where they could be wrong), the
+#             program's results unchanged and its cudaGetLastError clean
 #   graph:    the second of three all-reduces made while its stream
 #             captures a CUDA graph: flagged, nothing copied, the rest kept
 #   plain:    a program linked to neither NCCL nor CUDA (sh) runs as without
@@ -75,7 +76,7 @@ case "$MODE" in
     COMPARE=rank-1.txt run killed 3 COLLVIZ_STANDIN_FAULT=r1/ncclAllReduce#4=kill
     ;;
   copyfail)
-    run copyfail 2 COLLVIZ_STANDIN_FAULT=r0/cudaMemcpyAsync#3=cudaErrorInvalidValue
+    run copyfail 2 COLLVIZ_STANDIN_FAULT=r0/cudaMemcpyAsync#3=cudaErrorInvalidValue,r1/cudaEventQuery#1=cudaErrorLaunchFailure
     ;;
   graph)
     run graph 2
