@@ -72,7 +72,7 @@ TEST(CaptureProfile, EachProfilerRecordFillsItsCallByNcclsOwnNumbering) {
   w.call(ncclCall(Func::nccl_allreduce, 2, 0));        // count 0: no number
   w.call(ncclCall(Func::nccl_allreduce, 3, 262144));   // AllReduce #1
   w.raw(profile(Func::nccl_allreduce, 0, 64, "TREE", "LL", 1, 0, 5000, 7000));  // no GPU time: the host's
-  w.raw(profile(Func::nccl_broadcast, 0, 65536, "RING", "LL128", 4, 0, 0, 0));  // kernel not finished
+  w.raw(profile(Func::nccl_broadcast, 0, 65536, "RING", "LL128", 4, 5000000, 0, 0));  // kernel not finished (a channel's GPU time so far)
   w.raw(profile(Func::nccl_allreduce, 1, 262144, "RING", "SIMPLE", 4, 3000000, 1, 9));
   auto job = readBytes(w.bytes(), "tap-node1-1001.cvtap");
   ASSERT_TRUE(job) << job.error().message;
@@ -90,6 +90,7 @@ TEST(CaptureProfile, EachProfilerRecordFillsItsCallByNcclsOwnNumbering) {
   EXPECT_EQ(job->str(bySeq(1).algo), "RING");
   EXPECT_EQ(job->str(bySeq(1).proto), "LL128");
   EXPECT_EQ(bySeq(1).channels, 4);
+  EXPECT_FLOAT_EQ(bySeq(1).durationMs, 0.001f) << "its kernel not finished: the call's own time, not its channels' GPU time so far";
   EXPECT_EQ(job->str(bySeq(2).algo), "") << "a call of count 0 has no record of NCCL's";
   EXPECT_EQ(bySeq(2).channels, -1);
   EXPECT_EQ(job->str(bySeq(3).algo), "RING");
