@@ -68,14 +68,13 @@ void WatchWindow::drawRanks(const job::LiveData& d, float k) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float rowH = ImGui::GetTextLineHeightWithSpacing();
-  const float colW = 330 * k;
-  const float graphW = d.verdict.cycles.empty() ? 0.0f : 200 * k;
-  const int cols = std::max(1, int((ImGui::GetContentRegionAvail().x - graphW) / colW));
+  const float graphW = d.verdict.cycles.empty() ? 0.0f : 260 * k;
   const std::size_t shownRanks = std::min<std::size_t>(d.ranks.size(), 32);
-  const int rows = int((shownRanks + std::size_t(cols) - 1) / std::size_t(cols));
+  // Each rank's line, then as many columns as the longest fits.
+  std::vector<std::string> lines;
+  float widest = 0;
   for (std::size_t i = 0; i < shownRanks; ++i) {
     const job::LiveRank& r = d.ranks[i];
-    const ImVec2 p(o.x + float(int(i) / rows) * colW, o.y + float(int(i) % rows) * rowH);
     const double since = r.sinceNs && d.nowNs > r.sinceNs ? double(d.nowNs - r.sinceNs) / 1e9 : 0;
     std::string line = "R" + std::to_string(r.rank) + " " + r.host + ": ";
     std::string comm;
@@ -85,6 +84,16 @@ void WatchWindow::drawRanks(const job::LiveData& d, float k) {
     else if (r.finalized) line += tr("finalized");
     else if (r.sinceNs) line += trf("outside MPI for {0} s", {seconds(since)});
     else line += tr("no call yet");
+    widest = std::max(widest, ImGui::CalcTextSize(line.c_str()).x);
+    lines.push_back(std::move(line));
+  }
+  const float colW = widest + 28 * k;
+  const int cols = std::max(1, int((ImGui::GetContentRegionAvail().x - graphW) / colW));
+  const int rows = int((shownRanks + std::size_t(cols) - 1) / std::size_t(cols));
+  for (std::size_t i = 0; i < shownRanks; ++i) {
+    const job::LiveRank& r = d.ranks[i];
+    const ImVec2 p(o.x + 4 * k + float(int(i) / rows) * colW, o.y + float(int(i) % rows) * rowH);
+    const std::string& line = lines[i];
     const bool red = named(r.rank);
     dl->AddText(p, red ? IM_COL32(220, 30, 40, 255) : ImGui::GetColorU32(ImGuiCol_Text), line.c_str());
     if (red || r.rank == trace_) {
@@ -125,7 +134,9 @@ void WatchWindow::drawRanks(const job::LiveData& d, float k) {
       const ImVec2 sz = ImGui::CalcTextSize(t.c_str());
       dl->AddText(ImVec2(p.x - sz.x / 2, p.y - sz.y / 2), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
     }
-    dl->AddText(ImVec2(c.x - R, c.y + R + 18 * k), red, tr("deadlock: who waits for whom"));
+    const char* label = tr("deadlock: who waits for whom");
+    const float lw = ImGui::CalcTextSize(label).x;
+    dl->AddText(ImVec2(std::min(c.x - lw / 2, o.x + ImGui::GetContentRegionAvail().x - lw), c.y + R + 18 * k), red, label);
     h = std::max(h, 2 * R + 40 * k);
   }
   ImGui::Dummy(ImVec2(1, h + 4 * k));

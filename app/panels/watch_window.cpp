@@ -180,7 +180,8 @@ void WatchWindow::drawWindow(AppState& s) {
     drawHeader(d, compact);
     if (!compact) drawRanks(d, k);
     // The lanes take what they need, at most half the rest while a call is shown.
-    const float need = float(std::max<std::size_t>(1, d.lanes.size())) * (80 * k + ImGui::GetStyle().ItemSpacing.y) + 20 * k;
+    const float need = float(std::max<std::size_t>(1, d.lanes.size())) * (80 * k + ImGui::GetStyle().ItemSpacing.y) +
+                       2 * ImGui::GetStyle().WindowPadding.y;
     const float avail = ImGui::GetContentRegionAvail().y;
     drawLanes(d, k, selSeq_ >= 0 ? std::min(need, avail * 0.5f) : avail);
     if (focused_) keys(d);

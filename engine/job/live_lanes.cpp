@@ -1,6 +1,7 @@
 #include "engine/job/live_lanes.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <utility>
 
@@ -25,7 +26,16 @@ std::string laneName(const LiveComm* c, std::uint64_t id) {
   if (id == tap::kWorldId) return "MPI_COMM_WORLD";
   if (c->kind == std::uint8_t(tap::CommKind::split))
     return "split(color=" + std::to_string(c->color) + ")";
-  return "comm " + std::to_string(id);
+  // Another constructor's: its kind and the agreed id, as collviz job names it (hex).
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(id));
+  switch (static_cast<tap::CommKind>(c->kind)) {
+    case tap::CommKind::dup: return std::string("dup (") + hex + ")";
+    case tap::CommKind::create: case tap::CommKind::create_group: return std::string("create (") + hex + ")";
+    case tap::CommKind::cart_create: case tap::CommKind::cart_sub: return std::string("cart (") + hex + ")";
+    case tap::CommKind::split_type: return std::string("split_type (") + hex + ")";
+    default: return std::string("comm ") + hex;
+  }
 }
 
 }  // namespace
