@@ -203,6 +203,20 @@ int main(int argc, char** argv) {
           sameBytes(f, i, want[i]);
         }
       }
+    } else if (mode == "types") {
+      // Each datatype's code and size, and each reduce op, as NCCL's headers number them.
+      static const std::uint32_t kSize[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
+      CHECK(f.calls.size() == 10, "rank %d: %zu calls, not 10", r, f.calls.size());
+      for (std::size_t i = 0; i < f.calls.size() && i < 10; ++i) {
+        const Call& c = f.calls[i];
+        CHECK(c.r.dtype == std::uint8_t(int(DType::nccl_int8) + int(i)) && c.r.dtype_size == kSize[i] &&
+                  c.r.op == std::uint8_t(int(ROp::nccl_sum) + int(i % 4)),
+              "rank %d call %zu (ncclDataType_t %zu, ncclRedOp_t %zu): dtype %d size %u op %d, want %d size %u op %d", r,
+              i, i, i % 4, int(c.r.dtype), c.r.dtype_size, int(c.r.op), int(DType::nccl_int8) + int(i), kSize[i],
+              int(ROp::nccl_sum) + int(i % 4));
+        CHECK(c.t_exit && c.in.size() == 4 * kSize[i] && c.out.size() == 4 * kSize[i],
+              "rank %d call %zu: %zu/%zu bytes kept, not %u", r, i, c.in.size(), c.out.size(), 4 * kSize[i]);
+      }
     } else if (mode == "copyfail") {
       CHECK(f.calls.size() == 3 && want.size() == 3, "rank %d: %zu calls, not 3", r, f.calls.size());
       // Rank 1: the poll's first event query fails (whichever call it asked about).

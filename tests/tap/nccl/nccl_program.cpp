@@ -14,6 +14,8 @@
 //            (so every cudaMemcpyAsync is the tap's: a fault rule fails one)
 //   graph    three all-reduces, the second while its stream "captures" (the
 //            stand-in has no graphs: it runs, the stream says it captures)
+//   types    an all-reduce of 4 zeros in each datatype ncclInt8 to
+//            ncclBfloat16, its reduce op sum, prod, max, min in turn
 //
 // Each rank writes OUT/rank-R.txt (what it computed: the same with and
 // without the tap) and OUT/rank-R.bin: for each call in order, the bytes
@@ -214,6 +216,18 @@ void allreduces(ncclComm_t w, cudaStream_t s, int count, int skip, bool plain, i
   }
 }
 
+void types(ncclComm_t w, cudaStream_t s) {
+  const std::vector<unsigned char> zero(32, 0);
+  for (int t = 0; t <= int(ncclBfloat16); ++t) {
+    void *a = nullptr, *b = nullptr;
+    CU(cudaMalloc(&a, 32)), CU(cudaMalloc(&b, 32));
+    CU(cudaMemcpy(a, zero.data(), 32, cudaMemcpyHostToDevice));
+    NC(ncclAllReduce(a, b, 4, ncclDataType_t(t), ncclRedOp_t(t % 4), w, s));
+    CU(cudaStreamSynchronize(s));
+    std::fprintf(g_txt, "type %d reduced\n", t);
+  }
+}
+
 int runRank(const std::string& mode, const ncclUniqueId& id) {
   ::setenv("NCCL_HOSTID", ("nccl-program-r" + std::to_string(g_rank)).c_str(), 1);
   g_txt = std::fopen((g_out + "/rank-" + std::to_string(g_rank) + ".txt").c_str(), "w");
@@ -234,6 +248,7 @@ int runRank(const std::string& mode, const ncclUniqueId& id) {
   else if (mode == "killed") allreduces(w, s, 5, 0, false);
   else if (mode == "copyfail") allreduces(w, s, 3, 0, true);
   else if (mode == "graph") allreduces(w, s, 3, 0, false, 2);
+  else if (mode == "types") types(w, s);
   std::fclose(g_txt), std::fclose(g_bin);
   if (mode == "hang" && g_rank == 1) std::exit(0);  // gone without a word: the others wait
   NC(ncclCommDestroy(w));
@@ -245,7 +260,7 @@ int runRank(const std::string& mode, const ncclUniqueId& id) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: nccl_program ops|hang|killed|copyfail|graph N OUT\n");
+    std::fprintf(stderr, "usage: nccl_program ops|hang|killed|copyfail|graph|types N OUT\n");
     return 2;
   }
   const std::string mode = argv[1];

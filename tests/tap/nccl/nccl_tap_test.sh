@@ -17,6 +17,8 @@
 #             program's results unchanged and its cudaGetLastError clean
 #   graph:    the second of three all-reduces made while its stream
 #             captures a CUDA graph: flagged, nothing copied, the rest kept
+#   types:    an all-reduce in each datatype ncclInt8 to ncclBfloat16: each
+#             one's code, size and reduce op as NCCL numbers them, its bytes
 #   plain:    a program linked to neither NCCL nor CUDA (sh) runs as without
 #             the tap, and no capture is made
 #   usage: nccl_tap_test.sh MODE TAP PROGRAM CHECK COLLVIZ
@@ -81,12 +83,15 @@ case "$MODE" in
   graph)
     run graph 2
     ;;
+  types)
+    run types 2
+    ;;
   plain)
     out=$(LD_PRELOAD="$TAP" COLLVIZ_TAP_OUT="$WORK/cap" sh -c 'echo unchanged; exit 3')
     status=$?
     [ "$out" = unchanged ] && [ "$status" = 3 ] || fail "plain: sh said '$out' and exited $status (wanted 'unchanged', 3)"
     [ ! -e "$WORK/cap" ] || fail "plain: a capture was made for a program without NCCL"
     ;;
-  *) fail "unknown mode $MODE (ops, hang, killed, copyfail, graph, plain)" ;;
+  *) fail "unknown mode $MODE (ops, hang, killed, copyfail, graph, types, plain)" ;;
 esac
 echo "nccl_tap_test $MODE: ok"
