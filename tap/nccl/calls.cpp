@@ -95,6 +95,8 @@ void exitPart(Active& a, ncclResult_t rc) {
     // left out, and the event marks the input's copy only.
     a.rec->head.flags |= kBytesLeftOut;
     a.out_n = 0;
+  } else if (rc != ncclSuccess) {
+    a.out_n = 0;  // no output copied: the slot's second half holds an earlier call's bytes
   }
   if (rc == ncclSuccess && a.out_n && !failed &&
       c.memcpyAsync(a.slot->host + slotHalf(), a.out_src, a.out_n, cudaMemcpyDeviceToHost, a.stream) != cudaSuccess) {

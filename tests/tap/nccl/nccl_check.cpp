@@ -206,7 +206,14 @@ int main(int argc, char** argv) {
     } else if (mode == "types") {
       // Each datatype's code and size, and each reduce op, as NCCL's headers number them.
       static const std::uint32_t kSize[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
-      CHECK(f.calls.size() == 10, "rank %d: %zu calls, not 10", r, f.calls.size());
+      CHECK(f.calls.size() == 12, "rank %d: %zu calls, not 12", r, f.calls.size());
+      if (f.calls.size() == 12) {  // the failed group: the all-reduce says ncclGroupEnd's error, keeps no output
+        const Call& c = f.calls[10];
+        CHECK(c.r.head.sub == std::uint8_t(Func::nccl_allreduce) && c.t_exit && c.r.status != 0 && c.out.empty(),
+              "rank %d call 10 (an all-reduce whose group failed): function %d status %d, %zu output bytes kept", r,
+              int(c.r.head.sub), c.r.status, c.out.size());
+        CHECK(f.calls[11].r.status != 0, "rank %d call 11 (the refused send): status 0", r);
+      }
       for (std::size_t i = 0; i < f.calls.size() && i < 10; ++i) {
         const Call& c = f.calls[i];
         CHECK(c.r.dtype == std::uint8_t(int(DType::nccl_int8) + int(i)) && c.r.dtype_size == kSize[i] &&

@@ -15,7 +15,9 @@
 //   graph    three all-reduces, the second while its stream "captures" (the
 //            stand-in has no graphs: it runs, the stream says it captures)
 //   types    an all-reduce of 4 zeros in each datatype ncclInt8 to
-//            ncclBfloat16, its reduce op sum, prod, max, min in turn
+//            ncclBfloat16, its reduce op sum, prod, max, min in turn; then a
+//            group of an all-reduce and a send NCCL refuses (a peer out of
+//            range): ncclGroupEnd fails and nothing of the group runs
 //
 // Each rank writes OUT/rank-R.txt (what it computed: the same with and
 // without the tap) and OUT/rank-R.bin: for each call in order, the bytes
@@ -226,6 +228,14 @@ void types(ncclComm_t w, cudaStream_t s) {
     CU(cudaStreamSynchronize(s));
     std::fprintf(g_txt, "type %d reduced\n", t);
   }
+  void *a = nullptr, *b = nullptr;
+  CU(cudaMalloc(&a, 16)), CU(cudaMalloc(&b, 16));
+  NC(ncclGroupStart());
+  NC(ncclAllReduce(a, b, 4, ncclFloat32, ncclSum, w, s));
+  const ncclResult_t send = ncclSend(a, 4, ncclFloat32, g_n + 5, w, s);
+  const ncclResult_t end = ncclGroupEnd();
+  if (send == ncclSuccess || end == ncclSuccess) die("a group with a refused send", __LINE__);
+  CU(cudaStreamSynchronize(s));
 }
 
 int runRank(const std::string& mode, const ncclUniqueId& id) {
