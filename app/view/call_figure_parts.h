@@ -14,9 +14,9 @@ namespace collviz::ui::call_figure_parts {
 
 struct Block {
   int letter = 0;         // the member its data came from (A = member 0): its colour
-  bool reduced = false;   // Σ: combined with the reduce op (neutral grey)
+  bool reduced = false;   // combined with the reduce op (neutral grey): Σ, Π, max, min, …
   bool unknown = false;   // where the data came from is not known (v-forms): no letter
-  std::string label;      // "A", "B₂", "Σ₁"
+  std::string label;      // "A", "B₂", "Σ₁", "max₁"
 };
 
 // One buffer of one member: its blocks of blockElems elements each.

@@ -1,6 +1,7 @@
 // A captured call's values and blocks (call_figure.h): elements decoded in
 // the call's datatype, sizes, and how a buffer splits into the article's
 // blocks and where each block's data came from (call_figure_parts.h).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -137,6 +138,23 @@ std::string letter(int member) {
   return "R" + std::to_string(member);
 }
 
+// A reduced block's name by the call's reduce op, as the article's labels
+// name collviz's own (label_text's opSymbol): Σ a sum (and NCCL's average),
+// Π a product, max and min by name; the rest by their name without MPI_.
+std::string reducedLabel(tap::ROp o) {
+  switch (o) {
+    case tap::ROp::none: case tap::ROp::sum: case tap::ROp::nccl_sum: case tap::ROp::nccl_avg: return "Σ";
+    case tap::ROp::prod: case tap::ROp::nccl_prod: return "Π";
+    case tap::ROp::max: case tap::ROp::nccl_max: return "max";
+    case tap::ROp::min: case tap::ROp::nccl_min: return "min";
+    default: break;
+  }
+  std::string n = tap::ropName(o);
+  if (n.rfind("MPI_", 0) == 0) n = n.substr(4);
+  for (char& c : n) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return n.empty() ? std::string("op") : n;
+}
+
 }  // namespace
 
 Side sideOf(const job::CapturedCall& call, int member, bool output) {
@@ -180,7 +198,7 @@ Side sideOf(const job::CapturedCall& call, int member, bool output) {
       from = k, shard = -1;
     }
     b.letter = from;
-    b.label = b.reduced ? "Σ" + (shard >= 0 ? subscript(shard) : std::string()) : b.unknown ? "" : letter(from) + (shard >= 0 ? subscript(shard) : "");
+    b.label = b.reduced ? reducedLabel(call.op) + (shard >= 0 ? subscript(shard) : std::string()) : b.unknown ? "" : letter(from) + (shard >= 0 ? subscript(shard) : "");
     s.blocks.push_back(b);
   }
   return s;

@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "app/view/call_figure.h"
+#include "app/view/call_figure_parts.h"
 #include "engine/job/captured_call.h"
 #include "engine/job/job.h"
 #include "tests/app/cli/cli_process.h"
@@ -187,6 +188,24 @@ TEST(CallExport, ValuesInEveryDatatype) {
   EXPECT_EQ(ui::byteSize(256), "256 B");
   EXPECT_EQ(ui::byteSize(4u << 20), "4 MiB");
   EXPECT_EQ(ui::byteSize(1536), "1.5 KiB");
+}
+
+// A reduced block is named by the call's op, as collviz's own ops are: an
+// MPI_MAX all-reduce's output is "max", never Σ (LAMMPS' MPI_MAX allreduces
+// were drawn as sums).
+TEST(CallExport, AReducedBlockIsNamedByItsOp) {
+  job::CapturedCall c;
+  c.func = tap::Func::allreduce, c.dtype = tap::DType::double_, c.dtypeSize = 8;
+  c.ranks.resize(2);
+  for (auto& r : c.ranks) r.present = r.returned = true, r.inElems = r.outElems = 2;
+  const std::pair<tap::ROp, const char*> cases[] = {{tap::ROp::sum, "Σ"}, {tap::ROp::max, "max"}, {tap::ROp::min, "min"},
+                                                    {tap::ROp::prod, "Π"}, {tap::ROp::nccl_max, "max"}, {tap::ROp::band, "band"}};
+  for (const auto& [op, label] : cases) {
+    c.op = op;
+    const auto side = ui::call_figure_parts::sideOf(c, 0, true);
+    ASSERT_FALSE(side.blocks.empty());
+    EXPECT_EQ(side.blocks[0].label.rfind(label, 0), 0u) << tap::ropName(op) << ": " << side.blocks[0].label;
+  }
 }
 
 }  // namespace
