@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -317,10 +318,17 @@ int main(int argc, char** argv) {
       if (r != 1) ::kill(pids[std::size_t(r)], SIGKILL), ::waitpid(pids[std::size_t(r)], &st, 0);
     return 0;
   }
-  for (pid_t p : pids) {
+  // A rank that failed leaves its peers waiting in a collective: they are
+  // ended, so that a failing test fails now, not at its timeout.
+  while (!pids.empty()) {
     int st = 0;
-    ::waitpid(p, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) bad = 1;
+    const pid_t p = ::waitpid(-1, &st, 0);
+    if (p < 0) break;
+    pids.erase(std::remove(pids.begin(), pids.end(), p), pids.end());
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      bad = 1;
+      for (pid_t q : pids) ::kill(q, SIGKILL);
+    }
   }
   return bad;
 }
