@@ -105,6 +105,7 @@ std::span<const Translation> tableWatch() {
       {"{0} of {1} entered", "{1} 个中 {0} 个已进入"},
       {"finalized", "已结束 MPI"},
       {"outside MPI for {0} s", "在 MPI 之外已 {0} 秒"},
+      {"outside NCCL for {0} s", "在 NCCL 之外已 {0} 秒"},
       {"no call yet", "尚无调用"},
       {"deadlock: who waits for whom", "死锁：谁在等谁"},
       {"No collective captured yet.", "尚未捕获任何集合操作。"},

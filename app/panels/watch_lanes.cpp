@@ -82,7 +82,8 @@ void WatchWindow::drawRanks(const job::LiveData& d, float k) {
       if (l.id == r.comm) comm = l.name;
     if (r.inCall) line += trf("in {0} #{1} of {2} for {3} s", {r.call, std::to_string(r.seq), comm, seconds(since)});
     else if (r.finalized) line += tr("finalized");
-    else if (r.sinceNs) line += trf("outside MPI for {0} s", {seconds(since)});
+    else if (r.sinceNs)
+      line += r.nccl ? trf("outside NCCL for {0} s", {seconds(since)}) : trf("outside MPI for {0} s", {seconds(since)});
     else line += tr("no call yet");
     widest = std::max(widest, ImGui::CalcTextSize(line.c_str()).x);
     lines.push_back(std::move(line));

@@ -177,6 +177,7 @@ void LiveCapture::readFile(std::size_t i, std::vector<LiveCall>* returned, std::
   f.pid = h->pid;
   f.host = cut(h->host, sizeof h->host);
   f.library = cut(h->library_version, sizeof h->library_version);
+  f.nccl = h->library == std::uint32_t(tap::Library::nccl);
   f.program = cut(h->program, sizeof h->program);
   f.lostRecords = h->lost_records.load(std::memory_order_relaxed);
   f.lostReason = h->lost_reason.load(std::memory_order_relaxed);

@@ -63,6 +63,7 @@ struct LiveFile {
   std::uint32_t lostReason = 0;    // tap::Lost
   bool finalized = false;
   bool notOpenMpi = false;         // the tap said the library is not Open MPI
+  bool nccl = false;               // the NCCL tap's file (its ranks are outside NCCL, not MPI)
   Text problem;                    // why it is not (or no longer) read; empty while it is
 };
 

@@ -153,7 +153,7 @@ void LiveLanes::pollOnce() {
       if (f.rank < 0 || f.rank > 1 << 20) continue;
       if (std::size_t(f.rank) >= d_.ranks.size()) d_.ranks.resize(std::size_t(f.rank) + 1);
       LiveRank& r = d_.ranks[std::size_t(f.rank)];
-      r.rank = f.rank, r.host = f.host, r.finalized = f.finalized;
+      r.rank = f.rank, r.host = f.host, r.finalized = f.finalized, r.nccl = f.nccl;
       r.inCall = false;
     }
     for (const LiveCall& c : returned)

@@ -75,6 +75,7 @@ struct LiveRank {
   std::uint64_t sinceNs = 0;        // entered the call / returned from its last one (0: never called)
   std::uint64_t lastExitNs = 0;     // its newest return
   bool finalized = false;
+  bool nccl = false;                // its file is the NCCL tap's: between calls it is outside NCCL
 };
 
 struct LiveVerdict {

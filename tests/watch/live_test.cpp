@@ -256,5 +256,24 @@ TEST_F(LiveFile, TheWindowsModelReadsOldCallsAndBytesAgainFromTheFiles) {
   EXPECT_FALSE(call->ranks[0].present) << "rank 0 has no file";
 }
 
+// The NCCL tap's file: the window says its rank is outside NCCL between
+// calls, not outside MPI (the verdict's words, capture.cpp's, do the same).
+TEST_F(LiveFile, AnNcclTapsRankIsMarkedSo) {
+  header()->library = std::uint32_t(tap::Library::nccl);
+  addWorld();
+  addCall(0, 5000, 1.0, 2.0);
+  commit();
+  write();
+  job::LiveLanes lanes(dir_.string(), 60, nullptr);
+  bool nccl = false;
+  for (int i = 0; i < 400 && !nccl; ++i) {  // the poller's thread: up to 20 s
+    lanes.view([&](const job::LiveData& d) {
+      for (const job::LiveRank& r : d.ranks) nccl = nccl || (r.rank == 3 && r.nccl);
+    });
+    if (!nccl) usleep(50000);
+  }
+  EXPECT_TRUE(nccl) << "rank 3's file is the NCCL tap's";
+}
+
 }  // namespace
 }  // namespace collviz
