@@ -82,7 +82,7 @@ grep 'watch window:' "$OUT/busy.log" | tail -6 | sed 's/^/  /'
 stop
 kill "$SYN" 2>/dev/null; wait "$SYN" 2>/dev/null
 echo "$PREFILL records and $RATE a second arriving: frame $busy ms (watch window's part $busy_draw ms)"
-awk -v a="$busy" -v b="$empty" 'BEGIN { printf "ratio: %.2fx (aim: at most 1.2x)\n", b > 0 ? a / b : 0 }'
+awk -v a="$busy" -v b="$empty" 'BEGIN { printf "ratio: %.2fx (aim: at most 1.2x)\n", (b > 0 ? a / b : 0) }'
 
 [ "$BIG" -gt 0 ] || exit 0  # BIG 0: the frame time only
 echo "== memory: $BIG records"
