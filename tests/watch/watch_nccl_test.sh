@@ -28,7 +28,8 @@
 #              written to the log, not asserted: no timed tests);
 #     hang_launcher  the same through the python launcher, whose ranks are
 #              each in a session of their own (as torchrun's): out of the
-#              job's process group, they are ended all the same.
+#              job's process group, they are ended all the same, and a
+#              process of another capture (cap-other) is not.
 # Nothing is left running: the checks look at the job's own processes only.
 set -uo pipefail
 case_name=${1:?usage: watch_nccl_test.sh CASE COLLVIZ WORKDIR}
@@ -154,8 +155,23 @@ EOF
               export COLLVIZ_WATCH_STANDIN=$prog WATCH_TORCH_SKIP=1:3 ;;
     esac
     if [ "$case_name" != direct ] && [ "$case_name" != python ]; then
+      bystander=
+      if [ "$case_name" = hang_launcher ]; then
+        # Not the job's: a process of another capture whose folder's name
+        # begins with this one's. Ending the ranks that left the job's
+        # group must spare it.
+        COLLVIZ_TAP_OUT="$work/cap-other" sleep 120 &
+        bystander=$!
+        trap 'kill "$bystander" 2>/dev/null' EXIT
+      fi
       "$collviz" watch --out "$work/cap" --json --hang-after 2 --kill-on-hang -- "${cmd[@]}" > watch.jsonl 2> watch.err
       rc=$?
+      if [ -n "$bystander" ]; then
+        kill -0 "$bystander" 2>/dev/null ||
+          fail "collviz watch ended a process of another capture (COLLVIZ_TAP_OUT=$work/cap-other): only the job's are ended"
+        kill "$bystander"
+        wait "$bystander" 2>/dev/null
+      fi
       echo "collviz watch exited $rc after --kill-on-hang"
       [ "$rc" != 0 ] && [ "$rc" != 2 ] || fail "collviz watch exited $rc: an ended job is neither a success nor a usage error: $(tail -5 watch.err)"
       "$collviz" job --json --all cap > job.json || fail "collviz job could not read the capture"
