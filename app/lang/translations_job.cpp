@@ -127,6 +127,8 @@ std::span<const Translation> tableJob() {
       {"its size is not known", "它的大小不得而知"},
       {"{0} elements per block capped to {1}: what this machine runs", "每个数据块 {0} 个元素，限制为 {1} 个：本机能运行的大小"},
       {"the reduction is not in the file: sum", "文件中没有归约操作：按 sum"},
+      {"its reduction {0} has no collviz equivalent: sum", "其归约操作 {0} 在 collviz 中没有对应：按 sum"},
+      {"{0} elements do not split into {1} blocks: run with 1 element a block", "{0} 个元素分不成 {1} 块：按每块 1 个元素运行"},
       {"not JSON at byte {0}: {1}", "第 {0} 字节处不是 JSON：{1}"},
       {"nested deeper than {0}: not read", "嵌套超过 {0} 层：未读取"},
       {"files read:", "读取的文件："},

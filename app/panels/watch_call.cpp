@@ -56,22 +56,6 @@ std::string values(const std::vector<std::uint8_t>& b, tap::DType t, std::size_t
   return s;
 }
 
-// collviz's name for a captured datatype where it has one (job::dtypeOf
-// reads it), else the capture's own name (then refused with the reason).
-const char* plainDtype(tap::DType t) {
-  using D = tap::DType;
-  switch (t) {
-    case D::double_: case D::f_double_precision: case D::f_real8: case D::nccl_float64: return "f64";
-    case D::float_: case D::f_real: case D::f_real4: case D::nccl_float32: return "f32";
-    case D::int_: case D::int32: case D::f_integer: case D::f_integer4: case D::nccl_int32: return "i32";
-    case D::long_: case D::long_long: case D::int64: case D::f_integer8: case D::nccl_int64: return "i64";
-    case D::unsigned_char: case D::uint8: case D::byte: case D::nccl_uint8: return "u8";
-    case D::nccl_float16: return "f16";
-    case D::nccl_bfloat16: return "bf16";
-    default: return tap::dtypeName(t);
-  }
-}
-
 std::string ms(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f", v);
@@ -91,13 +75,22 @@ void WatchWindow::runHere(AppState& s) {
   const int g = b.group(std::to_string(c.commId));
   j.groups[std::size_t(g)].desc = c.commName;
   for (const job::CapturedRank& r : c.ranks) j.groups[std::size_t(g)].ranks.push_back(r.worldRank);
+  // The call's side data as a capture's (its reduce op: toOpSpec runs it with it).
+  auto data = std::make_shared<job::CaptureData>();
+  job::Captured side;
+  side.redop = std::uint8_t(c.op), side.root = c.root, side.dtypeSize = c.dtypeSize;
+  data->calls.push_back(side);
+  job::Source src;
+  src.format = job::Format::capture;
+  src.capture = data;
+  j.sources.push_back(std::move(src));
   for (const job::CapturedRank& r : c.ranks) {
     if (!r.present) continue;
     job::Call x;
-    x.seq = c.seq, x.rank = r.worldRank, x.group = g;
+    x.seq = c.seq, x.rank = r.worldRank, x.group = g, x.source = 0, x.record = 0;
     x.op = b.intern(tap::funcOp(c.func));
     x.name = b.intern(tap::funcName(c.func, c.nonblocking));
-    x.dtype = b.intern(plainDtype(c.dtype));
+    x.dtype = b.intern(tap::dtypeName(c.dtype));  // job::dtypeOf knows MPI's and NCCL's names
     x.inElems = std::int64_t(r.inElems), x.outElems = std::int64_t(r.outElems);
     x.bytes = std::int64_t(r.inElems > 0 ? r.inElems : r.outElems) * std::int64_t(c.dtypeSize);
     j.calls.push_back(x);

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/job/readers.h"
+#include "tap/capture_format.h"
 
 namespace collviz::job {
 
@@ -23,11 +24,33 @@ std::optional<DType> dtypeOf(std::string_view d) {
       {"half", DType::f16},         {"bfloat16", DType::bf16},   {"int32", DType::i32},       {"int64", DType::i64},
       {"uint8", DType::u8},         {"f32", DType::f32},         {"f64", DType::f64},         {"f16", DType::f16},
       {"bf16", DType::bf16},        {"i32", DType::i32},         {"i64", DType::i64},         {"u8", DType::u8},
+      // MPI's, as a capture names them (tap::dtypeName; LP64: long is 64 bits)
+      {"MPI_FLOAT", DType::f32},    {"MPI_REAL", DType::f32},    {"MPI_REAL4", DType::f32},   {"MPI_DOUBLE", DType::f64},
+      {"MPI_DOUBLE_PRECISION", DType::f64}, {"MPI_REAL8", DType::f64}, {"MPI_INT", DType::i32}, {"MPI_INT32_T", DType::i32},
+      {"MPI_INTEGER", DType::i32},  {"MPI_INTEGER4", DType::i32}, {"MPI_LONG", DType::i64},   {"MPI_LONG_LONG", DType::i64},
+      {"MPI_INT64_T", DType::i64},  {"MPI_INTEGER8", DType::i64}, {"MPI_UINT8_T", DType::u8}, {"MPI_UNSIGNED_CHAR", DType::u8},
+      {"MPI_BYTE", DType::u8},
   };
   for (const Alias& a : kNames)
     if (d == a.name) return a.t;
   return std::nullopt;
 }
+
+namespace {
+
+// collviz's reduce op for a captured call's (MPI's or NCCL's built-ins).
+std::optional<RedOp> redOpOf(tap::ROp o) {
+  switch (o) {
+    case tap::ROp::sum: case tap::ROp::nccl_sum: return RedOp::sum;
+    case tap::ROp::prod: case tap::ROp::nccl_prod: return RedOp::prod;
+    case tap::ROp::min: case tap::ROp::nccl_min: return RedOp::min;
+    case tap::ROp::max: case tap::ROp::nccl_max: return RedOp::max;
+    case tap::ROp::nccl_avg: return RedOp::avg;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
 
 OpMapping toOpSpec(const Job& job, const Call& call, std::int64_t maxRankBytes) {
   OpMapping m;
@@ -76,6 +99,13 @@ OpMapping toOpSpec(const Job& job, const Call& call, std::int64_t maxRankBytes) 
   if (inBlocks > 0 && call.inElems > 0) elems = call.inElems / inBlocks;
   else if (outBlocks > 0 && call.outElems > 0) elems = call.outElems / outBlocks;
   else if (call.bytes > 0 && inBlocks > 0) elems = call.bytes / std::int64_t(dtypeSize(s.dtype)) / inBlocks;
+  if (elems < 1 && (call.inElems > 0 || call.outElems > 0)) {
+    // Fewer elements than blocks (LAMMPS' one-double all-reduces on 4 ranks): one a block.
+    const std::int64_t had = std::max(call.inElems, call.outElems);
+    m.changes.push_back(Said(say("{0} elements do not split into {1} blocks: run with 1 element a block", had,
+                                 std::max(inBlocks, outBlocks))));
+    elems = 1;
+  }
   if (elems < 1) {
     m.reason = say("its size is not known");
     return m;
@@ -88,7 +118,14 @@ OpMapping toOpSpec(const Job& job, const Call& call, std::int64_t maxRankBytes) 
   s.elems = std::min(elems, most);
   if (s.elems < elems)
     m.changes.push_back(Said(say("{0} elements per block capped to {1}: what this machine runs", elems, s.elems)));
-  if (reduces(s.op)) m.changes.push_back(Said(say("the reduction is not in the file: sum")));
+  if (reduces(s.op)) {
+    // A capture keeps the call's reduce op; the other files do not say it.
+    const Captured* cap = job.captured(call);
+    const std::optional<RedOp> r = cap ? redOpOf(tap::ROp(cap->redop)) : std::nullopt;
+    if (r) s.redop = *r;
+    else if (cap && cap->redop) m.changes.push_back(Said(say("its reduction {0} has no collviz equivalent: sum", tap::ropName(tap::ROp(cap->redop)))));
+    else m.changes.push_back(Said(say("the reduction is not in the file: sum")));
+  }
   if (Status v = validate(s); !v) {
     m.reason = v.text();
     return m;

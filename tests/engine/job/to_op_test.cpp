@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/job/job.h"
+#include "tap/capture_format.h"
 #include "tests/engine/job/fr_writer.h"
 
 namespace collviz::job {
@@ -141,6 +142,33 @@ TEST(ToOpSpec, EveryAliasOpensAsItsOwnOp) {
   ASSERT_TRUE(job) << job.error().message;
   EXPECT_EQ(job->str(job->calls[0].op), "barrier");
   EXPECT_FALSE(toOpSpec(*job, job->calls[0]).ok);
+}
+
+// A capture's call (the MPI tap's): MPI's dtype names, the reduce op the
+// capture kept, and fewer elements than blocks (LAMMPS' one-double
+// MPI_MAX all-reduces on 4 ranks) run as one element a block, said.
+TEST(ToOpSpec, ACapturedCallKeepsItsReduceOpAndRunsWhenSmallerThanItsBlocks) {
+  One o("all_reduce", "MPI_DOUBLE", 4, 1);
+  auto data = std::make_shared<CaptureData>();
+  Captured cap;
+  cap.redop = std::uint8_t(tap::ROp::max);
+  data->calls.push_back(cap);
+  Source src;
+  src.capture = data;
+  o.job.sources.push_back(src);
+  o.call.source = 0, o.call.record = 0;
+  const OpMapping m = toOpSpec(o.job, o.call);
+  ASSERT_TRUE(m.ok) << std::string(m.reason);
+  EXPECT_EQ(m.spec.dtype, DType::f64);
+  EXPECT_EQ(m.spec.redop, RedOp::max);
+  EXPECT_EQ(m.spec.elems, 1);
+  ASSERT_EQ(m.changes.size(), 1u);
+  EXPECT_EQ(std::string(m.changes[0]), "1 elements do not split into 4 blocks: run with 1 element a block");
+  data->calls[0].redop = std::uint8_t(tap::ROp::band);
+  const OpMapping band = toOpSpec(o.job, o.call);
+  ASSERT_TRUE(band.ok);
+  EXPECT_EQ(band.spec.redop, RedOp::sum);
+  EXPECT_EQ(std::string(band.changes.back()), "its reduction MPI_BAND has no collviz equivalent: sum");
 }
 
 }  // namespace
