@@ -29,6 +29,8 @@ expect=(bin/collviz lib/collviz/collviz-rank share/man/man1/collviz.1.gz
         share/doc/collviz/copyright share/doc/collviz/changelog.gz)
 for f in "$root"/assets/lectures/*.toml; do expect+=("share/collviz/lectures/$(basename "$f")"); done
 [ -e "$build/bin/libcollviz-nccl.so" ] && expect+=(lib/collviz/libcollviz-nccl.so)
+taps=()
+for t in mpi nccl; do [ -e "$build/bin/libcollviz-tap-$t.so" ] && taps+=("$t") && expect+=("lib/collviz/libcollviz-tap-$t.so"); done
 if grep -q '^RSVG_CONVERT:FILEPATH=/' "$build/CMakeCache.txt"; then
   for s in 16 24 32 48 64 128 256; do expect+=("share/icons/hicolor/${s}x${s}/apps/collviz.png"); done
 fi
@@ -83,9 +85,20 @@ check_worker_origin() {
   echo "worker: $TREE/lib/collviz/collviz-rank, with build/bin in sight (cwd and PATH)"
 }
 
+# The installed collviz watches with its own taps, not the build tree's.
+check_taps() {
+  local t got
+  for t in "${taps[@]}"; do
+    got=$(cd "$build/bin" && "$TREE/bin/collviz" tap-path --tap "$t" 2>&1)
+    [ "$got" = "$TREE/lib/collviz/libcollviz-tap-$t.so" ] || fail "tap-path --tap $t said '$got', not $TREE/lib/collviz/libcollviz-tap-$t.so"
+  done
+  echo "taps: ${taps[*]:-none built} from $TREE/lib/collviz"
+}
+
 HIDE="$build $root"
 . "$(dirname "$0")/check_tree.sh"
 check_tree
 check_worker_origin
+check_taps
 [ $failed -eq 0 ] && echo PASS
 exit $failed
