@@ -9,9 +9,50 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace collviz::tap {
+
+namespace {
+
+constexpr std::uint64_t kDefaultMaxMb = 4096;
+
+// A whole number in [lo, hi]; false for anything else.
+bool parseNumber(const char* v, std::uint64_t lo, std::uint64_t hi, std::uint64_t* out) {
+  if (!v || !*v) return false;
+  std::uint64_t n = 0;
+  for (const char* p = v; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    n = n * 10 + std::uint64_t(*p - '0');
+    if (n > hi) return false;
+  }
+  return n >= lo ? (*out = n, true) : false;
+}
+
+}  // namespace
+
+void optionsFromEnv(Library library, WriterOptions* o, char complaint[2][200]) {
+  complaint[0][0] = complaint[1][0] = '\0';
+  o->dir = std::getenv("COLLVIZ_TAP_OUT");
+  o->library = library;
+  o->bytes_limit = kDefaultBytes;
+  std::uint64_t n = 0;
+  if (const char* bytes = std::getenv("COLLVIZ_TAP_BYTES")) {
+    if (parseNumber(bytes, 0, kMaxBytes, &n))
+      o->bytes_limit = std::uint32_t(n);
+    else
+      std::snprintf(complaint[0], 200, "COLLVIZ_TAP_BYTES='%.40s' is not a whole number from 0 to %u: %u bytes kept of each buffer",
+                    bytes, kMaxBytes, kDefaultBytes);
+  }
+  std::uint64_t mb = kDefaultMaxMb;
+  if (const char* max_mb = std::getenv("COLLVIZ_TAP_MAX_MB"); max_mb && !parseNumber(max_mb, 1, std::uint64_t(1) << 20, &mb)) {
+    mb = kDefaultMaxMb;
+    std::snprintf(complaint[1], 200, "COLLVIZ_TAP_MAX_MB='%.40s' is not a whole number from 1 to 1048576: the capture is capped at %llu MiB",
+                  max_mb, static_cast<unsigned long long>(kDefaultMaxMb));
+  }
+  o->max_bytes = mb << 20;
+}
 
 std::uint64_t nowNs() {
   timespec t;

@@ -32,6 +32,13 @@ struct WriterOptions {
   std::uint64_t max_bytes = std::uint64_t(4096) << 20;  // the file's cap
 };
 
+// What every tap takes from its environment: the folder (COLLVIZ_TAP_OUT),
+// the bytes kept of each buffer (COLLVIZ_TAP_BYTES, 0 to kMaxBytes) and the
+// file's cap (COLLVIZ_TAP_MAX_MB, 1 to 2^20). A value that does not parse
+// keeps its default and is said in `complaint` (a line each, "" where none)
+// for the capture's notes.
+void optionsFromEnv(Library library, WriterOptions* o, char complaint[2][200]);
+
 // One piece of a record: `n` bytes from `p` (nullptr: leave them zero),
 // padded to 8 with zeros.
 struct Part {

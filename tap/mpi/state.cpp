@@ -25,20 +25,6 @@ bool g_agree = false;
 MPI_Group g_world_group = MPI_GROUP_NULL;
 int g_world_rank = -1;
 
-constexpr std::uint64_t kDefaultMaxMb = 4096;
-
-// A whole number in [lo, hi]; false for anything else.
-bool parseNumber(const char* v, std::uint64_t lo, std::uint64_t hi, std::uint64_t* out) {
-  if (!v || !*v) return false;
-  std::uint64_t n = 0;
-  for (const char* p = v; *p; ++p) {
-    if (*p < '0' || *p > '9') return false;
-    n = n * 10 + std::uint64_t(*p - '0');
-    if (n > hi) return false;
-  }
-  return n >= lo ? (*out = n, true) : false;
-}
-
 const char* threadLevel(int level) {
   switch (level) {
     case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
@@ -88,30 +74,9 @@ void started(int required, int provided, bool fortran) {
   g_agree = dir && *dir;
   if (!g_agree) return g_state.store(kOff, std::memory_order_release);
 
-  char complaint[2][200] = {{}, {}};
+  char complaint[2][200];
   WriterOptions o;
-  o.dir = dir;
-  o.library = Library::mpi;
-  std::uint64_t n = 0;
-  const char* bytes = std::getenv("COLLVIZ_TAP_BYTES");
-  if (!bytes) {
-    o.bytes_limit = kDefaultBytes;
-  } else if (parseNumber(bytes, 0, kMaxBytes, &n)) {
-    o.bytes_limit = std::uint32_t(n);
-  } else {
-    std::snprintf(complaint[0], sizeof complaint[0],
-                  "COLLVIZ_TAP_BYTES='%.40s' is not a whole number from 0 to %u: %u bytes kept of each buffer", bytes,
-                  kMaxBytes, kDefaultBytes);
-  }
-  const char* max_mb = std::getenv("COLLVIZ_TAP_MAX_MB");
-  std::uint64_t mb = kDefaultMaxMb;
-  if (max_mb && !parseNumber(max_mb, 1, std::uint64_t(1) << 20, &mb)) {
-    mb = kDefaultMaxMb;
-    std::snprintf(complaint[1], sizeof complaint[1],
-                  "COLLVIZ_TAP_MAX_MB='%.40s' is not a whole number from 1 to 1048576: the capture is capped at %llu MiB",
-                  max_mb, static_cast<unsigned long long>(kDefaultMaxMb));
-  }
-  o.max_bytes = mb << 20;
+  optionsFromEnv(Library::mpi, &o, complaint);
   if (!g_writer.open(o)) return g_state.store(kOff, std::memory_order_release);
 
   FileHeader* h = g_writer.header();

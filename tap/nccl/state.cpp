@@ -34,19 +34,6 @@ int g_world_rank = -1;
 const char* g_profiler_note = nullptr;  // profilerSetup's, said once the capture is open
 bool g_after_init_said = false;
 
-constexpr std::uint64_t kDefaultMaxMb = 4096;
-
-bool parseNumber(const char* v, std::uint64_t lo, std::uint64_t hi, std::uint64_t* out) {
-  if (!v || !*v) return false;
-  std::uint64_t n = 0;
-  for (const char* p = v; *p; ++p) {
-    if (*p < '0' || *p > '9') return false;
-    n = n * 10 + std::uint64_t(*p - '0');
-    if (n > hi) return false;
-  }
-  return n >= lo ? (*out = n, true) : false;
-}
-
 int ncclVersion() {
   using F = ncclResult_t (*)(int*);
   static F f = reinterpret_cast<F>(nextNccl("ncclGetVersion", nullptr));
@@ -102,28 +89,9 @@ void start(int rank, int nranks) {
   }
   g_world_rank = rank;
   if (!wanted()) return g_state.store(kOff, std::memory_order_release);
-  char complaint[2][200] = {{}, {}};
+  char complaint[2][200];
   WriterOptions o;
-  o.dir = std::getenv("COLLVIZ_TAP_OUT");
-  o.library = Library::nccl;
-  std::uint64_t n = 0;
-  const char* bytes = std::getenv("COLLVIZ_TAP_BYTES");
-  if (bytes && parseNumber(bytes, 0, kMaxBytes, &n)) {
-    o.bytes_limit = std::uint32_t(n);
-  } else if (bytes) {
-    std::snprintf(complaint[0], sizeof complaint[0],
-                  "COLLVIZ_TAP_BYTES='%.40s' is not a whole number from 0 to %u: %u bytes kept of each buffer", bytes,
-                  kMaxBytes, kDefaultBytes);
-  }
-  const char* max_mb = std::getenv("COLLVIZ_TAP_MAX_MB");
-  std::uint64_t mb = kDefaultMaxMb;
-  if (max_mb && !parseNumber(max_mb, 1, std::uint64_t(1) << 20, &mb)) {
-    mb = kDefaultMaxMb;
-    std::snprintf(complaint[1], sizeof complaint[1],
-                  "COLLVIZ_TAP_MAX_MB='%.40s' is not a whole number from 1 to 1048576: the capture is capped at %llu MiB",
-                  max_mb, static_cast<unsigned long long>(kDefaultMaxMb));
-  }
-  o.max_bytes = mb << 20;
+  optionsFromEnv(Library::nccl, &o, complaint);
   if (!g_writer.open(o)) return g_state.store(kOff, std::memory_order_release);
   FileHeader* h = g_writer.header();
   h->world_rank = rank;
