@@ -227,4 +227,14 @@ void* CaptureWriter::append(const Part* parts, int count) {
   return rec;
 }
 
+void CaptureWriter::note(NoteCode code, const char* text) {
+  NoteRecord r{};
+  r.head.type = std::uint8_t(RecordType::note);
+  r.head.sub = std::uint8_t(code);
+  r.len = std::uint32_t(std::strlen(text));
+  r.t_ns = nowNs();
+  const Part parts[2] = {{&r, sizeof r}, {text, r.len}};
+  append(parts, 2);
+}
+
 }  // namespace collviz::tap

@@ -60,6 +60,8 @@ class CaptureWriter {
   // RecordHead, whose size the writer fills in); returns where it lies in
   // the mapping, or nullptr when it was lost (counted with the reason).
   void* append(const Part* parts, int count);
+  // A NoteRecord of `text` (UTF-8, NUL-terminated), stamped now.
+  void note(NoteCode code, const char* text);
   // Counts one record as lost (the first reason is kept).
   void lose(Lost why);
   // The header's last_ns, for a record's change outside append().

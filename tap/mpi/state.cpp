@@ -53,15 +53,7 @@ bool recording() {
   return g_state.load(std::memory_order_acquire) == kOn;
 }
 
-void note(NoteCode code, const char* text) {
-  NoteRecord r{};
-  r.head.type = std::uint8_t(RecordType::note);
-  r.head.sub = std::uint8_t(code);
-  r.len = std::uint32_t(std::strlen(text));
-  r.t_ns = nowNs();
-  const Part parts[2] = {{&r, sizeof r}, {text, r.len}};
-  g_writer.append(parts, 2);
-}
+void note(NoteCode code, const char* text) { g_writer.note(code, text); }
 
 void started(int required, int provided, bool fortran) {
   std::lock_guard<std::mutex> lock(g_start);

@@ -57,15 +57,7 @@ bool wanted() {
 
 int worldRank() { return g_world_rank; }
 
-void note(NoteCode code, const char* text) {
-  NoteRecord r{};
-  r.head.type = std::uint8_t(RecordType::note);
-  r.head.sub = std::uint8_t(code);
-  r.len = std::uint32_t(std::strlen(text));
-  r.t_ns = nowNs();
-  const Part parts[2] = {{&r, sizeof r}, {text, r.len}};
-  g_writer.append(parts, 2);
-}
+void note(NoteCode code, const char* text) { g_writer.note(code, text); }
 
 void beforeFirstInit() {
   static std::once_flag once;
