@@ -15,7 +15,6 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -31,6 +30,7 @@
 #include "engine/worker/communicator.h"
 #include "engine/worker/gloo/idle_loop.h"
 #include "engine/worker/gloo/rounds.h"
+#include "engine/worker/huge_heap.h"
 #include "engine/worker/op_binding.h"
 
 namespace collviz {
@@ -77,15 +77,9 @@ class GlooCommunicator : public Communicator {
   Status init(int rank, int size, ControlStore& store, int timeout_ms) override {
     rank_ = rank;
     size_ = size;
-    // Gloo's calls allocate their scratch each time (all_reduce: two
-    // segments, a quarter of the buffer on 4 ranks) and free it after. By
-    // default a big block is a fresh mmap every call, and the next from a
-    // grown heap: two calls in a row paid a page fault per 4 KiB of it (the
-    // timed call of a one-shot 16 MiB all_reduce 50 ms where a warm one
-    // takes 25). Blocks up to 32 MiB (glibc's most) come from the heap, and
-    // the heap keeps what was freed, so the second call reuses the pages.
-    (void)::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    (void)::mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    // Gloo's calls allocate their scratch each time and free it after: kept
+    // in the heap, in huge pages (worker/huge_heap.h).
+    (void)keepScratchInHugeHeap(std::size_t(64) << 20);
     timeout_ = std::chrono::milliseconds(timeout_ms);
     try {
       // Across hosts (issue 33): the address this rank reaches the engine
