@@ -88,6 +88,10 @@ struct Request {
   // so that a big op (one opened from a job) on a loaded machine is not
   // called hung by collviz's own 5 s (RankGroup::setRunDeadline).
   std::chrono::milliseconds deadline{0};
+  // The last request this engine gets (a one-shot `collviz run`): the ranks
+  // are told to end as soon as their bytes are in, and end while the engine
+  // checks them (RankGroup::release). The group is not used again.
+  bool last = false;
   uint64_t id = 0;     // filled by the engine
 };
 
@@ -212,10 +216,11 @@ class Engine {
   Status placeInputs(const OpSpec& s, const Pattern& p);
   // Run one op on the inputs at `at.in` into `at.out`, then check it and,
   // with `hold`, keep its values for the snapshot and for fetchValues,
-  // reading the shared memory; `bytes` gets where they are.
+  // reading the shared memory; `bytes` gets where they are. `release`: the
+  // ranks are let go once the bytes are in, before the check (Request::last).
   Result<StepResult> runStep(const OpSpec& s, const Pattern& p, const Provenance& prov,
                              const StepPlace& at, const RunOptions& opts, StepBytes* bytes,
-                             bool hold = true);
+                             bool hold = true, bool release = false);
   void compareWithAllReduce(Snapshot& snap, const Pattern& p, const StepPlace& at,
                             const StepBytes& gathered);
   void runAlgorithm(const Request& r, Snapshot& snap, const BackendStatus& backend);

@@ -42,7 +42,7 @@ void printProfile(const RunProfile& p) {
   // The op's parts, indented under it, where the ranks said what they did.
   const bool split = p.timed_us > 0;
   const std::pair<const char*, double> rows[] = {
-      {"start-up (engine, backends probed, ranks started)", p.startup_us},
+      {"start-up (backends probed, ranks and their memory made)", p.startup_us},
       {"inputs written", p.inputs_us},
       {"outputs poisoned", p.poison_us},
       {"op (the ranks' calls, warm-up included)", p.op_us},

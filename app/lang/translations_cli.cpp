@@ -347,7 +347,7 @@ std::span<const Translation> tableCli() {
       {"NCCL: {0} · {1} · channels {2}", "NCCL：{0} · {1} · 通道 {2}"},
       // collviz run --profile (app/cli/cli_profile.cpp).
       {"profile: where the run's time went (wall {0} ms)", "剖析：本次运行的时间花在哪里（总耗时 {0} ms）"},
-      {"start-up (engine, backends probed, ranks started)", "启动（引擎、探测后端、启动各 rank）"},
+      {"start-up (backends probed, ranks and their memory made)", "启动（探测后端、启动各 rank 并建好其内存）"},
       {"inputs written", "写入输入"},
       {"outputs poisoned", "输出写入毒化值"},
       {"op (the ranks' calls, warm-up included)", "操作（各 rank 的调用，含预热）"},

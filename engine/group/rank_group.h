@@ -91,8 +91,14 @@ class RankGroup {
   std::vector<RankHost> places() const;
   // Connections refused while the ranks joined (issue 33's log).
   int refused() const { return refused_; }
-  // False after a crash or a missed deadline: the group must be replaced.
-  bool healthy() const { return healthy_; }
+  // False after a crash or a missed deadline, or once released: the group
+  // must be replaced.
+  bool healthy() const { return healthy_ && !released_; }
+  // The ranks told to end now (a one-shot run's last op is in): they end
+  // while the engine reads their memory, which stays mapped here until
+  // stop(). Local Gloo and NCCL ranks only; MPI's and other hosts' ranks end
+  // in stop() as before.
+  void release();
   // Asked to isolate, but the system refused: the ranks share the host's loopback.
   bool exposed() const { return cfg_.isolate && !net_.active(); }
 
@@ -108,6 +114,12 @@ class RankGroup {
   // the engine last wrote them (none after a new mapping).
   const std::optional<OpSpec>& inputsHeld() const { return inputs_held_; }
   void setInputsHeld(std::optional<OpSpec> s) { inputs_held_ = std::move(s); }
+  // The next run of `s` finds its outputs at `out` poisoned already (memory
+  // made and filled while the ranks started): run() does not poison them
+  // again. Any run, or new memory, clears it.
+  void setOutputsPoisoned(const OpSpec& s, std::vector<std::size_t> out) {
+    poisoned_ = std::make_pair(s, std::move(out));
+  }
 
   // Where the buffers of `s` placed at `at` are in the shared memory.
   StepBytes bytesAt(const OpSpec& s, const StepPlace& at) const;
@@ -189,6 +201,8 @@ class RankGroup {
   bool healthy_ = true;
   std::optional<std::string> fault_;
   std::optional<OpSpec> inputs_held_;
+  std::optional<std::pair<OpSpec, std::vector<std::size_t>>> poisoned_;
+  bool released_ = false;
   PrivateNetwork net_;
   pid_t mpirun_ = -1;  // the MPI group's launcher, our child
   int mpirun_status_ = 0;  // its wait status once reaped

@@ -62,6 +62,7 @@ Status RankGroup::runRounds(const algo::Schedule& s, const StepResult& inputs, i
       std::memcpy(workers_[std::size_t(r)].shm.data(), inputs.ranks[std::size_t(r)].input.bytes.data(), in);
   }
   if (from == 0) inputs_held_.reset();  // offset 0 now holds `inputs`, whatever they are
+  poisoned_.reset();                    // the rounds write the memory
   std::vector<Span> in_spans, work_spans;
   for (int r = 0; r < n; ++r) {
     if (!workers_[std::size_t(r)].remote) continue;
