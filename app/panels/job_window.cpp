@@ -55,10 +55,16 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
     ImGui::End();
     return;
   }
-  const int key = int(s.view.theme) * 2 + (language() == Lang::zh ? 1 : 0);
+  // The figure's texts wrap to the width in view (figure units, k a unit's
+  // pixels), in steps of 32 units so that a resize rebuilds it rarely.
+  const float k = std::max(0.5f, ImGui::GetFontSize() / 14.0f);
+  const float view = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize) / k;
+  const int step = std::max(1, int(view / 32));
+  const int key = (int(s.view.theme) * 2 + (language() == Lang::zh ? 1 : 0)) * 1000 + std::min(step, 999);
   if (key != figKey_) {
     JobFigureParams p;
     p.theme = s.view.theme;
+    p.view_width = float(step) * 32;
     p.say = [](const Text& t) { return render(t); };
     auto fig = jobFigure(*job_, analysis_, p);
     fig_ = fig.ok() ? std::move(*fig) : NcclFigure{};
@@ -74,7 +80,6 @@ void JobWindow::drawWindow(AppState& s, const BackendCaps* caps) {
   WrappedText(tr("Click a collective to open it as collviz's own op, run here."));
   if (!opened_.empty()) WrappedText(opened_);
   ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  const float k = std::max(0.5f, ImGui::GetFontSize() / 14.0f);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   drawFigure(f, o, k);
   if (clickedShape_ >= 0 && std::size_t(clickedShape_) < f.shapes.size()) {  // the tile the main view shows

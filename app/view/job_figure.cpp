@@ -15,11 +15,14 @@ namespace job_figure_parts {
 
 using namespace collviz::job;
 
-// About how wide a text is set at `size`: CJK a full em, the rest 0.62 em
-// (DejaVu Sans' mean advance); for the figure's width and the legend.
+// About how wide a text is set at `size`: CJK a full em, capitals 0.72 em,
+// the rest 0.62 em (DejaVu Sans' mean advance); for the figure's width and
+// the legend. A group's name is mostly capitals
+// ("EXPERT_MODEL_PARALLEL_GROUP"): at 0.62 a verdict naming one was a
+// quarter wider than measured, and ran past the job window's edge.
 float approxWidth(const std::string& s, float size) {
   float w = 0;
-  for (char32_t c : toCodePoints(s)) w += isCjk(c) ? size : 0.62f * size;
+  for (char32_t c : toCodePoints(s)) w += isCjk(c) ? size : (c >= U'A' && c <= U'Z' ? 0.72f : 0.62f) * size;
   return w;
 }
 
@@ -287,12 +290,13 @@ void drawLegend(Draw& d) {
                       {say("differs from the other ranks"), mismatchColour(), d.theme.background},
                       {say("not in the recording"), d.theme.row_border, d.theme.background, true},
                       {say("as far behind as a named rank"), d.theme.bad, d.theme.background, true}};
-  // On as many lines as the figure's width (so far) needs.
+  // On as many lines as the figure's width (so far) needs, or the view's.
+  const float right = d.p.view_width > 0 ? d.p.view_width : d.right;
   float x = kMargin;
   for (const Key& k : keys) {
     const std::string s = d.said(k.what);
     const float w = 24 + approxWidth(s, 10) + 22;
-    if (x > kMargin && x + w > d.right - kMargin) x = kMargin, d.y += 20;
+    if (x > kMargin && x + w > right - kMargin) x = kMargin, d.y += 20;
     d.box(x, d.y, 18, 12, k.stroke, &k.fill, "key");
     d.fig.shapes.back().dashed = k.dashed;
     d.text(x + 24, d.y + 10, s, 10, d.theme.muted_text);
@@ -311,16 +315,23 @@ Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureP
   const int ranks = int(job.ranks.size()), groups = int(job.groups.size()), calls = int(job.calls.size());
   const std::string head = d.said(files == 1 ? say("{0} ranks · {1} process groups · {2} collectives, from one file", ranks, groups, calls)
                                              : say("{0} ranks · {1} process groups · {2} collectives, from {3} files", ranks, groups, calls, files));
-  d.text(kMargin, 30, head, 16, d.theme.text, 0, true);
   const std::string verdict = d.said(a.verdict);
   const bool found = !a.findings.empty();
-  // The verdict in lines within the figure's least width: a 中文 verdict has
-  // no space to stop at and ran past the image's edge. The whole of it is
-  // the figure's title.
+  // The verdict in lines within the figure's least width, or the view's: a
+  // 中文 verdict has no space to stop at and ran past the image's edge (and
+  // past the job window's at 2x). The whole of it is the figure's title.
+  const float text_width = p.view_width > 0 ? p.view_width : kMinWidth;
   WrapParams wrap;
-  wrap.width = kMinWidth - 2 * kMargin;
+  wrap.width = text_width - 2 * kMargin;
+  WrapParams wrap16 = wrap;
+  wrap16.measure = [](const std::string& t) { return 1.05f * approxWidth(t, 16); };
+  float vy = 30;
+  for (const std::string& line : p.view_width > 0 ? wrapText(head, wrap16) : std::vector<std::string>{head}) {
+    d.text(kMargin, vy, line, 16, d.theme.text, 0, true);
+    vy += 22;
+  }
+  vy += 4;  // 56 below a head of one line
   wrap.measure = [](const std::string& t) { return 1.05f * approxWidth(t, 14); };
-  float vy = 56;
   // Files of more than one job, merged by rank number: said above all.
   for (const Finding& f : a.findings)
     if (f.kind == FindingKind::other_job && std::string(f.text) != std::string(a.verdict)) {
@@ -337,13 +348,19 @@ Result<NcclFigure> jobFigure(const Job& job, const Analysis& a, const JobFigureP
     vy += 20;
   }
   d.y = vy - 10;
-  // The other findings, after the verdict's own.
+  // The other findings, after the verdict's own: an export widens to hold
+  // each on its line, a view wraps them to what it shows.
+  WrapParams wrap11 = wrap;
+  wrap11.measure = [](const std::string& t) { return 1.05f * approxWidth(t, 11); };
   for (std::size_t k = 1; k < a.findings.size() && k < 6; ++k) {
     if (a.findings[k].kind == FindingKind::other_job) continue;  // on top
-    const std::string s = d.said(a.findings[k].text);
-    d.text(kMargin, d.y + 14, "· " + s, 11, d.theme.muted_text);
-    d.right = std::max(d.right, kMargin + approxWidth("· " + s, 11) + kMargin);
-    d.y += 17;
+    const std::string s = "· " + d.said(a.findings[k].text);
+    const std::vector<std::string> lines = p.view_width > 0 ? wrapText(s, wrap11) : std::vector<std::string>{s};
+    for (const std::string& line : lines) {
+      d.text(kMargin, d.y + 14, line, 11, d.theme.muted_text);
+      if (p.view_width <= 0) d.right = std::max(d.right, kMargin + approxWidth(line, 11) + kMargin);
+      d.y += 17;
+    }
   }
   if (a.findings.size() > 6) d.text(kMargin, d.y + 14, d.said(say("{0} more findings: collviz job lists them", int(a.findings.size() - 6))), 11, d.theme.muted_text), d.y += 17;
   d.y += 14;

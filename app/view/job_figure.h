@@ -30,6 +30,12 @@ struct JobFigureParams {
   int lanes = 6;    // process groups drawn at most
   int columns = 7;  // collectives per lane at most (around the one that matters)
   int rows = 32;    // ranks per lane at most
+  // The width the viewer shows at once, in figure units (the job window at
+  // 2x: less than the figure's least width). The verdict, the findings and
+  // the legend wrap to it; the lanes of tiles still scroll. 0: an export,
+  // whose verdict wraps to the figure's least width and whose findings and
+  // legend to the figure's width.
+  float view_width = 0;
 };
 
 // The figure, or an error when the job holds nothing to draw.

@@ -361,6 +361,42 @@ TEST(JobFigure, RasMissingRankNoIdAndTheVerdictInsideTheImage) {
   setLanguage(Lang::en);
 }
 
+// The job window at 2x shows less than the figure's least width: the
+// verdict, the findings and the legend wrap to the width in view, measured
+// on the image (the glyphs' real widths; group names in capitals ran past
+// the window's edge; the head line too): nothing is drawn right of it
+// above the first lane.
+// The lanes of tiles stay as wide as they are (they scroll).
+TEST_F(Fixture, TheTextsAboveTheLanesWrapToTheWidthInView) {
+  for (int r = 0; r < 4; ++r) write(r, true);
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    setLanguage(lang);
+    auto job = job::read({dir.string()});
+    ASSERT_TRUE(job.ok()) << job.error().message;
+    JobFigureParams p;
+    p.say = [](const Text& t) { return render(t); };
+    p.view_width = 420;
+    auto fig = jobFigure(*job, job::analyse(*job), p);
+    ASSERT_TRUE(fig.ok());
+    float keys_end = 0;  // the legend's last row
+    for (const NcclShape& s : fig->shapes)
+      if (s.cls == "key") keys_end = std::max(keys_end, s.y0 + s.y1);
+    ASSERT_GT(keys_end, 0.0f) << "no legend";
+    EXPECT_GT(fig->width, p.view_width) << "the lanes of tiles are wider than the view";
+    auto img = figureToImage(*fig, 1.0f);
+    if (!img.ok()) GTEST_SKIP() << "no PNG figures in this build: " << img.error().message;
+    const uint8_t* bg = &img->rgb[0];
+    int past = 0;
+    for (int y = 0; y < std::min(img->height, int(keys_end) + 4); ++y)
+      for (int x = int(p.view_width); x < img->width; ++x) {
+        const uint8_t* px = &img->rgb[(std::size_t(y) * std::size_t(img->width) + std::size_t(x)) * 3];
+        past += std::abs(px[0] - bg[0]) + std::abs(px[1] - bg[1]) + std::abs(px[2] - bg[2]) > 60;
+      }
+    EXPECT_EQ(past, 0) << (lang == Lang::zh ? "中文" : "English") << ": " << past << " pixels of text right of the "
+                       << p.view_width << " units in view, above the lanes";
+  }
+}
+
 TEST(JobFigure, NothingToDrawIsAnError) {
   job::Job empty;
   auto fig = jobFigure(empty, job::analyse(empty), JobFigureParams{});
