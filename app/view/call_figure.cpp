@@ -23,12 +23,6 @@ constexpr float kMargin = 24, kLabelW = 96, kGap = 44, kPad = 6, kArrivalW = 210
 constexpr float kCellW = 60, kLineH = 15, kHeadH = 17, kFootH = 14;
 constexpr float kMinWidth = 900;
 
-float approxWidth(const std::string& s, float size) {
-  float w = 0;
-  for (char32_t c : toCodePoints(s)) w += isCjk(c) ? size : 0.62f * size;
-  return w;
-}
-
 struct Pen {
   const CallFigureParams& p;
   Theme theme;

@@ -15,17 +15,6 @@ namespace job_figure_parts {
 
 using namespace collviz::job;
 
-// About how wide a text is set at `size`: CJK a full em, capitals 0.72 em,
-// the rest 0.62 em (DejaVu Sans' mean advance); for the figure's width and
-// the legend. A group's name is mostly capitals
-// ("EXPERT_MODEL_PARALLEL_GROUP"): at 0.62 a verdict naming one was a
-// quarter wider than measured, and ran past the job window's edge.
-float approxWidth(const std::string& s, float size) {
-  float w = 0;
-  for (char32_t c : toCodePoints(s)) w += isCjk(c) ? size : (c >= U'A' && c <= U'Z' ? 0.72f : 0.62f) * size;
-  return w;
-}
-
 struct Lane {
   int group = -1;
   std::vector<int> ranks;            // drawn, grouped by host

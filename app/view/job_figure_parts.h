@@ -8,15 +8,12 @@
 #include <string>
 
 #include "app/view/job_figure.h"
+#include "app/view/text.h"  // approxWidth
 
 namespace collviz::ui::job_figure_parts {
 
 constexpr float kMargin = 24, kLabelW = 52, kTilesX = 190, kTileW = 124, kTileGap = 6;
 constexpr float kMinWidth = 900;  // the figure's width when nothing asks for more
-
-// About how wide a text is set at `size`: CJK a full em, the rest 0.62 em
-// (DejaVu Sans' mean advance); for the figure's width and the legend.
-float approxWidth(const std::string& s, float size);
 
 struct Lane;  // one process group's rows and columns (job_figure.cpp)
 

@@ -83,6 +83,12 @@ int codePoints(std::string_view s) {
 
 bool isCjk(char32_t c) { return c >= 0x2e80 && c <= 0xffff; }
 
+float approxWidth(std::string_view utf8, float size) {
+  float w = 0;
+  for (char32_t c : toCodePoints(utf8)) w += isCjk(c) ? size : (c >= U'A' && c <= U'Z' ? 0.72f : 0.62f) * size;
+  return w;
+}
+
 std::vector<TextRun> cjkRuns(std::string_view s) {
   std::vector<TextRun> runs;
   for (size_t i = 0; i < s.size();) {

@@ -23,6 +23,13 @@ int codePoints(std::string_view utf8);
 // height (font_metrics.h).
 bool isCjk(char32_t c);
 
+// About how wide `utf8` is set at `size`, with no font at hand (the figures
+// laid out before they are drawn: a job's, a captured call's): CJK a full
+// em, capitals 0.72 em, the rest 0.62 em (DejaVu Sans' mean advance). A
+// process group's name is mostly capitals ("EXPERT_MODEL_PARALLEL_GROUP"):
+// at 0.62 a verdict naming one came out a quarter wider than estimated.
+float approxWidth(std::string_view utf8, float size);
+
 // The text cut into runs of CJK and of other code points, in order (the SVG
 // and PDF writers set each run in its own font and size).
 struct TextRun {
